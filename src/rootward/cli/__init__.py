@@ -1,0 +1,44 @@
+"""The `rootward` command line.
+
+Each concern registers its own verbs from its own module (`cli/<concern>.py`,
+each with a `register(app)` function), so no file here grows into a god module.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+app = typer.Typer(
+    name="rootward",
+    help="Self-hosted AI incident investigator for on-call teams.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# One line per concern; order is the order of `rootward --help`.
+COMMAND_MODULES = (
+    "serve",  # serve, worker, db, config, audit, alerts, investigations (foundation)
+    "investigate",  # investigate, show, ask, context (engine)
+    "logs",  # logs cluster (context)
+    "sim",  # sim generate|stream|vary, demo (simulator)
+    "evaluate",  # eval (evaluation harness)
+    "kb",  # kb ingest|list|search|eval (knowledge)
+    "graph",  # graph seed|show|deps|blast-radius|backtest (world model)
+)
+
+
+
+@app.callback()
+def _root() -> None:
+    """Self-hosted AI incident investigator for on-call teams."""
+
+
+for _name in COMMAND_MODULES:
+    importlib.import_module(f"rootward.cli.{_name}").register(app)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,60 @@
+"""Source protocols: what the engine asks of any data connector.
+
+Each protocol has a live implementation (Prometheus, Loki, Kubernetes...) and a
+bundle implementation; the engine never knows which it has. A source that
+cannot answer raises `SourceUnavailable`, which callers turn into a named gap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol, runtime_checkable
+
+from rootward.domain.alert import Alert
+from rootward.domain.knowledge import Document
+from rootward.domain.telemetry import Change, LogRecord, MetricSeries
+from rootward.domain.topology import Topology
+
+
+class SourceUnavailable(Exception):
+    """The source could not answer; the message is the gap shown to the user."""
+
+    def __init__(self, source: str, reason: str) -> None:
+        super().__init__(f"{source}: {reason}")
+        self.source = source
+        self.reason = reason
+
+
+@runtime_checkable
+class LogSource(Protocol):
+    def query(
+        self, service: str | None, start: datetime, end: datetime, filter: str | None = None
+    ) -> Sequence[LogRecord]: ...
+
+
+@runtime_checkable
+class MetricSource(Protocol):
+    def series(
+        self, service: str | None, start: datetime, end: datetime, metric: str | None = None
+    ) -> Sequence[MetricSeries]: ...
+
+
+@runtime_checkable
+class ChangeSource(Protocol):
+    def recent(self, services: Sequence[str] | None, start: datetime, end: datetime) -> Sequence[Change]: ...
+
+
+@runtime_checkable
+class TopologySource(Protocol):
+    def graph(self) -> Topology: ...
+
+
+@runtime_checkable
+class KnowledgeSource(Protocol):
+    def documents(self) -> Sequence[Document]: ...
+
+
+@runtime_checkable
+class AlertSource(Protocol):
+    def alerts(self) -> Sequence[Alert]: ...

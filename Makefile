@@ -31,7 +31,7 @@ lint: install
 
 bench: install
 	mkdir -p bench/results
-	$(BIN)/python -m bench.run_all
+	$(BIN)/python -m bench.run_all $(BENCH)
 
 clean:
 	rm -rf var .pytest_cache .mypy_cache .ruff_cache test-artifacts

@@ -20,7 +20,8 @@ app = typer.Typer(
 
 # One line per concern; order is the order of `rootward --help`.
 COMMAND_MODULES = (
-    "serve",  # serve, worker, db, config, audit, alerts, investigations (foundation)
+    "serve",  # serve, db, config, audit, alerts (foundation)
+    "runtime",  # worker, investigations list|show (runtime)
     "investigate",  # investigate, show, ask, context (engine)
     "logs",  # logs cluster (context)
     "sim",  # sim generate|stream|vary, demo (simulator)

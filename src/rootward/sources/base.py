@@ -58,3 +58,24 @@ class KnowledgeSource(Protocol):
 @runtime_checkable
 class AlertSource(Protocol):
     def alerts(self) -> Sequence[Alert]: ...
+
+
+class SourceSet:
+    """The sources one investigation reads; any of them may be absent (a named gap)."""
+
+    def __init__(
+        self,
+        *,
+        alerts: AlertSource,
+        logs: LogSource | None = None,
+        metrics: MetricSource | None = None,
+        changes: ChangeSource | None = None,
+        topology: TopologySource | None = None,
+        knowledge: KnowledgeSource | None = None,
+    ) -> None:
+        self.alerts = alerts
+        self.logs = logs
+        self.metrics = metrics
+        self.changes = changes
+        self.topology = topology
+        self.knowledge = knowledge

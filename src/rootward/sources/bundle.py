@@ -29,7 +29,7 @@ from rootward.domain.incident import IncidentMeta
 from rootward.domain.knowledge import Document, DocumentKind
 from rootward.domain.telemetry import Change, LogRecord, MetricSeries
 from rootward.domain.topology import Entity, Topology
-from rootward.sources.base import SourceUnavailable
+from rootward.sources.base import SourceSet, SourceUnavailable
 
 FORMAT = "rootward-bundle/v1"
 TRUTH_FILE = "truth.json"
@@ -495,3 +495,15 @@ class BundleAlertSource:
 
     def alerts(self) -> Sequence[Alert]:
         return self._bundle.alerts
+
+
+def bundle_sources(bundle: Bundle) -> SourceSet:
+    """All of a bundle's sources; a missing file raises SourceUnavailable when asked."""
+    return SourceSet(
+        alerts=BundleAlertSource(bundle),
+        logs=BundleLogSource(bundle),
+        metrics=BundleMetricSource(bundle),
+        changes=BundleChangeSource(bundle),
+        topology=BundleTopologySource(bundle),
+        knowledge=BundleKnowledgeSource(bundle),
+    )

@@ -1,4 +1,11 @@
-"""Database engines: SQLite (WAL, busy timeout) by default, PostgreSQL by URL."""
+"""Database engines: SQLite (WAL, busy timeout) by default, PostgreSQL by URL.
+
+On SQLite every transaction starts with `BEGIN IMMEDIATE`: writers queue on
+the busy timeout instead of failing with SQLITE_BUSY when a read transaction
+later tries to write (the single-writer discipline the queue and the audit
+chain rely on). Since SQLAlchemy opens a transaction for reads too, keep every
+session short.
+"""
 
 from __future__ import annotations
 
@@ -38,6 +45,12 @@ def make_engine(url: str, *, echo: bool = False) -> Engine:
             cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.close()
+            # Let SQLAlchemy, not pysqlite, decide when a transaction begins (see below).
+            dbapi_conn.isolation_level = None
+
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin_immediate(conn: Any) -> None:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
 
         return engine
     return create_engine(url, echo=echo, pool_pre_ping=True, pool_size=10, max_overflow=20)

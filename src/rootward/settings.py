@@ -1,0 +1,302 @@
+"""rootward's configuration: one YAML file plus `ROOTWARD_*` environment overrides.
+
+Each integration owns one section model (database, intake, router, runtime,
+server, ...); the root `Settings` is nothing but the list of sections, so a new
+integration adds one line here and keeps its fields in its own model. The same
+models validate the file, document themselves in `rootward config schema`, and
+mask their secrets (`SecretStr`) in `rootward config show`.
+
+Precedence, highest first: explicit arguments, `ROOTWARD_<SECTION>__<KEY>`
+environment variables (plus the documented shortcut `ROOTWARD_DATABASE_URL`),
+the YAML file (`--config` or `ROOTWARD_CONFIG`, default `./rootward.yaml` when
+it exists), then the defaults below.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from rootward.domain.alert import Severity, Tier
+
+DEFAULT_CONFIG_FILE = Path("rootward.yaml")
+ENV_CONFIG = "ROOTWARD_CONFIG"
+ENV_DATABASE_URL_SHORTCUT = "ROOTWARD_DATABASE_URL"
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot start rootward; the message names each key path and why."""
+
+
+class Section(BaseModel):
+    """Base of every section: unknown keys are errors, so typos fail at start."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class DatabaseSettings(Section):
+    url: str | None = Field(
+        default=None,
+        description="SQLAlchemy URL. Empty: SQLite file `<data_dir>/rootward.db`. "
+        "A postgresql:// URL selects PostgreSQL (psycopg 3).",
+    )
+    echo: bool = Field(default=False, description="Log every SQL statement (debugging only).")
+
+
+class IntakeSettings(Section):
+    auth: Literal["token", "none"] = Field(
+        default="token",
+        description="`token`: alert webhooks need `Authorization: Bearer <intake.token>`. "
+        "`none`: no authentication (only behind a trusted proxy).",
+    )
+    token: SecretStr | None = Field(
+        default=None,
+        description="Bearer token of the alert webhooks. Empty with auth=token: rootward generates one "
+        "at first start and keeps it in `<data_dir>/intake-token`.",
+    )
+    max_body_bytes: int = Field(default=1024 * 1024, gt=0, description="Larger request bodies get 413.")
+    max_alerts_per_request: int = Field(default=1000, gt=0, description="More alerts in one body get 400.")
+
+
+class TierRule(Section):
+    """One row of the action ladder: the first rule whose conditions all hold decides the tier."""
+
+    severity: list[Severity] | None = Field(default=None, description="Match these severities; empty: any.")
+    event: list[Literal["resolved", "firing", "firing_with_context"]] | None = Field(
+        default=None,
+        description="`resolved`; `firing_with_context` (a trace or log excerpt in the annotations); "
+        "`firing` (without). Empty: any.",
+    )
+    in_l2_list: bool | None = Field(
+        default=None, description="True: only alertnames in `router.l2_alertnames`; false: only others."
+    )
+    tier: Tier
+    human: bool = Field(default=False, description="Flag the group for a human at once (pages).")
+    reason: str = Field(default="", description="Stored with the routing decision.")
+
+
+def default_tier_rules() -> list[TierRule]:
+    """The seed ADR "Agent Action Ladder" as rules over severity × event type."""
+    return [
+        TierRule(event=["resolved"], tier=Tier.L0, reason="resolved alerts get a template notice only"),
+        TierRule(severity=[Severity.P3], tier=Tier.L0, reason="info alerts get a template notice only"),
+        TierRule(severity=[Severity.P0], tier=Tier.L2, human=True, reason="page: investigate and flag a human"),
+        TierRule(
+            severity=[Severity.P1],
+            in_l2_list=True,
+            tier=Tier.L2,
+            reason="critical alert on the L2 list: investigate with safe actions",
+        ),
+        TierRule(severity=[Severity.P1], tier=Tier.L1, reason="critical alert: summarise"),
+        TierRule(
+            severity=[Severity.P2],
+            event=["firing_with_context"],
+            tier=Tier.L1,
+            reason="warning with a trace or log excerpt: summarise",
+        ),
+        TierRule(severity=[Severity.P2], tier=Tier.L0, reason="warning without context: template notice only"),
+    ]
+
+
+class RouterSettings(Section):
+    group_window: timedelta = Field(
+        default=timedelta(minutes=5),
+        description="An alert joins the open group of its service when that group saw an alert within "
+        "this window (seconds, or ISO 8601 like PT5M).",
+    )
+    l2_alertnames: list[str] = Field(
+        default_factory=lambda: [
+            "ServiceDown",
+            "TargetDown",
+            "HighErrorRate",
+            "ErrorRateHigh",
+            "HighLatency",
+            "LatencyHigh",
+            "PodCrashLooping",
+            "KubePodCrashLooping",
+            "DatabaseConnectionsExhausted",
+            "ConnectionPoolExhausted",
+            "OutOfMemory",
+            "DiskFull",
+        ],
+        description="Critical (P1) alerts with these names are investigated at L2.",
+    )
+    context_annotations: list[str] = Field(
+        default_factory=lambda: ["trace", "trace_id", "traceid", "log", "logs", "log_excerpt", "stacktrace"],
+        description="Annotation keys (case-insensitive, also as prefixes) that carry a trace or log excerpt.",
+    )
+    tiers: list[TierRule] = Field(
+        default_factory=default_tier_rules,
+        description="Ordered tier rules; the first match wins. No match: L0.",
+    )
+
+
+class RuntimeSettings(Section):
+    max_concurrent: int = Field(default=10, gt=0, description="Investigations running at once, all workers.")
+    queue_ttl_s: float = Field(
+        default=600, gt=0, description="A job not started within this many seconds is marked expired."
+    )
+    lease_s: float = Field(default=30, gt=0, description="A claimed job's lease; a dead worker loses it then.")
+    heartbeat_s: float = Field(default=5, gt=0, description="How often a worker renews its leases.")
+    workers: int = Field(default=2, ge=0, description="In-process workers of `rootward serve`.")
+    poll_s: float = Field(default=0.2, gt=0, description="Idle queue poll interval.")
+
+
+class ServerSettings(Section):
+    host: str = Field(default="127.0.0.1", description="Bind address of `rootward serve`.")
+    port: int = Field(default=8080, ge=0, le=65535, description="Port of `rootward serve`.")
+    log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
+    access_log: bool = Field(default=False, description="One log line per request (costs throughput).")
+
+
+class Settings(BaseSettings):
+    """The effective configuration: one field per section, nothing else."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ROOTWARD_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        validate_default=True,
+    )
+
+    data_dir: Path = Field(default=Path("var"), description="Where the SQLite database and local state live.")
+    database: DatabaseSettings = Field(default_factory=DatabaseSettings)
+    intake: IntakeSettings = Field(default_factory=IntakeSettings)
+    router: RouterSettings = Field(default_factory=RouterSettings)
+    runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
+
+    @model_validator(mode="after")
+    def _default_database(self) -> Settings:
+        if not self.database.url:
+            self.database.url = f"sqlite:///{self.data_dir / 'rootward.db'}"
+        return self
+
+    @property
+    def database_url(self) -> str:
+        assert self.database.url is not None  # filled by _default_database
+        return self.database.url
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (
+            init_settings,
+            env_settings,
+            _DatabaseUrlShortcut(settings_cls),
+            _YamlFile(settings_cls),
+        )
+
+
+class _DatabaseUrlShortcut(PydanticBaseSettingsSource):
+    """`ROOTWARD_DATABASE_URL` as DESIGN.md documents it, besides `ROOTWARD_DATABASE__URL`."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        url = os.environ.get(ENV_DATABASE_URL_SHORTCUT)
+        return {"database": {"url": url}} if url else {}
+
+
+_config_path: Path | None = None
+
+
+class _YamlFile(PydanticBaseSettingsSource):
+    """The YAML file chosen by `load_settings` (module state, since sources take no arguments)."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        if _config_path is None:
+            return {}
+        return read_yaml(_config_path)
+
+
+def read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of sections, got {type(data).__name__}")
+    return data
+
+
+def config_path_of(explicit: Path | str | None) -> Path | None:
+    """`--config`, else `ROOTWARD_CONFIG`, else `./rootward.yaml` when it exists."""
+    if explicit:
+        return Path(explicit)
+    env = os.environ.get(ENV_CONFIG)
+    if env:
+        return Path(env)
+    return DEFAULT_CONFIG_FILE if DEFAULT_CONFIG_FILE.is_file() else None
+
+
+def format_validation_error(exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        path = ".".join(str(part) for part in err["loc"]) or "(root)"
+        lines.append(f"{path}: {err['msg']}")
+    return "\n".join(lines)
+
+
+def load_settings(config: Path | str | None = None, **overrides: Any) -> Settings:
+    """Read, merge and validate the configuration; a bad one raises ConfigError naming the key path."""
+    global _config_path
+    path = config_path_of(config)
+    if path is not None and not path.is_file():
+        raise ConfigError(f"{path}: config file not found")
+    _config_path = path
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        where = f" in {path}" if path else ""
+        raise ConfigError(f"invalid configuration{where}:\n{format_validation_error(exc)}") from None
+    finally:
+        _config_path = None
+
+
+def masked_dump(settings: Settings) -> dict[str, Any]:
+    """The effective config as plain data, secrets replaced by `**********`."""
+    data = settings.model_dump(mode="json")
+    data["database"]["url"] = _mask_url_password(settings.database_url)
+    return data
+
+
+def _mask_url_password(url: str) -> str:
+    scheme, sep, rest = url.partition("://")
+    if not sep or "@" not in rest:
+        return url
+    creds, _, host = rest.rpartition("@")
+    if ":" not in creds:
+        return url
+    user = creds.split(":", 1)[0]
+    return f"{scheme}://{user}:**********@{host}"
+
+
+def json_schema() -> dict[str, Any]:
+    return Settings.model_json_schema()

@@ -90,7 +90,9 @@ def default_tier_rules() -> list[TierRule]:
     return [
         TierRule(event=["resolved"], tier=Tier.L0, reason="resolved alerts get a template notice only"),
         TierRule(severity=[Severity.P3], tier=Tier.L0, reason="info alerts get a template notice only"),
-        TierRule(severity=[Severity.P0], tier=Tier.L2, human=True, reason="page: investigate and flag a human"),
+        TierRule(
+            severity=[Severity.P0], tier=Tier.L2, human=True, reason="page: investigate and flag a human"
+        ),
         TierRule(
             severity=[Severity.P1],
             in_l2_list=True,
@@ -104,7 +106,9 @@ def default_tier_rules() -> list[TierRule]:
             tier=Tier.L1,
             reason="warning with a trace or log excerpt: summarise",
         ),
-        TierRule(severity=[Severity.P2], tier=Tier.L0, reason="warning without context: template notice only"),
+        TierRule(
+            severity=[Severity.P2], tier=Tier.L0, reason="warning without context: template notice only"
+        ),
     ]
 
 
@@ -146,7 +150,9 @@ class RuntimeSettings(Section):
     queue_ttl_s: float = Field(
         default=600, gt=0, description="A job not started within this many seconds is marked expired."
     )
-    lease_s: float = Field(default=30, gt=0, description="A claimed job's lease; a dead worker loses it then.")
+    lease_s: float = Field(
+        default=30, gt=0, description="A claimed job's lease; a dead worker loses it then."
+    )
     heartbeat_s: float = Field(default=5, gt=0, description="How often a worker renews its leases.")
     workers: int = Field(default=2, ge=0, description="In-process workers of `rootward serve`.")
     poll_s: float = Field(default=0.2, gt=0, description="Idle queue poll interval.")

@@ -68,9 +68,7 @@ def upgrade() -> None:
         sa.Column("reason", sa.Text(), nullable=False),
         sa.Column("decided_at", TS, nullable=False),
         sa.PrimaryKeyConstraint("id", name="pk_routing_decisions"),
-        sa.ForeignKeyConstraint(
-            ["alert_id"], ["alerts.id"], name="fk_routing_decisions_alert_id_alerts"
-        ),
+        sa.ForeignKeyConstraint(["alert_id"], ["alerts.id"], name="fk_routing_decisions_alert_id_alerts"),
         sa.ForeignKeyConstraint(
             ["group_id"], ["alert_groups.id"], name="fk_routing_decisions_group_id_alert_groups"
         ),

@@ -1,0 +1,283 @@
+"""Log template clustering with Drain3, and what changed at the onset.
+
+An investigation cannot show a model 14,382 copies of the same stack trace; it
+shows one template with a count, when it started, which levels and services
+it came from, and whether it is new or surging compared with the baseline.
+
+Speed matters because this runs inside every investigation, so the work is
+done once per distinct text: identical messages are grouped before masking,
+and identical masked forms are sent to Drain only once. Both are exact
+(a message is always assigned the cluster its masked form got), so the
+grouping is the same as feeding every line to Drain, but it costs one Drain
+call per distinct masked form rather than per line.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from drain3 import TemplateMiner
+from drain3.template_miner_config import TemplateMinerConfig
+
+from rootward.context.log_templates import merge_equivalent_templates
+from rootward.context.masking import mask_message
+from rootward.domain.telemetry import LogRecord
+
+ERROR_LEVELS = frozenset(
+    {"ERROR", "ERR", "FATAL", "CRITICAL", "CRIT", "PANIC", "EMERG", "EMERGENCY", "ALERT", "SEVERE"}
+)
+WARN_LEVELS = frozenset({"WARN", "WARNING"})
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    """The one clustering configuration used for every system.
+
+    `sim_th` and `depth` are Drain's similarity threshold and prefix-tree depth;
+    they were chosen on the LogHub samples as a single setting for all of them
+    (see docs/context.md).
+    """
+
+    sim_th: float = 0.5
+    depth: int = 4
+    max_children: int = 100
+    extra_delimiters: tuple[str, ...] = ()
+    merge_templates: bool = True
+    surge_factor: float = 3.0
+    min_surge_count: int = 5
+
+
+@dataclass(frozen=True)
+class LogCluster:
+    """One log template with what an investigator needs to judge it."""
+
+    id: int
+    template: str
+    count: int
+    lines: tuple[int, ...]  # 1-based logs.jsonl lines (LogRecord.line) or input line numbers
+    first_ts: datetime | None
+    last_ts: datetime | None
+    levels: dict[str, int]
+    services: dict[str, int]
+    baseline_count: int  # records before onset
+    onset_count: int  # records at/after onset
+    is_new: bool  # none in baseline, some after onset
+    is_surge: bool  # after-onset rate >= surge_factor x baseline rate
+    representative: int  # line number of a representative record (for the cite)
+    example: str = field(default="", compare=False)  # raw text of the representative line
+
+
+def _new_miner(config: ClusterConfig) -> TemplateMiner:
+    miner_config = TemplateMinerConfig()
+    miner_config.drain_sim_th = config.sim_th
+    miner_config.drain_depth = config.depth
+    miner_config.drain_max_children = config.max_children
+    miner_config.drain_extra_delimiters = list(config.extra_delimiters)
+    miner_config.masking_instructions = []  # masking is done once per distinct message
+    miner_config.parametrize_numeric_tokens = True
+    return TemplateMiner(persistence_handler=None, config=miner_config)
+
+
+def assign_templates(
+    messages: Iterable[str], config: ClusterConfig | None = None
+) -> tuple[list[int], dict[int, str]]:
+    """Cluster `messages`; return each message's cluster id and each id's template.
+
+    This is the pure grouping step shared by `cluster_logs`, `cluster_messages`
+    and the LogHub accuracy evaluation.
+    """
+    config = config or ClusterConfig()
+    miner = _new_miner(config)
+    drain = miner.drain
+    by_message: dict[str, int] = {}
+    by_masked: dict[str, int] = {}
+    assignment: list[int] = []
+    for message in messages:
+        cluster_id = by_message.get(message)
+        if cluster_id is None:
+            masked = mask_message(message)
+            cluster_id = by_masked.get(masked)
+            if cluster_id is None:
+                cluster, _ = drain.add_log_message(masked)
+                cluster_id = cluster.cluster_id
+                by_masked[masked] = cluster_id
+            by_message[message] = cluster_id
+        assignment.append(cluster_id)
+    templates = {c.cluster_id: c.get_template() for c in drain.clusters}
+    if config.merge_templates:
+        remap, templates = merge_equivalent_templates(templates)
+        assignment = [remap[cid] for cid in assignment]
+    return assignment, templates
+
+
+@dataclass
+class _Tally:
+    lines: list[int] = field(default_factory=list)
+    first_ts: datetime | None = None
+    last_ts: datetime | None = None
+    levels: Counter[str] = field(default_factory=Counter)
+    services: Counter[str] = field(default_factory=Counter)
+    baseline: int = 0
+    onset: int = 0
+    representative: int = 0
+    example: str = ""
+    rank: int = 99  # severity rank of the representative (0 = error after onset)
+
+
+def _severity_rank(level: str) -> int:
+    upper = level.upper()
+    if upper in ERROR_LEVELS:
+        return 0
+    if upper in WARN_LEVELS:
+        return 1
+    return 2
+
+
+def cluster_logs(
+    records: Sequence[LogRecord],
+    *,
+    onset: datetime | None = None,
+    baseline_start: datetime | None = None,
+    config: ClusterConfig | None = None,
+) -> list[LogCluster]:
+    """Cluster log records and flag templates that are new or surge after `onset`.
+
+    Records before `onset` (and at or after `baseline_start`, when given) are
+    the baseline; records at or after `onset` are the onset window. Rates are
+    per second of each window, each window spanning from its start to its last
+    record. Without `onset`, every record counts as onset and nothing is new.
+    """
+    config = config or ClusterConfig()
+    assignment, templates = assign_templates((r.message for r in records), config)
+    tallies: dict[int, _Tally] = {}
+    for index, (record, cluster_id) in enumerate(zip(records, assignment, strict=True)):
+        tally = tallies.get(cluster_id)
+        if tally is None:
+            tally = tallies[cluster_id] = _Tally()
+        line = record.line or index + 1
+        tally.lines.append(line)
+        ts = record.ts
+        if tally.first_ts is None or ts < tally.first_ts:
+            tally.first_ts = ts
+        if tally.last_ts is None or ts > tally.last_ts:
+            tally.last_ts = ts
+        if record.level:
+            tally.levels[record.level.upper()] += 1
+        if record.service:
+            tally.services[record.service] += 1
+        if onset is not None and ts < onset:
+            if baseline_start is None or ts >= baseline_start:
+                tally.baseline += 1
+        else:
+            tally.onset += 1
+        # Representative: the most severe record, preferring the onset window.
+        rank = _severity_rank(record.level) * 2 + (1 if onset is not None and ts < onset else 0)
+        if rank < tally.rank:
+            tally.rank = rank
+            tally.representative = line
+            tally.example = record.message
+    baseline_seconds, onset_seconds = _window_seconds(records, onset, baseline_start)
+    clusters = [
+        _build(cid, templates[cid], tally, onset, baseline_seconds, onset_seconds, config)
+        for cid, tally in tallies.items()
+    ]
+    return sort_by_relevance(clusters)
+
+
+def _window_seconds(
+    records: Sequence[LogRecord], onset: datetime | None, baseline_start: datetime | None
+) -> tuple[float, float]:
+    if onset is None or not records:
+        return 0.0, 0.0
+    first = baseline_start or min(r.ts for r in records)
+    last = max(r.ts for r in records)
+    baseline = max((onset - first).total_seconds(), 1.0)
+    after = max((last - onset).total_seconds(), 1.0)
+    return baseline, after
+
+
+def _build(
+    cluster_id: int,
+    template: str,
+    tally: _Tally,
+    onset: datetime | None,
+    baseline_seconds: float,
+    onset_seconds: float,
+    config: ClusterConfig,
+) -> LogCluster:
+    is_new = onset is not None and tally.baseline == 0 and tally.onset > 0
+    is_surge = False
+    if onset is not None and tally.baseline > 0 and tally.onset >= config.min_surge_count:
+        baseline_rate = tally.baseline / baseline_seconds
+        onset_rate = tally.onset / onset_seconds
+        is_surge = onset_rate >= config.surge_factor * baseline_rate
+    return LogCluster(
+        id=cluster_id,
+        template=template,
+        count=len(tally.lines),
+        lines=tuple(tally.lines),
+        first_ts=tally.first_ts,
+        last_ts=tally.last_ts,
+        levels=dict(tally.levels),
+        services=dict(tally.services),
+        baseline_count=tally.baseline,
+        onset_count=tally.onset,
+        is_new=is_new,
+        is_surge=is_surge,
+        representative=tally.representative,
+        example=tally.example,
+    )
+
+
+def is_error(cluster: LogCluster) -> bool:
+    return any(level in ERROR_LEVELS for level in cluster.levels)
+
+
+def is_warning(cluster: LogCluster) -> bool:
+    return any(level in WARN_LEVELS for level in cluster.levels)
+
+
+def sort_by_relevance(clusters: Iterable[LogCluster]) -> list[LogCluster]:
+    """New or surging first, then errors, then warnings, then by count."""
+
+    def key(cluster: LogCluster) -> tuple[int, int, int, int]:
+        changed = 0 if (cluster.is_new or cluster.is_surge) else 1
+        severity = 0 if is_error(cluster) else 1 if is_warning(cluster) else 2
+        return (changed, severity, -cluster.count, cluster.lines[0] if cluster.lines else 0)
+
+    return sorted(clusters, key=key)
+
+
+def cluster_messages(messages: Sequence[str], config: ClusterConfig | None = None) -> list[LogCluster]:
+    """Cluster plain lines (line numbers are 1-based positions; blank lines are skipped)."""
+    numbered = [(i + 1, m.rstrip("\r\n")) for i, m in enumerate(messages)]
+    numbered = [(n, m) for n, m in numbered if m.strip()]
+    assignment, templates = assign_templates((m for _, m in numbered), config)
+    lines: dict[int, list[int]] = {}
+    first_message: dict[int, str] = {}
+    for (number, message), cluster_id in zip(numbered, assignment, strict=True):
+        lines.setdefault(cluster_id, []).append(number)
+        first_message.setdefault(cluster_id, message)
+    clusters = [
+        LogCluster(
+            id=cid,
+            template=templates[cid],
+            count=len(numbers),
+            lines=tuple(numbers),
+            first_ts=None,
+            last_ts=None,
+            levels={},
+            services={},
+            baseline_count=0,
+            onset_count=len(numbers),
+            is_new=False,
+            is_surge=False,
+            representative=numbers[0],
+            example=first_message[cid],
+        )
+        for cid, numbers in lines.items()
+    ]
+    return sort_by_relevance(clusters)

@@ -1,0 +1,174 @@
+"""The one way the engine talks to a model: typed in, validated typed out.
+
+Every call goes through the breaker and the investigation's budget, is
+accounted in tokens and dollars, and returns a pydantic model validated
+against a JSON schema, with one repair attempt. Anything else raises
+`LLMUnavailable`, and the engine falls back to rule mode.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from rootward.llm.accounting import LLMBudget, cost_of, estimate_tokens
+from rootward.llm.breaker import CircuitBreaker
+from rootward.llm.prompts import render
+from rootward.llm.providers import Provider, ProviderError, make_provider
+from rootward.llm.settings import LLMSettings
+from rootward.llm.types import Completion, LLMUnavailable, Message, Usage
+
+T = TypeVar("T", bound=BaseModel)
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One model call as the audit trail and cost reports see it."""
+
+    purpose: str
+    provider: str
+    model: str
+    status: str  # ok | invalid | error
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    duration_ms: int
+    error: str | None = None
+
+
+def extract_json(text: str) -> str:
+    """The JSON object inside a reply that may wrap it in prose or a code fence."""
+    stripped = _FENCE.sub("", text.strip())
+    start, end = stripped.find("{"), stripped.rfind("}")
+    if start == -1 or end <= start:
+        raise ValueError("no JSON object in the reply")
+    return stripped[start : end + 1]
+
+
+def parse_structured(text: str, schema: type[T]) -> T:
+    return schema.model_validate(json.loads(extract_json(text)))
+
+
+class LLMClient:
+    def __init__(
+        self,
+        settings: LLMSettings,
+        provider: Provider | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        on_call: Callable[[CallRecord], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.provider = provider if provider is not None else make_provider(settings)
+        self.breaker = CircuitBreaker(settings.breaker_failures, settings.breaker_cooldown_s, clock)
+        self._on_call = on_call
+        self._day: dt.date | None = None
+        self._calls_today = 0
+        self._lock = threading.Lock()
+        self.calls: list[CallRecord] = []
+
+    @property
+    def enabled(self) -> bool:
+        return self.provider is not None
+
+    def _check_daily_cap(self) -> None:
+        cap = self.settings.daily_call_cap
+        with self._lock:
+            today = dt.datetime.now(dt.UTC).date()
+            if today != self._day:
+                self._day, self._calls_today = today, 0
+            if cap and self._calls_today >= cap:
+                raise LLMUnavailable(f"daily LLM call cap reached ({cap} calls)")
+            self._calls_today += 1
+
+    def _call(self, purpose: str, messages: list[Message], model: str, budget: LLMBudget | None) -> Completion:
+        assert self.provider is not None
+        if not self.breaker.allow():
+            raise LLMUnavailable(f"{self.provider.name}: circuit open after repeated failures")
+        prompt_tokens = sum(estimate_tokens(m.content) for m in messages)
+        if prompt_tokens > self.settings.max_input_tokens:
+            raise LLMUnavailable(
+                f"prompt of ~{prompt_tokens} tokens exceeds the {self.settings.max_input_tokens}-token limit"
+            )
+        self._check_daily_cap()
+        if budget is not None:
+            budget.reserve()
+        started = time.monotonic()
+        try:
+            completion = self.provider.complete(
+                messages, model=model, max_tokens=self.settings.max_output_tokens, json_mode=True
+            )
+        except ProviderError as exc:
+            self.breaker.failure()
+            self._record(purpose, model, "error", Usage(), started, str(exc))
+            raise LLMUnavailable(str(exc)) from exc
+        self.breaker.success()
+        usage = completion.usage
+        priced = Usage(
+            usage.input_tokens,
+            usage.output_tokens,
+            cost_of(usage.input_tokens, usage.output_tokens, self.settings.prices.get(model)),
+        )
+        if budget is not None:
+            budget.record(priced)
+        self._record(purpose, completion.model, "ok", priced, started, None)
+        return Completion(completion.text, completion.model, completion.provider, priced)
+
+    def _record(self, purpose: str, model: str, status: str, usage: Usage, started: float, error: str | None) -> None:
+        record = CallRecord(
+            purpose=purpose,
+            provider=self.provider.name if self.provider else "none",
+            model=model,
+            status=status,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cost_usd=usage.cost_usd,
+            duration_ms=int((time.monotonic() - started) * 1000),
+            error=error,
+        )
+        with self._lock:
+            self.calls.append(record)
+        if self._on_call is not None:
+            self._on_call(record)
+
+    def structured(
+        self,
+        purpose: str,
+        *,
+        system: str,
+        user: str,
+        schema: type[T],
+        severity: str = "P2",
+        escalate: bool = False,
+        budget: LLMBudget | None = None,
+    ) -> T:
+        """Ask for a JSON object matching `schema`; one repair attempt on invalid output."""
+        if not self.enabled:
+            raise LLMUnavailable("no LLM configured (rule mode)")
+        model = self.settings.model_for(severity, escalate=escalate)
+        schema_json = json.dumps(schema.model_json_schema(), sort_keys=True)
+        messages = [
+            Message("system", render("structured_system", instructions=system, schema=schema_json)),
+            Message("user", user),
+        ]
+        completion = self._call(purpose, messages, model, budget)
+        try:
+            return parse_structured(completion.text, schema)
+        except (ValueError, ValidationError) as first_error:
+            repair = render("repair", error=str(first_error)[:2000])
+            messages += [Message("assistant", completion.text), Message("user", repair)]
+        completion = self._call(f"{purpose}:repair", messages, model, budget)
+        try:
+            return parse_structured(completion.text, schema)
+        except (ValueError, ValidationError) as second_error:
+            self._record(f"{purpose}:repair", model, "invalid", Usage(), time.monotonic(), str(second_error)[:500])
+            raise LLMUnavailable(f"invalid structured output twice: {str(second_error)[:200]}") from second_error

@@ -28,6 +28,7 @@ from pydantic_settings import (
 )
 
 from rootward.domain.alert import Severity, Tier
+from rootward.llm.settings import LLMSettings
 
 DEFAULT_CONFIG_FILE = Path("rootward.yaml")
 ENV_CONFIG = "ROOTWARD_CONFIG"
@@ -181,6 +182,7 @@ class Settings(BaseSettings):
     router: RouterSettings = Field(default_factory=RouterSettings)
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
 
     @model_validator(mode="after")
     def _default_database(self) -> Settings:

@@ -7,15 +7,19 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 
 class ModelPrice(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     input_per_mtok: float = Field(0.0, ge=0, description="USD per million input tokens")
     output_per_mtok: float = Field(0.0, ge=0, description="USD per million output tokens")
 
 
 class LLMSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     provider: Literal["none", "openai", "anthropic"] = Field(
         "none", description="`openai` covers any OpenAI-compatible server via base_url; `none` = rule mode"
     )

@@ -1,0 +1,66 @@
+"""The guarded JSON-over-HTTP client the Prometheus, Loki and GitHub connectors share.
+
+Each GET goes through the source's `Guard` (breaker + timeout), checks the
+status, and parses JSON, so a 500, a refused connection, a hang or an HTML
+error page all end as the same kind of readable gap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from rootward.sources.resilience import Guard, SourceResponseError
+
+Params = Mapping[str, str | int | float] | list[tuple[str, str | int | float]]
+
+
+class HttpApi:
+    def __init__(
+        self,
+        guard: Guard,
+        base_url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        auth: httpx.Auth | tuple[str, str] | None = None,
+        verify: bool = True,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.guard = guard
+        self.base_url = base_url.rstrip("/")
+        self._client = httpx.Client(
+            base_url=self.base_url,
+            headers=dict(headers or {}),
+            auth=auth,
+            verify=verify,
+            timeout=httpx.Timeout(guard.timeout_s),
+            transport=transport,
+            follow_redirects=True,
+        )
+
+    def get(self, path: str, params: Params | None = None, what: str = "") -> httpx.Response:
+        """One guarded GET; any status >= 400 is a failure of the source."""
+
+        def run() -> httpx.Response:
+            response = self._client.get(path, params=params)
+            response.raise_for_status()
+            return response
+
+        return self.guard.call(what or path, run)
+
+    def get_json(self, path: str, params: Params | None = None, what: str = "") -> Any:
+        def run() -> Any:
+            response = self._client.get(path, params=params)
+            response.raise_for_status()
+            try:
+                return response.json()
+            except ValueError:
+                snippet = response.text.strip()[:120]
+                raise SourceResponseError(f"{path} did not return JSON: {snippet!r}") from None
+
+        return self.guard.call(what or path, run)
+
+    def close(self) -> None:
+        self._client.close()

@@ -33,6 +33,18 @@ class MaskRule:
 # Order matters: composite values (emails, URLs, UUIDs, addresses) go before
 # the numbers they contain.
 MASK_RULES: tuple[MaskRule, ...] = (
+    # Timestamps inside messages (ISO 8601, ctime/syslog style), then bare times.
+    MaskRule(
+        "TS",
+        r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?(?![\w:])",
+    ),
+    MaskRule(
+        "TS",
+        r"\b(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?\s+)?"
+        r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\s+\d{1,2},?\s+"
+        r"(?:\d{4}\s+)?\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:\s+\d{4}\b)?",
+    ),
+    MaskRule("TIME", r"(?<![\w:.])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?![\w:])"),
     MaskRule("EMAIL", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
     MaskRule("URL", r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>]+"),
     MaskRule(
@@ -50,13 +62,20 @@ MASK_RULES: tuple[MaskRule, ...] = (
         r"|(?:[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{1,4})*)?::[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{1,4})*)"
         r"(?![\w:])",
     ),
+    # host:port (a dotted name followed by a port number).
+    MaskRule("HOST", r"(?<![\w.-])[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+:\d{1,5}(?![\w.])"),
     MaskRule("HEX", _L + r"0[xX][0-9a-fA-F]+" + _R),
     # Hashes, SHAs and hex ids: long runs of hex digits with digits and letters
     # (an all-digit run is a number and gets the NUM mask below).
     MaskRule("HEX", _L + r"(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,}" + _R),
     MaskRule("PATH", r"(?<![\w:/.])(?:[A-Za-z]:)?(?:/[\w.@%+~-]+){2,}/?"),
-    # Numbers, with an optional sign, fraction and unit suffix (250ms, 3.5GB).
-    MaskRule("NUM", r"(?<![A-Za-z0-9.])[-+]?\d+(?:[.,]\d+)*(?:[a-zA-Z%]{1,3})?(?![A-Za-z0-9])"),
+    MaskRule("PATH", r"(?<![\w])[A-Za-z]:\\[^\s\"'<>|]*"),
+    # Numbers, with an optional sign, fraction and unit (250ms, 3.5GB, 18.4 KB, 1 sec).
+    MaskRule(
+        "NUM",
+        r"(?<![A-Za-z0-9.])[-+]?\d+(?:[.,]\d+)*"
+        r"(?:\s?(?:(?:[KMGTP]i?)?B|sec|secs)\b|[a-zA-Z%]{1,3})?(?![A-Za-z0-9])",
+    ),
 )
 
 

@@ -1,0 +1,94 @@
+"""An investigation as an ordered list of named steps over a JSON state.
+
+Each step is a plain function `state -> new state`; the runtime checkpoints the
+new state after every step (runtime/checkpoint.py), so the state must be
+JSON-serialisable and hold everything later steps need: a resumed worker sees
+nothing but the last checkpoint. The step list is pluggable; the engine
+supplies the real steps through `default_pipeline()`.
+
+Until the engine fills them in, the default steps are placeholders that do
+honest bookkeeping (what ran, when, on which group) and nothing else. The
+environment variable `ROOTWARD_PLACEHOLDER_STEP_S` makes each placeholder
+sleep that long, so tests and demos can stop a worker mid-investigation.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from rootward.store.jobs import Job
+
+State = dict[str, Any]
+StepFn = Callable[[State], State]
+
+ENV_PLACEHOLDER_STEP_S = "ROOTWARD_PLACEHOLDER_STEP_S"
+
+# The investigation of DESIGN.md, in order.
+DEFAULT_STEP_NAMES = ("assemble_context", "hypotheses", "specialists", "verify", "rca", "risk_gate")
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    run: StepFn
+
+
+class Pipeline:
+    """The ordered steps of an investigation; names are unique and identify checkpoints."""
+
+    def __init__(self, steps: Sequence[Step]) -> None:
+        if not steps:
+            raise ValueError("a pipeline needs at least one step")
+        names = [step.name for step in steps]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"step names must be unique, repeated: {', '.join(duplicates)}")
+        self.steps: tuple[Step, ...] = tuple(steps)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(step.name for step in self.steps)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def initial_state(self, job: Job) -> State:
+        """What the first step sees: the job's identity, nothing else yet."""
+        return {"job_id": job.id, "group_id": job.group_id, "tier": job.tier, "priority": job.priority}
+
+
+def placeholder_step(name: str, delay_s: float = 0.0) -> Step:
+    """A step that records that it ran (in `state["steps"]`) and does no investigating."""
+
+    def run(state: State) -> State:
+        if delay_s > 0:
+            time.sleep(delay_s)
+        done = list(state.get("steps", []))
+        done.append({"step": name, "at": datetime.now(UTC).isoformat(), "placeholder": True})
+        return {**state, "steps": done}
+
+    return Step(name, run)
+
+
+def placeholder_delay_s() -> float:
+    raw = os.environ.get(ENV_PLACEHOLDER_STEP_S, "").strip()
+    if not raw:
+        return 0.0
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{ENV_PLACEHOLDER_STEP_S} must be a number of seconds, got {raw!r}") from None
+    if value < 0:
+        raise ValueError(f"{ENV_PLACEHOLDER_STEP_S} must not be negative, got {raw!r}")
+    return value
+
+
+def default_pipeline() -> Pipeline:
+    """The investigation the workers run; the engine replaces the placeholder bodies here."""
+    delay = placeholder_delay_s()
+    return Pipeline([placeholder_step(name, delay) for name in DEFAULT_STEP_NAMES])

@@ -1,0 +1,239 @@
+"""Per-edge dynamics learned from history: does a failure cross this edge, how fast, for how long.
+
+For every edge `dependent -> dependency` that a past incident put to the test
+(the dependency was affected), we count a trial, and a cascade when the
+dependent was affected too; we keep the delay between the two first alerts,
+the alert's duration, and which alert names fired on the dependent side.
+
+The cascade probability is the posterior mean of a Beta prior whose mean
+depends on the relation (a `runs_on` host fault hits its tenants less often
+than a hard `depends_on`), with two pseudo-observations: an edge never seen is
+the prior, never 0 or 1, and a handful of observations move it quickly.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from rootward.worldmodel.graph import WorldGraph
+from rootward.worldmodel.history import IncidentRecord
+
+# Prior mean cascade probability per relation, and its strength in pseudo-observations.
+RELATION_PRIOR: dict[str, float] = {
+    "depends_on": 0.6,
+    "runs_on": 0.5,
+    "routes_via": 0.6,
+    "member_of": 0.3,
+}
+PRIOR_STRENGTH = 2.0
+DEFAULT_DELAY_P50_S = 60.0
+DEFAULT_DELAY_P95_S = 300.0
+DEFAULT_RECOVERY_S = 900.0
+# Alerts a dependent usually shows when something it needs fails, before any history.
+DEFAULT_DEPENDENT_ALERTS: tuple[str, ...] = ("HighErrorRate", "HighLatencyP99")
+
+
+def quantile(samples: list[float], q: float) -> float:
+    """Nearest-rank quantile (deterministic, no interpolation surprises on tiny samples)."""
+    ordered = sorted(samples)
+    index = min(len(ordered) - 1, max(0, int(q * len(ordered) + 0.999999) - 1))
+    return ordered[index]
+
+
+@dataclass
+class EdgeStats:
+    trials: int = 0
+    cascades: int = 0
+    delays_s: list[float] = field(default_factory=list)
+    recoveries_s: list[float] = field(default_factory=list)
+    alert_names: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass(frozen=True)
+class EdgeDynamics:
+    """What prediction needs of one edge, already smoothed."""
+
+    probability: float
+    delay_min_s: float
+    delay_p50_s: float
+    delay_p95_s: float
+    recovery_s: float
+    alerts: tuple[tuple[str, float], ...]  # (alert name, share of cascades that showed it)
+    trials: int = 0
+
+
+def _prior_dynamics(relation: str) -> EdgeDynamics:
+    share = 1.0 / len(DEFAULT_DEPENDENT_ALERTS)
+    return EdgeDynamics(
+        probability=RELATION_PRIOR.get(relation, 0.5),
+        delay_min_s=0.0,
+        delay_p50_s=DEFAULT_DELAY_P50_S,
+        delay_p95_s=DEFAULT_DELAY_P95_S,
+        recovery_s=DEFAULT_RECOVERY_S,
+        alerts=tuple((name, share) for name in DEFAULT_DEPENDENT_ALERTS),
+    )
+
+
+_PRIORS = {relation: _prior_dynamics(relation) for relation in RELATION_PRIOR}
+
+
+class Dynamics:
+    """Learned statistics keyed by edge (dependent, dependency); falls back to the relation prior."""
+
+    def __init__(self) -> None:
+        self.stats: dict[tuple[str, str], EdgeStats] = {}
+        self._cache: dict[tuple[str, str, str], EdgeDynamics] = {}
+        self.fault_alerts: dict[str, Counter[str]] = {}  # alerts on the root itself, by fault type
+        self.incidents = 0
+
+    def edge(self, dependent: str, dependency: str, relation: str) -> EdgeDynamics:
+        stats = self.stats.get((dependent, dependency))
+        if stats is None or stats.trials == 0:
+            return _PRIORS.get(relation) or _prior_dynamics(relation)
+        key = (dependent, dependency, relation)
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = self._smooth(stats, relation)
+            self._cache[key] = cached
+        return cached
+
+    @staticmethod
+    def _smooth(stats: EdgeStats, relation: str) -> EdgeDynamics:
+        prior = RELATION_PRIOR.get(relation, 0.5)
+        alpha, beta = prior * PRIOR_STRENGTH, (1.0 - prior) * PRIOR_STRENGTH
+        probability = (stats.cascades + alpha) / (stats.trials + alpha + beta)
+        delays = stats.delays_s
+        if stats.alert_names and stats.cascades:
+            alerts = tuple(
+                (name, count / stats.cascades) for name, count in sorted(stats.alert_names.items())
+            )
+        else:
+            alerts = _prior_dynamics(relation).alerts
+        return EdgeDynamics(
+            probability=probability,
+            delay_min_s=min(delays) if delays else 0.0,
+            delay_p50_s=quantile(delays, 0.5) if delays else DEFAULT_DELAY_P50_S,
+            delay_p95_s=quantile(delays, 0.95) if delays else DEFAULT_DELAY_P95_S,
+            recovery_s=quantile(stats.recoveries_s, 0.5) if stats.recoveries_s else DEFAULT_RECOVERY_S,
+            alerts=alerts,
+            trials=stats.trials,
+        )
+
+    def root_alerts(self, fault_type: str) -> tuple[tuple[str, float], ...]:
+        counts = self.fault_alerts.get(fault_type)
+        if not counts:
+            return ()
+        total = sum(counts.values())
+        return tuple((name, n / total) for name, n in sorted(counts.items()))
+
+    # --- records (what the store persists) -------------------------------
+    def to_records(self) -> dict[tuple[str, str], dict[str, Any]]:
+        return {
+            key: {
+                "trials": s.trials,
+                "cascades": s.cascades,
+                "delays_s": s.delays_s,
+                "recoveries_s": s.recoveries_s,
+                "alert_names": dict(s.alert_names),
+            }
+            for key, s in self.stats.items()
+        }
+
+    @classmethod
+    def from_records(cls, records: dict[tuple[str, str], dict[str, Any]]) -> Dynamics:
+        dynamics = cls()
+        for key, data in records.items():
+            dynamics.stats[key] = EdgeStats(
+                trials=int(data.get("trials", 0)),
+                cascades=int(data.get("cascades", 0)),
+                delays_s=[float(x) for x in data.get("delays_s", [])],
+                recoveries_s=[float(x) for x in data.get("recoveries_s", [])],
+                alert_names=Counter({str(k): int(v) for k, v in (data.get("alert_names") or {}).items()}),
+            )
+        return dynamics
+
+    # --- learning -------------------------------------------------------
+    def learn(self, graph: WorldGraph, records: Iterable[IncidentRecord]) -> int:
+        """Fold incidents into the statistics; returns how many edge trials were added."""
+        added = 0
+        for record in records:
+            added += self._learn_one(graph, record)
+            self.incidents += 1
+        self._cache.clear()
+        return added
+
+    def _learn_one(self, graph: WorldGraph, record: IncidentRecord) -> int:
+        if not graph.has_entity(record.root):
+            return 0
+        first: dict[str, datetime] = {}
+        names: dict[str, set[str]] = {}
+        durations: dict[str, list[float]] = {}
+        for alert in record.alerts:
+            if alert.entity not in first or alert.starts_at < first[alert.entity]:
+                first[alert.entity] = alert.starts_at
+            names.setdefault(alert.entity, set()).add(alert.name)
+            if alert.ends_at is not None and alert.ends_at > alert.starts_at:
+                durations.setdefault(alert.entity, []).append(
+                    (alert.ends_at - alert.starts_at).total_seconds()
+                )
+        if record.root in names:
+            self.fault_alerts.setdefault(record.fault_type, Counter()).update(names[record.root])
+
+        reach = _dependents_closure(graph, record.root)
+        affected = _affected(graph, record.root, reach, set(first))
+        when: dict[str, datetime | None] = {record.root: first.get(record.root, record.fault_start)}
+        frontier = [record.root]
+        seen = {record.root}
+        added = 0
+        while frontier:
+            nxt: list[str] = []
+            for dependency in frontier:
+                for dependent in graph.dependents(dependency):
+                    stats = self.stats.setdefault((dependent, dependency), EdgeStats())
+                    stats.trials += 1
+                    added += 1
+                    if dependent not in affected:
+                        continue
+                    stats.cascades += 1
+                    stats.alert_names.update(names.get(dependent, ()))
+                    stats.recoveries_s.extend(durations.get(dependent, ()))
+                    t_dep = when.get(dependency)
+                    t_own = first.get(dependent)
+                    if t_dep is not None and t_own is not None:
+                        stats.delays_s.append(max(0.0, (t_own - t_dep).total_seconds()))
+                    if dependent not in seen:
+                        seen.add(dependent)
+                        when[dependent] = t_own if t_own is not None else t_dep
+                        nxt.append(dependent)
+            frontier = sorted(nxt)
+        return added
+
+
+def _dependents_closure(graph: WorldGraph, root: str) -> set[str]:
+    out: set[str] = set()
+    stack = [root]
+    while stack:
+        for dependent in graph.dependents(stack.pop()):
+            if dependent not in out and dependent != root:
+                out.add(dependent)
+                stack.append(dependent)
+    return out
+
+
+def _affected(graph: WorldGraph, root: str, reach: set[str], alerted: set[str]) -> set[str]:
+    """Root, alerted entities it can reach, and the silent entities on the way to them."""
+    hit = alerted & reach
+    affected = {root} | hit
+    # Walk back from each alerted entity along its dependencies while staying inside `reach`.
+    stack = list(hit)
+    while stack:
+        node = stack.pop()
+        for dependency in graph.dependencies(node):
+            if dependency in reach and dependency not in affected:
+                affected.add(dependency)
+                stack.append(dependency)
+    return affected

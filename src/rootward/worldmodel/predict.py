@@ -1,0 +1,357 @@
+"""Blast-radius prediction: what a fault or an action at a target is expected to do.
+
+A deterministic best-first walk from the target along dependents: the
+probability that an entity is hit is the best product, over paths, of the edge
+cascade probabilities (learned dynamics, smoothed) times each edge's
+confidence, times the action's first-hop impact. Delays add up along that
+best path, which is also kept as the explanation. No LLM anywhere: the same
+inputs always give the same prediction, which is what lets the gate key it by
+hash and the verdict check it later.
+
+`explain_score` runs the same walk backwards for localization: how well would
+a fault at a candidate explain the entities that actually alerted?
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rootward.worldmodel.dynamics import DEFAULT_RECOVERY_S, Dynamics
+from rootward.worldmodel.graph import WorldGraph
+
+MODEL_VERSION = "worldmodel/v1"
+WINDOW_GRACE_S = 120.0
+MIN_WINDOW_S = 300.0
+
+
+@dataclass(frozen=True)
+class Effect:
+    """How hard a cause hits the target's dependents, and what shows on the target itself."""
+
+    impact: float  # multiplies the first hop's cascade probability
+    target_alerts: tuple[str, ...]
+    recovery_s: float
+
+
+# Remediation verbs: a restart is a blip to callers, a reboot takes every tenant down.
+ACTION_EFFECTS: dict[str, Effect] = {
+    "restart": Effect(0.5, ("TargetDown", "PodRestarting"), 120.0),
+    "rollback": Effect(0.4, ("TargetDown", "PodRestarting"), 300.0),
+    "scale": Effect(0.1, ("PodStarting",), 120.0),
+    "config_change": Effect(0.3, ("ConfigReloaded",), 300.0),
+    "drain": Effect(0.3, ("NodeDrained",), 600.0),
+    "failover": Effect(0.4, ("FailoverInProgress",), 300.0),
+    "reboot": Effect(1.0, ("NodeDown", "TargetDown"), 600.0),
+}
+ACTION_VERBS: tuple[str, ...] = tuple(ACTION_EFFECTS)
+
+# Hypothesised faults hit at full strength; the root's own alerts by fault type before any history.
+FAULT_TARGET_ALERTS: dict[str, tuple[str, ...]] = {
+    "cpu_saturation": ("HighCPU",),
+    "memory_leak": ("HighMemory",),
+    "oom_kill": ("OOMKilled", "PodRestarting"),
+    "crash_loop": ("PodCrashLooping",),
+    "disk_full": ("DiskFull",),
+    "network_latency": ("HighLatencyP99",),
+    "packet_loss": ("PacketLoss",),
+    "dns_failure": ("DNSFailure",),
+    "dependency_down": ("TargetDown",),
+    "connection_pool_exhaustion": ("ConnectionPoolExhausted",),
+    "db_lock_contention": ("SlowQueries",),
+    "deploy_regression": ("HighErrorRate",),
+    "config_error": ("HighErrorRate",),
+    "certificate_expiry": ("CertificateExpired",),
+    "traffic_surge": ("HighRequestRate",),
+}
+
+
+def fault_effect(fault_type: str) -> Effect:
+    return Effect(1.0, FAULT_TARGET_ALERTS.get(fault_type, ()), DEFAULT_RECOVERY_S)
+
+
+@dataclass(frozen=True)
+class PredictedAlert:
+    entity: str
+    name: str
+    probability: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"entity": self.entity, "name": self.name, "probability": round(self.probability, 4)}
+
+
+@dataclass(frozen=True)
+class PredictedEntity:
+    name: str
+    kind: str
+    probability: float
+    delay_min_s: float
+    delay_p50_s: float
+    delay_p95_s: float
+    recovery_s: float
+    path: tuple[str, ...]  # target first, this entity last
+    alerts: tuple[PredictedAlert, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "probability": round(self.probability, 4),
+            "delay_s": [round(self.delay_min_s, 1), round(self.delay_p50_s, 1), round(self.delay_p95_s, 1)],
+            "recovery_s": round(self.recovery_s, 1),
+            "path": list(self.path),
+        }
+
+
+@dataclass(frozen=True)
+class Prediction:
+    target: str
+    cause: str  # "action:<verb>" or "fault:<fault_type>"
+    entities: tuple[PredictedEntity, ...]
+    window_s: int
+    model: str = MODEL_VERSION
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def entity(self, name: str) -> PredictedEntity | None:
+        for item in self.entities:
+            if item.name == name:
+                return item
+        return None
+
+    @property
+    def alerts(self) -> tuple[PredictedAlert, ...]:
+        return tuple(a for e in self.entities for a in e.alerts)
+
+    def to_json(self) -> dict[str, Any]:
+        """The spec's `prediction` object: entities, alerts, window_s (plus what explains them)."""
+        return {
+            "target": self.target,
+            "cause": self.cause,
+            "model": self.model,
+            "window_s": self.window_s,
+            "entities": [e.to_json() for e in self.entities],
+            "alerts": [
+                {**a.to_json(), "window_s": [round(e.delay_min_s, 1), round(e.delay_p95_s, 1)]}
+                for e in self.entities
+                for a in e.alerts
+            ],
+            "notes": list(self.notes),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Prediction:
+        by_entity: dict[str, list[PredictedAlert]] = {}
+        for a in data.get("alerts", []):
+            by_entity.setdefault(a["entity"], []).append(
+                PredictedAlert(a["entity"], a["name"], float(a["probability"]))
+            )
+        entities = []
+        for e in data.get("entities", []):
+            lo, mid, hi = (float(x) for x in e["delay_s"])
+            entities.append(
+                PredictedEntity(
+                    name=e["name"],
+                    kind=e.get("kind", "unknown"),
+                    probability=float(e["probability"]),
+                    delay_min_s=lo,
+                    delay_p50_s=mid,
+                    delay_p95_s=hi,
+                    recovery_s=float(e.get("recovery_s", 0.0)),
+                    path=tuple(e.get("path", ())),
+                    alerts=tuple(by_entity.get(e["name"], ())),
+                )
+            )
+        return cls(
+            target=data["target"],
+            cause=data["cause"],
+            entities=tuple(entities),
+            window_s=int(data["window_s"]),
+            model=data.get("model", MODEL_VERSION),
+            notes=tuple(data.get("notes", ())),
+        )
+
+
+class UnknownTarget(KeyError):
+    """The target is not in the graph: nothing can be predicted, so nothing may be proposed."""
+
+
+@dataclass
+class _Reach:
+    probability: float
+    delay_min: float
+    delay_p50: float
+    delay_p95: float
+    recovery: float
+    parent: str | None
+    alerts: tuple[tuple[str, float], ...]
+
+
+def _walk(
+    graph: WorldGraph,
+    dynamics: Dynamics,
+    target: str,
+    impact: float,
+    min_probability: float,
+    max_depth: int,
+) -> dict[str, _Reach]:
+    """Max-product best-first search over dependents (Dijkstra on -log p), ties broken by name."""
+    g = graph.g
+    if target not in g:
+        raise UnknownTarget(target)
+    best: dict[str, _Reach] = {target: _Reach(1.0, 0.0, 0.0, 0.0, 0.0, None, ())}
+    depth = {target: 0}
+    done: set[str] = set()
+    heap: list[tuple[float, str]] = [(-1.0, target)]
+    pred = g._pred  # adjacency of dependents; read-only use
+    order: list[str] = []
+    while heap:
+        neg_p, node = heapq.heappop(heap)
+        if node in done:
+            continue
+        done.add(node)
+        order.append(node)
+        here = best[node]
+        if depth[node] >= max_depth:
+            continue
+        first_hop = node == target
+        for dependent, data in pred[node].items():
+            if dependent in done:
+                continue
+            dyn = dynamics.edge(dependent, node, data["relation"])
+            p = here.probability * dyn.probability * data["confidence"] * (impact if first_hop else 1.0)
+            if p < min_probability:
+                continue
+            current = best.get(dependent)
+            if current is not None and current.probability >= p:
+                continue
+            best[dependent] = _Reach(
+                p,
+                here.delay_min + dyn.delay_min_s,
+                here.delay_p50 + dyn.delay_p50_s,
+                here.delay_p95 + dyn.delay_p95_s,
+                dyn.recovery_s,
+                node,
+                dyn.alerts,
+            )
+            depth[dependent] = depth[node] + 1
+            heapq.heappush(heap, (-p, dependent))
+    _noisy_or(graph, dynamics, target, impact, order, best)
+    return best
+
+
+def _noisy_or(
+    graph: WorldGraph, dynamics: Dynamics, target: str, impact: float, order: list[str], best: dict[str, _Reach]
+) -> None:
+    """Combine every reached dependency of an entity (noisy-OR), not just its best path.
+
+    Only dependencies finalized before the entity count, which keeps the
+    combination acyclic (a cycle cannot feed its own probability back).
+    """
+    rank = {name: i for i, name in enumerate(order)}
+    succ = graph.g._succ
+    for name in order[1:]:
+        miss = 1.0
+        for dependency, data in succ[name].items():
+            if rank.get(dependency, len(order)) >= rank[name]:
+                continue
+            dyn = dynamics.edge(name, dependency, data["relation"])
+            hop = dyn.probability * data["confidence"] * (impact if dependency == target else 1.0)
+            miss *= 1.0 - best[dependency].probability * hop
+        best[name].probability = max(best[name].probability, 1.0 - miss)
+
+
+def _path(best: dict[str, _Reach], name: str) -> tuple[str, ...]:
+    out = [name]
+    parent = best[name].parent
+    while parent is not None:
+        out.append(parent)
+        parent = best[parent].parent
+    return tuple(reversed(out))
+
+
+def predict(
+    graph: WorldGraph,
+    target: str,
+    *,
+    action: str | None = None,
+    fault_type: str | None = None,
+    dynamics: Dynamics | None = None,
+    min_probability: float = 0.05,
+    max_depth: int = 6,
+) -> Prediction:
+    """Expected blast radius of an action (`action=verb`) or a hypothesised fault at `target`."""
+    if (action is None) == (fault_type is None):
+        raise ValueError("give exactly one of action= or fault_type=")
+    dynamics = dynamics or Dynamics()
+    if action is not None:
+        if action not in ACTION_EFFECTS:
+            raise ValueError(f"unknown action {action!r}; expected one of {ACTION_VERBS}")
+        effect, cause = ACTION_EFFECTS[action], f"action:{action}"
+        root_alerts: tuple[tuple[str, float], ...] = tuple(
+            (name, 1.0 / len(effect.target_alerts)) for name in effect.target_alerts
+        )
+    else:
+        assert fault_type is not None
+        effect, cause = fault_effect(fault_type), f"fault:{fault_type}"
+        root_alerts = dynamics.root_alerts(fault_type) or tuple(
+            (name, 1.0 / max(1, len(effect.target_alerts))) for name in effect.target_alerts
+        )
+    best = _walk(graph, dynamics, target, effect.impact, min_probability, max_depth)
+    best[target].alerts = root_alerts
+    best[target].recovery = effect.recovery_s
+    best[target].delay_p95 = effect.recovery_s  # the target shows its own alerts while the cause lasts
+    entities = []
+    for name in sorted(best, key=lambda n: (-best[n].probability, n)):
+        reach = best[name]
+        alerts = tuple(
+            PredictedAlert(name, alert, reach.probability * share) for alert, share in reach.alerts
+        )
+        entities.append(
+            PredictedEntity(
+                name=name,
+                kind=graph.kind(name),
+                probability=reach.probability,
+                delay_min_s=reach.delay_min,
+                delay_p50_s=reach.delay_p50,
+                delay_p95_s=reach.delay_p95,
+                recovery_s=reach.recovery,
+                path=_path(best, name),
+                alerts=alerts,
+            )
+        )
+    latest = max((e.delay_p95_s for e in entities), default=0.0)
+    window = max(MIN_WINDOW_S, latest + WINDOW_GRACE_S)
+    return Prediction(target=target, cause=cause, entities=tuple(entities), window_s=math.ceil(window))
+
+
+def explain_score(
+    graph: WorldGraph,
+    candidate: str,
+    observed_alert_entities: Iterable[str],
+    *,
+    dynamics: Dynamics | None = None,
+    fault_type: str = "dependency_down",
+    min_probability: float = 0.02,
+    max_depth: int = 6,
+) -> float:
+    """How well a fault at `candidate` explains the entities that alerted, in [0, 1].
+
+    The harmonic mean of recall (mean predicted probability of the observed
+    entities) and precision (share of the predicted probability mass that fell
+    on observed entities), so a candidate that "explains" everything by
+    predicting the whole graph does not win.
+    """
+    observed = set(observed_alert_entities)
+    if not observed or candidate not in graph.g:
+        return 0.0
+    best = _walk(
+        graph, dynamics or Dynamics(), candidate, fault_effect(fault_type).impact, min_probability, max_depth
+    )
+    hit = sum(best[name].probability for name in observed if name in best)
+    mass = sum(reach.probability for reach in best.values())
+    recall = hit / len(observed)
+    precision = hit / mass if mass else 0.0
+    return 0.0 if hit == 0 else 2 * recall * precision / (recall + precision)

@@ -1,9 +1,196 @@
-"""CLI verbs of this concern (filled in by its issue)."""
+"""Foundation verbs: `serve`, `db upgrade`, `config show|schema`, `audit verify`, `alerts list`."""
 
 from __future__ import annotations
 
+import importlib
+import logging
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import orjson
 import typer
+import yaml
+
+from rootward.settings import ConfigError, Settings, json_schema, load_settings, masked_dump
+
+log = logging.getLogger("rootward.serve")
+
+ConfigOption = typer.Option(
+    None, "--config", "-c", help="rootward.yaml (default: $ROOTWARD_CONFIG, then ./rootward.yaml)"
+)
+
+
+def settings_or_exit(config: Path | None, **overrides: Any) -> Settings:
+    """Load the configuration; on error print every bad key path with its reason and exit 2."""
+    try:
+        return load_settings(config, **overrides)
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+def _upgrade_or_exit(settings: Settings) -> None:
+    from rootward.store.migrate import upgrade
+
+    try:
+        upgrade(settings.database_url)
+    except Exception as exc:
+        typer.echo(f"error: cannot migrate the database: {type(exc).__name__}: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+def _start_workers(settings: Settings, sessions: Any) -> Any:
+    """The runtime's in-process worker pool, or None when the runtime is not installed."""
+    if settings.runtime.workers == 0:
+        return None
+    try:
+        from rootward.runtime.worker import WorkerPool
+    except ImportError:
+        log.warning("runtime not installed: serving the API without workers")
+        return None
+    pool = WorkerPool(settings, sessions)
+    pool.start()
+    return pool
+
+
+def _start_demo(url: str, token: str | None, stop: threading.Event) -> threading.Thread | None:
+    try:
+        feed = importlib.import_module("rootward.sim.demo_feed")
+    except ImportError:
+        typer.echo("warning: --demo needs rootward.sim.demo_feed, which is not installed", err=True)
+        return None
+    thread = threading.Thread(target=feed.run, args=(url, token, stop), name="rootward-demo-feed", daemon=True)
+    thread.start()
+    return thread
+
+
+def serve_command(
+    host: str = typer.Option(None, help="Bind address (default: server.host)"),
+    port: int = typer.Option(None, help="Port (default: server.port)"),
+    config: Path = ConfigOption,
+    demo: bool = typer.Option(False, "--demo", help="Feed simulated incidents into this server"),
+) -> None:
+    """Run the API and in-process workers (migrates the database first)."""
+    import uvicorn
+
+    from rootward.web.app import create_app
+
+    settings = settings_or_exit(config)
+    host = host or settings.server.host
+    port = port if port is not None else settings.server.port
+    logging.basicConfig(
+        level=settings.server.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    _upgrade_or_exit(settings)
+    app = create_app(settings)
+    pool = _start_workers(settings, app.state.sessions)
+    stop = threading.Event()
+    demo_thread = None
+    if demo:
+        client_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+        demo_thread = _start_demo(f"http://{client_host}:{port}", app.state.intake_token, stop)
+    typer.echo(f"rootward serving on http://{host}:{port} (database {masked_dump(settings)['database']['url']})")
+    try:
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            loop="uvloop",
+            http="httptools",
+            log_level=settings.server.log_level,
+            access_log=settings.server.access_log,
+        )
+    finally:
+        stop.set()
+        if demo_thread is not None:
+            demo_thread.join(timeout=5)
+        if pool is not None:
+            pool.stop()
+
+
+def db_upgrade_command(config: Path = ConfigOption) -> None:
+    """Apply every database migration (all branches)."""
+    settings = settings_or_exit(config)
+    _upgrade_or_exit(settings)
+    typer.echo("database is up to date")
+
+
+def config_show_command(config: Path = ConfigOption) -> None:
+    """Print the effective configuration (file + environment), secrets masked."""
+    settings = settings_or_exit(config)
+    sys.stdout.write(yaml.safe_dump(masked_dump(settings), sort_keys=False))
+
+
+def config_schema_command() -> None:
+    """Print the JSON schema of the configuration file."""
+    sys.stdout.write(orjson.dumps(json_schema(), option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+def audit_verify_command(config: Path = ConfigOption) -> None:
+    """Recompute the audit hash chain; exit 1 at the first broken row."""
+    from rootward.store.audit import verify_chain
+    from rootward.store.db import make_engine, make_session_factory
+
+    settings = settings_or_exit(config)
+    engine = make_engine(settings.database_url)
+    try:
+        with make_session_factory(engine)() as session:
+            report = verify_chain(session)
+    finally:
+        engine.dispose()
+    if report.broken is not None:
+        typer.echo(f"audit chain BROKEN at row {report.broken.row_id}: {report.broken.reason}")
+        raise typer.Exit(1)
+    typer.echo(f"audit chain ok: {report.rows} rows")
+
+
+def alerts_list_command(
+    config: Path = ConfigOption,
+    limit: int = typer.Option(50, help="Newest first"),
+    service: str = typer.Option(None, help="Only this service"),
+    as_json: bool = typer.Option(False, "--json", help="JSON lines instead of a table"),
+) -> None:
+    """List stored alerts with their group, tier and dedup count."""
+    from rootward.store.alert_queries import recent_alerts
+    from rootward.store.db import make_engine, make_session_factory
+
+    settings = settings_or_exit(config)
+    engine = make_engine(settings.database_url)
+    try:
+        with make_session_factory(engine)() as session:
+            rows = recent_alerts(session, limit=limit, service=service)
+    finally:
+        engine.dispose()
+    if as_json:
+        for row in rows:
+            sys.stdout.write(orjson.dumps(row).decode() + "\n")
+        return
+    if not rows:
+        typer.echo("no alerts")
+        return
+    typer.echo(f"{'LAST SEEN':<20} {'SERVICE':<18} {'ALERT':<28} {'SEV':<3} {'STATUS':<8} {'N':>5} {'TIER':<4} GROUP")
+    for r in rows:
+        typer.echo(
+            f"{r['last_seen'][:19]:<20} {r['service'][:18]:<18} {r['name'][:28]:<28} {r['severity']:<3} "
+            f"{r['status']:<8} {r['count']:>5} {r['tier']:<4} {r['group_id']}"
+        )
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the root app."""
+    app.command("serve")(serve_command)
+    db = typer.Typer(help="Database schema.", no_args_is_help=True)
+    db.command("upgrade")(db_upgrade_command)
+    app.add_typer(db, name="db")
+    cfg = typer.Typer(help="Configuration.", no_args_is_help=True)
+    cfg.command("show")(config_show_command)
+    cfg.command("schema")(config_schema_command)
+    app.add_typer(cfg, name="config")
+    audit = typer.Typer(help="Audit trail.", no_args_is_help=True)
+    audit.command("verify")(audit_verify_command)
+    app.add_typer(audit, name="audit")
+    alerts = typer.Typer(help="Stored alerts.", no_args_is_help=True)
+    alerts.command("list")(alerts_list_command)
+    app.add_typer(alerts, name="alerts")

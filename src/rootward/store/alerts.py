@@ -34,6 +34,7 @@ class AlertGroupRow(Base):
     opened_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     last_alert_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     alert_count: Mapped[int] = mapped_column(Integer, default=0)
+    firing_count: Mapped[int] = mapped_column(Integer, default=0)  # 0: every alert resolved
     investigation_job_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
     __table_args__ = (Index("ix_alert_groups_service_status", "service", "status"),)

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import orjson
-from sqlalchemy import BigInteger, Integer, String, Text, event, insert, select, text
+from sqlalchemy import BigInteger, Integer, String, Text, event, select, text
 from sqlalchemy.orm import Mapped, Session, SessionTransaction, mapped_column
 
 from rootward.store.base import Base
@@ -33,15 +33,18 @@ _TAIL = "rootward.audit.tail"
 class AuditRow(Base):
     __tablename__ = "audit_log"
 
-    id: Mapped[int] = mapped_column(
-        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
-    )
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
     at: Mapped[str] = mapped_column(String(40))  # ISO 8601 UTC, hashed as stored
     kind: Mapped[str] = mapped_column(String(64), index=True)
     subject: Mapped[str] = mapped_column(String(200), index=True)
     data: Mapped[str] = mapped_column(Text)  # canonical JSON
     prev_hash: Mapped[str] = mapped_column(String(64))
     hash: Mapped[str] = mapped_column(String(64))
+
+
+_TABLE = AuditRow.__table__
+_TAIL_HASH = select(_TABLE.c.hash).order_by(_TABLE.c.id.desc()).limit(1)
+_INSERT = _TABLE.insert()
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,7 @@ def _tail(session: Session) -> str:
         return str(cached)
     if session.get_bind().dialect.name == "postgresql":
         session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": AUDIT_LOCK_KEY})
-    last = session.execute(select(AuditRow.hash).order_by(AuditRow.id.desc()).limit(1)).scalar()
+    last = session.execute(_TAIL_HASH).scalar()
     return last or GENESIS
 
 
@@ -91,7 +94,7 @@ def append_audit_many(session: Session, entries: Iterable[AuditEntry]) -> None:
         )
         prev = digest
     if rows:
-        session.execute(insert(AuditRow), rows)
+        session.execute(_INSERT, rows)
         session.info[_TAIL] = prev
 
 
@@ -125,9 +128,7 @@ class ChainReport:
 def _rows(session: Session, batch: int = 5000) -> Iterator[AuditRow]:
     last_id = 0
     while True:
-        chunk = session.scalars(
-            select(AuditRow).where(AuditRow.id > last_id).order_by(AuditRow.id).limit(batch)
-        ).all()
+        chunk = session.scalars(select(AuditRow).where(AuditRow.id > last_id).order_by(AuditRow.id).limit(batch)).all()
         if not chunk:
             return
         yield from chunk

@@ -30,6 +30,7 @@ def upgrade() -> None:
         sa.Column("opened_at", TS, nullable=False),
         sa.Column("last_alert_at", TS, nullable=False),
         sa.Column("alert_count", sa.Integer(), nullable=False),
+        sa.Column("firing_count", sa.Integer(), nullable=False),
         sa.Column("investigation_job_id", sa.String(64), nullable=True),
         sa.PrimaryKeyConstraint("id", name="pk_alert_groups"),
     )
@@ -69,9 +70,7 @@ def upgrade() -> None:
         sa.Column("decided_at", TS, nullable=False),
         sa.PrimaryKeyConstraint("id", name="pk_routing_decisions"),
         sa.ForeignKeyConstraint(["alert_id"], ["alerts.id"], name="fk_routing_decisions_alert_id_alerts"),
-        sa.ForeignKeyConstraint(
-            ["group_id"], ["alert_groups.id"], name="fk_routing_decisions_group_id_alert_groups"
-        ),
+        sa.ForeignKeyConstraint(["group_id"], ["alert_groups.id"], name="fk_routing_decisions_group_id_alert_groups"),
     )
     op.create_index("ix_routing_decisions_alert_id", "routing_decisions", ["alert_id"])
     op.create_index("ix_routing_decisions_group_id", "routing_decisions", ["group_id"])

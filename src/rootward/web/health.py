@@ -1,0 +1,60 @@
+"""`GET /healthz` (the process answers) and `GET /readyz` (database reachable, workers beating).
+
+Neither ever calls an LLM or a data source: a readiness probe must not fail
+because a dependency of investigations is slow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from sqlalchemy import text
+from sqlalchemy.orm import Session, sessionmaker
+
+from rootward.settings import Settings
+from rootward.web.intake import json_response
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz")
+async def healthz() -> Response:
+    return json_response(200, {"status": "ok"})
+
+
+def readiness(settings: Settings, sessions: sessionmaker[Session]) -> tuple[bool, dict[str, Any]]:
+    """Database round trip, then live worker heartbeats when this process runs workers."""
+    checks: dict[str, Any] = {}
+    try:
+        with sessions() as session:
+            session.execute(text("SELECT 1"))
+            checks["database"] = "ok"
+            workers = _live_workers(session, settings)
+    except Exception as exc:
+        checks["database"] = f"unreachable: {type(exc).__name__}"
+        return False, checks
+    ready = True
+    if workers is None:
+        checks["workers"] = "runtime not installed"
+    else:
+        checks["workers"] = workers
+        if settings.runtime.workers > 0 and workers == 0:
+            ready = False
+    return ready, checks
+
+
+def _live_workers(session: Session, settings: Settings) -> int | None:
+    try:
+        from rootward.runtime.queue import live_workers
+    except ImportError:
+        return None
+    return len(live_workers(session, 3 * settings.runtime.heartbeat_s))
+
+
+@router.get("/readyz")
+async def readyz(request: Request) -> Response:
+    ready, checks = await asyncio.to_thread(readiness, request.app.state.settings, request.app.state.sessions)
+    return json_response(200 if ready else 503, {"status": "ready" if ready else "not ready", "checks": checks})

@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export ROOTWARD_DATA_DIR ?= $(CURDIR)/var
 
-.PHONY: install run test test-fast lint bench clean golden
+.PHONY: install run test test-fast lint bench clean golden synapse
 
 install: $(STAMP)
 
@@ -19,7 +19,16 @@ run: install
 	mkdir -p var
 	$(BIN)/rootward serve --host 127.0.0.1 --port 8080 --demo
 
-test: install
+# A real Matrix homeserver for the notification tests, in its own venv
+# (its dependency pins are not ours).
+synapse: .venv-synapse/.installed
+
+.venv-synapse/.installed:
+	test -x .venv-synapse/bin/python || $(PY) -m venv .venv-synapse
+	.venv-synapse/bin/pip install -q matrix-synapse==1.163.2
+	touch $@
+
+test: install synapse
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup tests
 
 test-fast: install

@@ -1,0 +1,67 @@
+"""Matrix through `matrix-nio` (client-server API).
+
+The transaction id is the outbox's idempotency key, so the homeserver itself
+drops a message the outbox re-sends after a crash between send and mark.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+
+import nio
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+from rootward.notify.channels import DeliveryFailed
+from rootward.notify.message import Notification, plain_text
+
+
+class MatrixSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    homeserver: str = Field(description="Homeserver base URL, e.g. https://matrix.example.org")
+    user_id: str = Field(description="Bot user, e.g. @rootward:example.org")
+    access_token: SecretStr = Field(description="Access token of the bot user")
+    room_id: str = Field(description="Incident room id, e.g. !abc:example.org")
+    device_id: str = Field("ROOTWARD", description="Device id the token belongs to")
+    timeout_s: float = Field(10.0, gt=0)
+
+
+def matrix_html(n: Notification) -> str:
+    return "<br>".join(html.escape(line) for line in plain_text(n).splitlines())
+
+
+class MatrixChannel:
+    name = "matrix"
+
+    def __init__(self, settings: MatrixSettings) -> None:
+        self._settings = settings
+
+    async def _send(self, notification: Notification, idempotency_key: str) -> str:
+        s = self._settings
+        client = nio.AsyncClient(s.homeserver, s.user_id, device_id=s.device_id)
+        client.access_token = s.access_token.get_secret_value()
+        client.user_id = s.user_id
+        try:
+            content = {
+                "msgtype": "m.text",
+                "body": plain_text(notification),
+                "format": "org.matrix.custom.html",
+                "formatted_body": matrix_html(notification),
+                "org.rootward.investigation_id": notification.investigation_id,
+            }
+            response = await asyncio.wait_for(
+                client.room_send(s.room_id, "m.room.message", content, tx_id=idempotency_key), s.timeout_s
+            )
+        except (TimeoutError, OSError, nio.exceptions.LocalProtocolError) as exc:
+            raise DeliveryFailed(f"matrix: {exc.__class__.__name__}: {exc}") from exc
+        except Exception as exc:  # aiohttp client errors are not OSError subclasses
+            raise DeliveryFailed(f"matrix: {exc.__class__.__name__}: {exc}") from exc
+        finally:
+            await client.close()
+        if isinstance(response, nio.RoomSendError):
+            raise DeliveryFailed(f"matrix: {response.status_code or ''} {response.message}".strip())
+        return str(response.event_id)
+
+    def send(self, notification: Notification, *, idempotency_key: str) -> str:
+        return asyncio.run(self._send(notification, idempotency_key))

@@ -1,0 +1,81 @@
+"""What an on-call engineer receives, in three layers that always keep the raw facts.
+
+1. summary: the model's or the rule engine's one-paragraph RCA;
+2. raw facts: the alert, the event type, the cited evidence;
+3. actions: safe actions already executed and remediation awaiting approval;
+plus the investigation id and a console link. Pure data: channels render it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Notification:
+    investigation_id: str
+    title: str
+    tier: str
+    summary: str
+    summary_source: str  # "llm" | "rule" | "template"
+    facts: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()  # cites
+    executed_actions: tuple[str, ...] = ()
+    suggested_actions: tuple[str, ...] = ()
+    console_url: str = ""
+    severity: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Notification:
+        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        for key in ("facts", "evidence", "executed_actions", "suggested_actions"):
+            if key in known:
+                known[key] = tuple(known[key])
+        return cls(**known)
+
+
+def plain_text(n: Notification) -> str:
+    lines = [f"[{n.tier}{' ' + n.severity if n.severity else ''}] {n.title}", "", n.summary]
+    if n.summary_source != "template":
+        lines.append(f"(summary by {n.summary_source})")
+    if n.facts:
+        lines += ["", "Raw facts:"] + [f"- {f}" for f in n.facts]
+    if n.evidence:
+        lines += ["", "Evidence:"] + [f"- {c}" for c in n.evidence]
+    if n.executed_actions:
+        lines += ["", "Safe actions executed:"] + [f"- {a}" for a in n.executed_actions]
+    if n.suggested_actions:
+        lines += ["", "Awaiting approval:"] + [f"- {a}" for a in n.suggested_actions]
+    ref = f"Investigation {n.investigation_id}"
+    lines += ["", f"{ref}: {n.console_url}" if n.console_url else ref]
+    return "\n".join(lines)
+
+
+def slack_blocks(n: Notification) -> list[dict[str, Any]]:
+    """Block Kit: header, summary, facts, actions, context with the id and link."""
+
+    def section(text: str) -> dict[str, Any]:
+        return {"type": "section", "text": {"type": "mrkdwn", "text": text[:2900]}}
+
+    blocks: list[dict[str, Any]] = [
+        {"type": "header", "text": {"type": "plain_text", "text": f"[{n.tier}] {n.title}"[:150]}},
+        section(f"{n.summary}\n_summary by {n.summary_source}_"),
+    ]
+    if n.facts:
+        blocks.append(section("*Raw facts*\n" + "\n".join(f"• {f}" for f in n.facts)))
+    if n.evidence:
+        blocks.append(section("*Evidence*\n" + "\n".join(f"• `{c}`" for c in n.evidence)))
+    if n.executed_actions:
+        blocks.append(section("*Safe actions executed*\n" + "\n".join(f"• {a}" for a in n.executed_actions)))
+    if n.suggested_actions:
+        blocks.append(section("*Awaiting approval*\n" + "\n".join(f"• {a}" for a in n.suggested_actions)))
+    link = f" · <{n.console_url}|open in console>" if n.console_url else ""
+    blocks.append(
+        {"type": "context", "elements": [{"type": "mrkdwn", "text": f"investigation `{n.investigation_id}`{link}"}]}
+    )
+    return blocks

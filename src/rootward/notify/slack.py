@@ -1,0 +1,55 @@
+"""Slack through the official `slack_sdk`: incoming webhook or `chat.postMessage`."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+from slack_sdk.webhook import WebhookClient
+
+from rootward.notify.channels import DeliveryFailed
+from rootward.notify.message import Notification, plain_text, slack_blocks
+
+
+class SlackSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    webhook_url: SecretStr | None = Field(None, description="Incoming webhook URL (simplest setup)")
+    bot_token: SecretStr | None = Field(None, description="Bot token (xoxb-...) for chat.postMessage")
+    channel: str = Field("", description="Channel id or name for chat.postMessage")
+    api_url: str = Field("https://slack.com/api/", description="Slack Web API base URL")
+    signing_secret: SecretStr | None = Field(None, description="Verifies interactive (approval) requests")
+    timeout_s: float = Field(10.0, gt=0)
+
+
+class SlackChannel:
+    name = "slack"
+
+    def __init__(self, settings: SlackSettings) -> None:
+        self._settings = settings
+        if settings.webhook_url is None and settings.bot_token is None:
+            raise ValueError("slack: set webhook_url or bot_token")
+
+    def send(self, notification: Notification, *, idempotency_key: str) -> str:
+        text = plain_text(notification)
+        blocks = slack_blocks(notification)
+        timeout = int(self._settings.timeout_s)
+        try:
+            if self._settings.bot_token is not None:
+                client = WebClient(
+                    token=self._settings.bot_token.get_secret_value(),
+                    base_url=self._settings.api_url,
+                    timeout=timeout,
+                )
+                response = client.chat_postMessage(channel=self._settings.channel, text=text[:3000], blocks=blocks)
+                return str(response.get("ts", ""))
+            assert self._settings.webhook_url is not None
+            hook = WebhookClient(self._settings.webhook_url.get_secret_value(), timeout=timeout)
+            result = hook.send(text=text[:3000], blocks=blocks)
+        except SlackApiError as exc:
+            raise DeliveryFailed(f"slack: {exc.response.get('error', 'api error')}") from exc
+        except OSError as exc:
+            raise DeliveryFailed(f"slack: {exc}") from exc
+        if result.status_code != 200:
+            raise DeliveryFailed(f"slack webhook: HTTP {result.status_code}")
+        return "webhook"

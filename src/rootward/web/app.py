@@ -18,7 +18,7 @@ from rootward import __version__
 from rootward.ingest.writer import IntakeWriter
 from rootward.settings import Settings
 from rootward.store.db import make_engine, make_session_factory
-from rootward.web import health, intake
+from rootward.web import changes, health, intake
 
 
 def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
@@ -47,4 +47,5 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
 
     app.include_router(health.router)
     app.include_router(intake.router)
+    app.include_router(changes.router)
     return app

@@ -50,8 +50,9 @@ class AlertmanagerClient:
         if duration > self._settings.max_silence:
             raise AlertmanagerError(f"silence of {duration} exceeds the limit of {self._settings.max_silence}")
         start = now or datetime.now(UTC)
+        wanted = sorted(matchers.items())
         body = {
-            "matchers": [{"name": k, "value": v, "isRegex": False, "isEqual": True} for k, v in sorted(matchers.items())],
+            "matchers": [{"name": k, "value": v, "isRegex": False, "isEqual": True} for k, v in wanted],
             "startsAt": start.isoformat(),
             "endsAt": (start + duration).isoformat(),
             "createdBy": created_by,

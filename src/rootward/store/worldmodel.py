@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import JSON, DateTime, Float, Index, String, Text, delete, select
@@ -216,7 +216,7 @@ def save_proposals(session: Session, investigation_id: str, proposals: Iterable[
     """Store the engine's `proposals` entries (withheld ones too: they are the analysis-only record)."""
     ids = []
     now = datetime.now(UTC)
-    for item in proposals:
+    for rank, item in enumerate(proposals):
         row = WmProposalRow(
             id=new_id(),
             investigation_id=investigation_id,
@@ -225,7 +225,7 @@ def save_proposals(session: Session, investigation_id: str, proposals: Iterable[
             action_class=item.get("action_class") or f"{item['action']['verb']}:unknown",
             status=item["status"],
             reason=item.get("reason"),
-            created_at=now,
+            created_at=now + timedelta(microseconds=rank),  # keeps the engine's order
         )
         session.add(row)
         ids.append(row.id)

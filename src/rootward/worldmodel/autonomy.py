@@ -39,9 +39,7 @@ class AutonomyDecision:
         }
 
 
-def decide(
-    klass: str, verdicts: Sequence[str], *, opted_in: bool, window: int = DEFAULT_WINDOW
-) -> AutonomyDecision:
+def decide(klass: str, verdicts: Sequence[str], *, opted_in: bool, window: int = DEFAULT_WINDOW) -> AutonomyDecision:
     """`verdicts` are the class's evaluated outcomes, oldest first."""
     streak = 0
     for outcome in reversed(verdicts):
@@ -56,9 +54,7 @@ def decide(
         return AutonomyDecision(klass, False, "revoked: the last verdict was a deviation", streak, window)
     if streak < len(verdicts):
         last_bad = verdicts[len(verdicts) - streak - 1]
-        return AutonomyDecision(
-            klass, False, f"{streak} matches since a {last_bad}; {window} needed", streak, window
-        )
+        return AutonomyDecision(klass, False, f"{streak} matches since a {last_bad}; {window} needed", streak, window)
     return AutonomyDecision(klass, False, f"only {streak} of {window} verdicts so far", streak, window)
 
 

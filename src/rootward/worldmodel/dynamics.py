@@ -108,9 +108,7 @@ class Dynamics:
         probability = (stats.cascades + alpha) / (stats.trials + alpha + beta)
         delays = stats.delays_s
         if stats.alert_names and stats.cascades:
-            alerts = tuple(
-                (name, count / stats.cascades) for name, count in sorted(stats.alert_names.items())
-            )
+            alerts = tuple((name, count / stats.cascades) for name, count in sorted(stats.alert_names.items()))
         else:
             alerts = _prior_dynamics(relation).alerts
         return EdgeDynamics(
@@ -177,9 +175,7 @@ class Dynamics:
                 first[alert.entity] = alert.starts_at
             names.setdefault(alert.entity, set()).add(alert.name)
             if alert.ends_at is not None and alert.ends_at > alert.starts_at:
-                durations.setdefault(alert.entity, []).append(
-                    (alert.ends_at - alert.starts_at).total_seconds()
-                )
+                durations.setdefault(alert.entity, []).append((alert.ends_at - alert.starts_at).total_seconds())
         if record.root in names:
             self.fault_alerts.setdefault(record.fault_type, Counter()).update(names[record.root])
 

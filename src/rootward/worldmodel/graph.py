@@ -226,9 +226,7 @@ class WorldGraph:
 
     # --- records (what the store persists) -------------------------------
     def entity_records(self) -> list[dict[str, Any]]:
-        return [
-            {"name": n, "kind": self.kind(n), "attributes": self.attributes(n)} for n in self.entities()
-        ]
+        return [{"name": n, "kind": self.kind(n), "attributes": self.attributes(n)} for n in self.entities()]
 
     def claim_records(self) -> list[dict[str, Any]]:
         out = []
@@ -238,9 +236,7 @@ class WorldGraph:
         return out
 
     @classmethod
-    def from_records(
-        cls, entities: Iterable[dict[str, Any]], claims: Iterable[dict[str, Any]]
-    ) -> WorldGraph:
+    def from_records(cls, entities: Iterable[dict[str, Any]], claims: Iterable[dict[str, Any]]) -> WorldGraph:
         graph = cls()
         for row in entities:
             graph.add_entity(str(row["name"]), str(row.get("kind") or "unknown"), row.get("attributes") or {})

@@ -44,13 +44,9 @@ class ProposedEdge:
     confidence: float
 
 
-def transactions(
-    alerts: Sequence[ObservedAlert], incident_of: Sequence[str] | None = None
-) -> list[frozenset[str]]:
+def transactions(alerts: Sequence[ObservedAlert], incident_of: Sequence[str] | None = None) -> list[frozenset[str]]:
     """Entity sets of alerts that started within WINDOW of the transaction's first alert."""
-    keyed = sorted(
-        zip(incident_of or [""] * len(alerts), alerts, strict=True), key=lambda p: (p[0], p[1].starts_at)
-    )
+    keyed = sorted(zip(incident_of or [""] * len(alerts), alerts, strict=True), key=lambda p: (p[0], p[1].starts_at))
     out: list[frozenset[str]] = []
     current: set[str] = set()
     opened: tuple[str, datetime] | None = None

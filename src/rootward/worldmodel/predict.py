@@ -306,9 +306,7 @@ def predict(
     entities = []
     for name in sorted(best, key=lambda n: (-best[n].probability, n)):
         reach = best[name]
-        alerts = tuple(
-            PredictedAlert(name, alert, reach.probability * share) for alert, share in reach.alerts
-        )
+        alerts = tuple(PredictedAlert(name, alert, reach.probability * share) for alert, share in reach.alerts)
         entities.append(
             PredictedEntity(
                 name=name,
@@ -327,6 +325,9 @@ def predict(
     return Prediction(target=target, cause=cause, entities=tuple(entities), window_s=math.ceil(window))
 
 
+NOISE_FLOOR = 0.01  # chance that an entity alerts for reasons unrelated to the candidate fault
+
+
 def explain_score(
     graph: WorldGraph,
     candidate: str,
@@ -337,21 +338,25 @@ def explain_score(
     min_probability: float = 0.02,
     max_depth: int = 6,
 ) -> float:
-    """How well a fault at `candidate` explains the entities that alerted, in [0, 1].
+    """How well a fault at `candidate` explains the entities that alerted, in (0, 1].
 
-    The harmonic mean of recall (mean predicted probability of the observed
-    entities) and precision (share of the predicted probability mass that fell
-    on observed entities), so a candidate that "explains" everything by
-    predicting the whole graph does not win.
+    The per-observed-entity geometric mean of the likelihood of what was seen:
+    each observed entity contributes its predicted probability (an entity the
+    cascade does not reach only the noise floor), each predicted entity that
+    stayed quiet contributes `1 - p`. The candidate itself is exempt from the
+    quiet penalty, since root causes are often silent (an external gateway,
+    a disk). A candidate that "explains" everything by predicting the whole
+    graph pays for every entity that did not alert.
     """
     observed = set(observed_alert_entities)
     if not observed or candidate not in graph.g:
         return 0.0
-    best = _walk(
-        graph, dynamics or Dynamics(), candidate, fault_effect(fault_type).impact, min_probability, max_depth
-    )
-    hit = sum(best[name].probability for name in observed if name in best)
-    mass = sum(reach.probability for reach in best.values())
-    recall = hit / len(observed)
-    precision = hit / mass if mass else 0.0
-    return 0.0 if hit == 0 else 2 * recall * precision / (recall + precision)
+    best = _walk(graph, dynamics or Dynamics(), candidate, fault_effect(fault_type).impact, min_probability, max_depth)
+    log_likelihood = 0.0
+    for name in observed:
+        reach = best.get(name)
+        log_likelihood += math.log(max(NOISE_FLOOR, reach.probability if reach else 0.0))
+    for name, reach in best.items():
+        if name != candidate and name not in observed:
+            log_likelihood += math.log(max(NOISE_FLOOR, 1.0 - reach.probability))
+    return math.exp(log_likelihood / len(observed))

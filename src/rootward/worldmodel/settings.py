@@ -49,8 +49,7 @@ class WorldModelSettings(BaseModel):
     autonomy_window: int = Field(
         default=10,
         ge=1,
-        description="An opted-in action class runs without a human only after this many consecutive "
-        "`match` verdicts.",
+        description="An opted-in action class runs without a human only after this many consecutive `match` verdicts.",
     )
     autonomous_classes: list[str] = Field(
         default_factory=list,

@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+
+from rootward.worldmodel.dynamics import Dynamics
+from rootward.worldmodel.graph import EdgeClaim, WorldGraph
+from rootward.worldmodel.history import IncidentRecord, ObservedAlert
+
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
+# dependent -> dependency: (true cascade probability, true delay in seconds)
+TRUTH = {
+    ("api-a", "db"): (0.9, 30.0),
+    ("api-b", "db"): (0.2, 90.0),
+    ("web", "api-a"): (0.5, 45.0),
+}
+
+
+def _graph() -> WorldGraph:
+    graph = WorldGraph()
+    for source, target in TRUTH:
+        graph.add_claim(source, target, EdgeClaim("operator", "depends_on", 0.85, T0))
+    return graph
+
+
+def _simulate(rng: random.Random, start: datetime) -> IncidentRecord:
+    """A fault at db; each edge passes it on with its true probability and delay (+-20 %)."""
+    when = {"db": start}
+    frontier = ["db"]
+    while frontier:
+        dependency = frontier.pop()
+        for (dependent, target), (p, delay) in sorted(TRUTH.items()):
+            if target == dependency and rng.random() < p:
+                when[dependent] = when[dependency] + timedelta(seconds=delay * rng.uniform(0.8, 1.2))
+                frontier.append(dependent)
+    alerts = tuple(ObservedAlert(e, "HighErrorRate", t, t + timedelta(minutes=10)) for e, t in when.items())
+    return IncidentRecord(root="db", fault_type="dependency_down", alerts=alerts, fault_start=start)
+
+
+def test_learned_dynamics_converge_on_simulated_cascades() -> None:
+    rng = random.Random(7)
+    dynamics = Dynamics()
+    dynamics.learn(_graph(), [_simulate(rng, T0 + timedelta(hours=i)) for i in range(600)])
+    for (dependent, dependency), (p, delay) in TRUTH.items():
+        learned = dynamics.edge(dependent, dependency, "depends_on")
+        assert abs(learned.probability - p) < 0.06, (dependent, learned.probability, p)
+        assert abs(learned.delay_p50_s - delay) < 0.1 * delay
+        assert learned.delay_p95_s <= 1.2 * delay + 1e-6
+        assert abs(learned.recovery_s - 600.0) < 1e-6
+        assert dict(learned.alerts) == {"HighErrorRate": 1.0}
+
+
+def test_unseen_edge_is_neither_impossible_nor_certain() -> None:
+    dynamics = Dynamics()
+    unseen = dynamics.edge("x", "y", "depends_on")
+    assert 0.0 < unseen.probability < 1.0
+
+
+def test_a_few_observations_move_the_estimate_but_never_to_certainty() -> None:
+    graph = _graph()
+    dynamics = Dynamics()
+    always = [
+        IncidentRecord("db", "dependency_down", (ObservedAlert("api-b", "HighErrorRate", T0),), fault_start=T0)
+        for _ in range(3)
+    ]
+    dynamics.learn(graph, always)
+    learned = dynamics.edge("api-b", "db", "depends_on").probability
+    assert dynamics.edge("x", "y", "depends_on").probability < learned < 1.0
+    never = dynamics.edge("api-a", "db", "depends_on").probability
+    assert 0.0 < never < 0.6
+
+
+def test_silent_intermediate_on_the_way_to_an_alert_counts_as_affected() -> None:
+    """db fails, api-a does not alert but web does: the cascade crossed api-a anyway."""
+    dynamics = Dynamics()
+    record = IncidentRecord("db", "dependency_down", (ObservedAlert("web", "HighErrorRate", T0),))
+    dynamics.learn(_graph(), [record])
+    assert dynamics.stats[("api-a", "db")].cascades == 1
+    assert dynamics.stats[("web", "api-a")].cascades == 1
+    assert dynamics.stats[("api-b", "db")].cascades == 0
+
+
+def test_records_round_trip_keeps_the_estimates() -> None:
+    rng = random.Random(3)
+    dynamics = Dynamics()
+    dynamics.learn(_graph(), [_simulate(rng, T0 + timedelta(hours=i)) for i in range(20)])
+    copy = Dynamics.from_records(dynamics.to_records())
+    for dependent, dependency in TRUTH:
+        assert copy.edge(dependent, dependency, "depends_on") == dynamics.edge(dependent, dependency, "depends_on")

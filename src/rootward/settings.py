@@ -29,6 +29,11 @@ from pydantic_settings import (
 
 from rootward.domain.alert import Severity, Tier
 from rootward.llm.settings import LLMSettings
+from rootward.sources.github import GitHubSettings
+from rootward.sources.kubernetes import KubernetesSettings
+from rootward.sources.loki import LokiSettings
+from rootward.sources.prometheus import PrometheusSettings
+from rootward.sources.topology_file import TopologySettings
 
 DEFAULT_CONFIG_FILE = Path("rootward.yaml")
 ENV_CONFIG = "ROOTWARD_CONFIG"
@@ -183,6 +188,11 @@ class Settings(BaseSettings):
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    prometheus: PrometheusSettings | None = Field(default=None, description="Metrics; empty: no live metrics.")
+    loki: LokiSettings | None = Field(default=None, description="Logs; empty: no live logs.")
+    kubernetes: KubernetesSettings | None = Field(default=None, description="Events, pod health, rollouts.")
+    github: GitHubSettings | None = Field(default=None, description="Deployments of GitHub repositories.")
+    topology: TopologySettings = Field(default_factory=TopologySettings)
 
     @model_validator(mode="after")
     def _default_database(self) -> Settings:

@@ -7,14 +7,15 @@ error page all end as the same kind of readable gap.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
 
 from rootward.sources.resilience import Guard, SourceResponseError
 
-Params = Mapping[str, str | int | float] | list[tuple[str, str | int | float]]
+# A mapping or a list of pairs (repeated keys such as Prometheus' `match[]`), as httpx takes them.
+Params = Mapping[str, Any] | Sequence[tuple[str, Any]]
 
 
 class HttpApi:
@@ -44,18 +45,25 @@ class HttpApi:
         """One guarded GET; any status >= 400 is a failure of the source."""
 
         def run() -> httpx.Response:
-            response = self._client.get(path, params=params)
+            response = self._client.get(path, params=_query(params))
             response.raise_for_status()
             return response
 
         return self.guard.call(what or path, run)
 
     def get_json(self, path: str, params: Params | None = None, what: str = "") -> Any:
-        def run() -> Any:
-            response = self._client.get(path, params=params)
+        return self.get_json_with_headers(path, params, what)[0]
+
+    def get_json_with_headers(
+        self, path: str, params: Params | None = None, what: str = ""
+    ) -> tuple[Any, httpx.Headers]:
+        """Parsed JSON body and response headers (for `Link` paging); bad JSON is a source failure."""
+
+        def run() -> tuple[Any, httpx.Headers]:
+            response = self._client.get(path, params=_query(params))
             response.raise_for_status()
             try:
-                return response.json()
+                return response.json(), response.headers
             except ValueError:
                 snippet = response.text.strip()[:120]
                 raise SourceResponseError(f"{path} did not return JSON: {snippet!r}") from None
@@ -64,3 +72,10 @@ class HttpApi:
 
     def close(self) -> None:
         self._client.close()
+
+
+def _query(params: Params | None) -> httpx.QueryParams | None:
+    if params is None:
+        return None
+    items = list(params.items()) if isinstance(params, Mapping) else list(params)
+    return httpx.QueryParams([(str(k), str(v)) for k, v in items])

@@ -25,5 +25,6 @@ class StoredChangeSource:
             with self._sessions() as session:
                 return changes_between(session, services, start, end, limit=self._limit)
         except SQLAlchemyError as exc:
-            reason = str(exc.orig) if getattr(exc, "orig", None) is not None else type(exc).__name__
+            orig = getattr(exc, "orig", None)
+            reason = str(orig) if orig is not None else type(exc).__name__
             raise SourceUnavailable(SOURCE, f"database query failed: {reason[:200]}") from exc

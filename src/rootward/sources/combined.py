@@ -1,0 +1,59 @@
+"""Several sources of one kind read as one: logs from Loki and Kubernetes events, changes from many places.
+
+A part that fails leaves its reason in `gaps` and the others still answer;
+only when every part fails is the whole source unavailable. The engine may
+read `gaps` after a call to name partial gaps ("no Kubernetes events: ...").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from rootward.domain.telemetry import Change, LogRecord
+from rootward.sources.base import ChangeSource, LogSource, SourceUnavailable
+
+
+class CombinedLogSource:
+    def __init__(self, parts: Sequence[LogSource]) -> None:
+        self.parts = list(parts)
+        self.gaps: list[str] = []
+
+    def query(
+        self, service: str | None, start: datetime, end: datetime, filter: str | None = None
+    ) -> Sequence[LogRecord]:
+        records: list[LogRecord] = []
+        gaps: list[str] = []
+        answered = False
+        for part in self.parts:
+            try:
+                records += part.query(service, start, end, filter)
+                answered = True
+            except SourceUnavailable as exc:
+                gaps.append(str(exc))
+        self.gaps = gaps
+        if not answered:
+            raise SourceUnavailable("logs", "; ".join(gaps) or "no log source configured")
+        return sorted(records, key=lambda r: r.ts)
+
+
+class CombinedChangeSource:
+    def __init__(self, parts: Sequence[ChangeSource]) -> None:
+        self.parts = list(parts)
+        self.gaps: list[str] = []
+
+    def recent(self, services: Sequence[str] | None, start: datetime, end: datetime) -> Sequence[Change]:
+        changes: dict[str, Change] = {}
+        gaps: list[str] = []
+        answered = False
+        for part in self.parts:
+            try:
+                for change in part.recent(services, start, end):
+                    changes.setdefault(change.id, change)
+                answered = True
+            except SourceUnavailable as exc:
+                gaps.append(str(exc))
+        self.gaps = gaps
+        if not answered:
+            raise SourceUnavailable("changes", "; ".join(gaps) or "no change source configured")
+        return sorted(changes.values(), key=lambda c: c.time, reverse=True)

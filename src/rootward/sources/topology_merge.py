@@ -1,0 +1,56 @@
+"""One topology out of several layers: a declared file, Kubernetes, Prometheus targets.
+
+Entities and edges are the union of all layers. Where layers disagree on an
+entity's kind or attributes, the more authoritative layer wins: the order of
+the layers is their authority (a hand-written file first, since it is what
+the team said; then the cluster; then scrape targets). A kind of `unknown`
+(an entity only named as an edge target) never wins over a real one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rootward.domain.topology import Entity, Topology
+from rootward.sources.base import SourceUnavailable, TopologySource
+
+
+def merge_topologies(layers: Sequence[Topology]) -> Topology:
+    """Union of `layers`, first layer most authoritative."""
+    merged: dict[str, Entity] = {}
+    for layer in layers:
+        for name, entity in layer.entities.items():
+            known = merged.get(name)
+            if known is None:
+                merged[name] = entity
+                continue
+            kind = known.kind if known.kind != "unknown" or entity.kind == "unknown" else entity.kind
+            merged[name] = Entity(
+                name=name,
+                kind=kind,
+                depends_on=tuple(dict.fromkeys(known.depends_on + entity.depends_on)),
+                runs_on=tuple(dict.fromkeys(known.runs_on + entity.runs_on)),
+                attributes={**entity.attributes, **known.attributes},
+            )
+    return Topology(entities=merged)
+
+
+class MergedTopologySource:
+    """`TopologySource` over named layers; a failed layer is a gap in `gaps`, all failed is unavailable."""
+
+    def __init__(self, layers: Sequence[tuple[str, TopologySource]]) -> None:
+        self.layers = list(layers)
+        self.gaps: list[str] = []
+
+    def graph(self) -> Topology:
+        graphs: list[Topology] = []
+        gaps: list[str] = []
+        for _name, source in self.layers:
+            try:
+                graphs.append(source.graph())
+            except SourceUnavailable as exc:
+                gaps.append(str(exc))
+        self.gaps = gaps
+        if not graphs:
+            raise SourceUnavailable("topology", "; ".join(gaps) or "no topology layer configured")
+        return merge_topologies(graphs)

@@ -14,7 +14,9 @@ from rootward.store.jobs import Job, utcnow
 
 def _enqueue(factory: sessionmaker[Session], group: str, rank: int, at_offset_s: float = 0) -> str:
     with factory() as session:
-        job_id = enqueue_investigation(session, group, rank, "L2", now=utcnow() + timedelta(seconds=at_offset_s))
+        job_id = enqueue_investigation(
+            session, group, rank, "L2", now=utcnow() + timedelta(seconds=at_offset_s)
+        )
         session.commit()
     return job_id
 
@@ -49,7 +51,9 @@ def test_claim_stops_at_concurrency_cap_and_resumes_when_a_slot_frees(
     assert _claim(session_factory, "w3", max_concurrent=2) is not None
 
 
-def test_queued_job_past_ttl_is_expired_audited_and_never_claimed(session_factory: sessionmaker[Session]) -> None:
+def test_queued_job_past_ttl_is_expired_audited_and_never_claimed(
+    session_factory: sessionmaker[Session],
+) -> None:
     stale = _enqueue(session_factory, "g-stale", 0, -700)
     fresh = _enqueue(session_factory, "g-fresh", 3, -5)
     claimed = _claim(session_factory, queue_ttl_s=600)
@@ -59,7 +63,9 @@ def test_queued_job_past_ttl_is_expired_audited_and_never_claimed(session_factor
         assert job.status == "expired"
         assert job.finished_at is not None
         assert job.error and "queue TTL of 600 s" in job.error
-        kinds = session.scalars(select(AuditRow.kind).where(AuditRow.subject == stale).order_by(AuditRow.id)).all()
+        kinds = session.scalars(
+            select(AuditRow.kind).where(AuditRow.subject == stale).order_by(AuditRow.id)
+        ).all()
         assert kinds == ["job.enqueued", "job.expired"]
         assert verify_chain(session).ok
 
@@ -91,7 +97,9 @@ def test_expired_lease_is_reclaimed_by_another_worker_with_a_new_attempt(
         assert '"previous_owner":"dead-worker"' in resumed.data
 
 
-def test_job_whose_workers_keep_dying_is_failed_after_max_attempts(session_factory: sessionmaker[Session]) -> None:
+def test_job_whose_workers_keep_dying_is_failed_after_max_attempts(
+    session_factory: sessionmaker[Session],
+) -> None:
     job_id = _enqueue(session_factory, "g", 1)
     now = utcnow()
     for attempt in range(3):
@@ -116,7 +124,14 @@ def test_heartbeat_extends_live_leases_and_records_the_worker(session_factory: s
     assert mine and other
     with session_factory() as session:
         extended = heartbeat(
-            session, "w1", host="h", pid=1, slots=2, lease_s=60, started_at=now, now=now + timedelta(seconds=5)
+            session,
+            "w1",
+            host="h",
+            pid=1,
+            slots=2,
+            lease_s=60,
+            started_at=now,
+            now=now + timedelta(seconds=5),
         )
     assert extended == 1
     with session_factory() as session:

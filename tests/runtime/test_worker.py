@@ -1,0 +1,89 @@
+"""The in-process worker pool that `rootward serve` embeds."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from rootward.runtime.pipeline import Pipeline, Step
+from rootward.runtime.queue import enqueue_investigation
+from rootward.runtime.worker import WorkerPool
+from rootward.store.jobs import Job, WorkerHeartbeat, utcnow
+from tests.runtime.conftest import runtime_settings
+
+
+def _wait_for(predicate: Any, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def _statuses(factory: sessionmaker[Session]) -> list[str]:
+    with factory() as session:
+        return list(session.scalars(select(Job.status)))
+
+
+def test_pool_runs_queued_jobs_to_done_and_keeps_its_heartbeat(
+    db_url: str, session_factory: sessionmaker[Session]
+) -> None:
+    with session_factory() as session:
+        for n in range(8):
+            enqueue_investigation(session, f"g{n}", n % 3, "L1")
+        session.commit()
+    pipeline = Pipeline([Step("one", lambda s: {**s, "one": 1}), Step("two", lambda s: {**s, "two": 2})])
+    pool = WorkerPool(runtime_settings(db_url), session_factory, pipeline=pipeline, concurrency=2)
+    pool.start()
+    try:
+        assert _wait_for(lambda: _statuses(session_factory) == ["done"] * 8, 20)
+        with session_factory() as session:
+            beat = session.get_one(WorkerHeartbeat, pool.worker_id)
+            assert beat.slots == 2
+    finally:
+        pool.stop()
+    assert pool.outcomes["done"] == 8
+    with session_factory() as session:
+        assert session.get(WorkerHeartbeat, pool.worker_id) is None  # a clean stop leaves no ghost
+
+
+def test_pool_with_no_slots_still_expires_overdue_jobs(
+    db_url: str, session_factory: sessionmaker[Session]
+) -> None:
+    with session_factory() as session:
+        job_id = enqueue_investigation(session, "g", 1, "L2", now=utcnow() - timedelta(seconds=120))
+        session.commit()
+    pool = WorkerPool(runtime_settings(db_url, queue_ttl_s=60), session_factory, concurrency=0)
+    pool.start()
+    pool.stop()
+    with session_factory() as session:
+        assert session.get_one(Job, job_id).status == "expired"
+
+
+def test_stopping_pool_finishes_the_current_step_and_hands_the_job_back(
+    db_url: str, session_factory: sessionmaker[Session]
+) -> None:
+    in_step = threading.Event()
+
+    def slow(state: dict[str, Any]) -> dict[str, Any]:
+        in_step.set()
+        time.sleep(0.3)
+        return {**state, "slow": True}
+
+    with session_factory() as session:
+        job_id = enqueue_investigation(session, "g", 1, "L2")
+        session.commit()
+    pipeline = Pipeline([Step("slow", slow), Step("never", lambda s: {**s, "never": True})])
+    pool = WorkerPool(runtime_settings(db_url), session_factory, pipeline=pipeline, concurrency=1)
+    pool.start()
+    assert in_step.wait(10)
+    pool.stop()
+    with session_factory() as session:
+        job = session.get_one(Job, job_id)
+        assert (job.status, job.next_step, job.lease_owner) == ("queued", 1, None)

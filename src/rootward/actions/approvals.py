@@ -1,0 +1,129 @@
+"""Approval requests: created only through the prediction gate, decided only by approvers.
+
+Every path that refuses something (a withheld proposal, a non-approver, an
+expired or already-decided request) is audited with who, how and why, and
+changes nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Literal
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from rootward.domain.roles import Role
+from rootward.store.approvals import ApprovalRow
+from rootward.store.audit import append_audit
+from rootward.store.ids import new_id
+from rootward.store.users import User
+from rootward.worldmodel.gate import GateDecision, PredictionLedger, ProposedAction, action_json, gate
+from rootward.worldmodel.settings import WorldModelSettings
+
+Decision = Literal["approve", "reject"]
+Via = Literal["api", "slack", "matrix", "autonomy", "cli"]
+DEFAULT_TTL = timedelta(minutes=30)
+
+
+@dataclass(frozen=True)
+class DecisionOutcome:
+    ok: bool
+    status: str
+    reason: str = ""
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def request_approval(
+    session: Session,
+    action: ProposedAction,
+    ledger: PredictionLedger,
+    *,
+    investigation_id: str,
+    settings: WorldModelSettings | None = None,
+    ttl: timedelta = DEFAULT_TTL,
+    now: datetime | None = None,
+) -> ApprovalRow | GateDecision:
+    """A pending approval request, or the gate's withheld decision (nothing to approve)."""
+    decision = gate(action, ledger, settings=settings)
+    if not decision.allowed:
+        append_audit(session, "approval.withheld", investigation_id, {
+            "proposal_hash": decision.proposal_hash, "reason": decision.reason, "action": json.loads(action_json(action)),
+        })
+        return decision
+    at = now or datetime.now(UTC)
+    row = ApprovalRow(
+        id=new_id(),
+        investigation_id=investigation_id,
+        proposal_hash=decision.proposal_hash,
+        action_json=action_json(action),
+        prediction=decision.prediction or {},
+        status="pending",
+        requested_at=at,
+        expires_at=at + ttl,
+    )
+    session.add(row)
+    session.flush()
+    append_audit(session, "approval.requested", row.id, {
+        "investigation_id": investigation_id, "proposal_hash": row.proposal_hash, "expires_at": row.expires_at.isoformat(),
+    })
+    return row
+
+
+def decide(
+    session: Session,
+    approval_id: str,
+    user: User | None,
+    decision: Decision,
+    *,
+    via: Via,
+    now: datetime | None = None,
+) -> DecisionOutcome:
+    at = now or datetime.now(UTC)
+    who = user.name if user else "unknown"
+    row = session.get(ApprovalRow, approval_id)
+
+    def refuse(status: str, reason: str) -> DecisionOutcome:
+        append_audit(session, "approval.refused", approval_id, {
+            "by": who, "via": via, "decision": decision, "reason": reason,
+        })
+        return DecisionOutcome(False, status, reason)
+
+    if row is None:
+        return refuse("unknown", "no such approval request")
+    if user is None:
+        return refuse(row.status, "unknown user")
+    if not user.role.at_least(Role.APPROVER):
+        return refuse(row.status, f"{user.name} is {user.role.value}; approving needs the approver role")
+    if row.status == "pending" and _aware(row.expires_at) <= at:
+        row.status = "expired"
+        append_audit(session, "approval.expired", row.id, {"expired_at": row.expires_at.isoformat()})
+        return refuse("expired", "the approval request expired")
+    if row.status != "pending":
+        return refuse(row.status, f"the request is already {row.status}")
+    new_status = "approved" if decision == "approve" else "rejected"
+    # Compare-and-set, so two approvers clicking at once cannot both win.
+    changed = session.execute(
+        update(ApprovalRow)
+        .where(ApprovalRow.id == approval_id, ApprovalRow.status == "pending")
+        .values(status=new_status, decided_by=user.name, decided_via=via, decided_at=at)
+        .execution_options(synchronize_session="fetch")
+    ).rowcount
+    if not changed:
+        return refuse(row.status, "decided concurrently by someone else")
+    append_audit(session, f"approval.{new_status}", approval_id, {"by": user.name, "via": via})
+    return DecisionOutcome(True, new_status)
+
+
+def expire_due(session: Session, now: datetime | None = None) -> int:
+    at = now or datetime.now(UTC)
+    rows = session.scalars(select(ApprovalRow).where(ApprovalRow.status == "pending", ApprovalRow.expires_at <= at)).all()
+    for row in rows:
+        row.status = "expired"
+        append_audit(session, "approval.expired", row.id, {"expired_at": _aware(row.expires_at).isoformat()})
+    return len(rows)

@@ -1,0 +1,100 @@
+"""Slack interactive approvals: verify the request, then read who clicked what.
+
+Verification uses `slack_sdk`'s signature verifier (HMAC of
+`v0:<timestamp>:<body>` with the signing secret; requests older than five
+minutes are stale). A signature seen before is a replay and is refused even
+inside the five minutes; the approval's own compare-and-set refuses a second
+decision on top of that.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import parse_qs
+
+from slack_sdk.signature import Clock, SignatureVerifier
+
+STALE_AFTER_S = 300
+
+
+class _Clock(Clock):
+    def __init__(self, now: Callable[[], float]) -> None:
+        self._now = now
+
+    def now(self) -> float:
+        return self._now()
+
+
+@dataclass(frozen=True)
+class SlackClick:
+    slack_user_id: str
+    decision: Literal["approve", "reject"]
+    approval_id: str
+
+
+class SlackRequestRefused(Exception):
+    """Unsigned, badly signed, stale, replayed or malformed; the message says which."""
+
+
+class SlackVerifier:
+    def __init__(self, signing_secret: str, *, now: Callable[[], float] = time.time, remember: int = 10_000) -> None:
+        self._now = now
+        self._verifier = SignatureVerifier(signing_secret, clock=_Clock(now))
+        self._seen: OrderedDict[str, float] = OrderedDict()
+        self._remember = remember
+        self._lock = threading.Lock()
+
+    def verify(self, body: bytes, timestamp: str | None, signature: str | None) -> None:
+        if not timestamp or not signature:
+            raise SlackRequestRefused("unsigned request: X-Slack-Signature and X-Slack-Request-Timestamp are required")
+        try:
+            age = abs(self._now() - int(timestamp))
+        except ValueError:
+            raise SlackRequestRefused("malformed X-Slack-Request-Timestamp") from None
+        if age > STALE_AFTER_S:
+            raise SlackRequestRefused(f"stale request: signed {int(age)} s ago (limit {STALE_AFTER_S} s)")
+        if not self._verifier.is_valid(body, timestamp, signature):
+            raise SlackRequestRefused("bad signature")
+        with self._lock:
+            cutoff = self._now() - STALE_AFTER_S
+            while self._seen and next(iter(self._seen.values())) < cutoff:
+                self._seen.popitem(last=False)
+            if signature in self._seen:
+                raise SlackRequestRefused("replayed request")
+            self._seen[signature] = self._now()
+            if len(self._seen) > self._remember:
+                self._seen.popitem(last=False)
+
+
+def parse_click(body: bytes) -> SlackClick:
+    """The approve/reject button of a block_actions payload (form field `payload`)."""
+    try:
+        payload = json.loads(parse_qs(body.decode())["payload"][0])
+        user = str(payload["user"]["id"])
+        action = payload["actions"][0]
+        action_id, value = str(action["action_id"]), str(action["value"])
+    except (KeyError, IndexError, ValueError, TypeError) as exc:
+        raise SlackRequestRefused(f"malformed interaction payload: {exc.__class__.__name__}") from None
+    if action_id not in ("approve", "reject"):
+        raise SlackRequestRefused(f"unknown action {action_id!r}")
+    return SlackClick(user, "approve" if action_id == "approve" else "reject", value)
+
+
+def approval_buttons(approval_id: str) -> dict[str, object]:
+    """The Block Kit actions block a Slack notification carries for an L3 proposal."""
+    return {
+        "type": "actions",
+        "block_id": f"approval:{approval_id}",
+        "elements": [
+            {"type": "button", "action_id": "approve", "style": "primary", "value": approval_id,
+             "text": {"type": "plain_text", "text": "Approve"}},
+            {"type": "button", "action_id": "reject", "style": "danger", "value": approval_id,
+             "text": {"type": "plain_text", "text": "Reject"}},
+        ],
+    }

@@ -52,9 +52,8 @@ def request_approval(
     """A pending approval request, or the gate's withheld decision (nothing to approve)."""
     decision = gate(action, ledger, settings=settings)
     if not decision.allowed:
-        append_audit(session, "approval.withheld", investigation_id, {
-            "proposal_hash": decision.proposal_hash, "reason": decision.reason, "action": json.loads(action_json(action)),
-        })
+        detail = {"proposal_hash": decision.proposal_hash, "reason": decision.reason}
+        append_audit(session, "approval.withheld", investigation_id, {**detail, "action": json.loads(action_json(action))})
         return decision
     at = now or datetime.now(UTC)
     row = ApprovalRow(
@@ -69,9 +68,12 @@ def request_approval(
     )
     session.add(row)
     session.flush()
-    append_audit(session, "approval.requested", row.id, {
-        "investigation_id": investigation_id, "proposal_hash": row.proposal_hash, "expires_at": row.expires_at.isoformat(),
-    })
+    append_audit(
+        session,
+        "approval.requested",
+        row.id,
+        {"investigation_id": investigation_id, "proposal_hash": row.proposal_hash, "expires_at": at.isoformat()},
+    )
     return row
 
 
@@ -108,13 +110,13 @@ def decide(
         return refuse(row.status, f"the request is already {row.status}")
     new_status = "approved" if decision == "approve" else "rejected"
     # Compare-and-set, so two approvers clicking at once cannot both win.
-    changed = session.execute(
+    result = session.execute(
         update(ApprovalRow)
         .where(ApprovalRow.id == approval_id, ApprovalRow.status == "pending")
         .values(status=new_status, decided_by=user.name, decided_via=via, decided_at=at)
         .execution_options(synchronize_session="fetch")
-    ).rowcount
-    if not changed:
+    )
+    if not getattr(result, "rowcount", 0):
         return refuse(row.status, "decided concurrently by someone else")
     append_audit(session, f"approval.{new_status}", approval_id, {"by": user.name, "via": via})
     return DecisionOutcome(True, new_status)
@@ -122,7 +124,8 @@ def decide(
 
 def expire_due(session: Session, now: datetime | None = None) -> int:
     at = now or datetime.now(UTC)
-    rows = session.scalars(select(ApprovalRow).where(ApprovalRow.status == "pending", ApprovalRow.expires_at <= at)).all()
+    due = select(ApprovalRow).where(ApprovalRow.status == "pending", ApprovalRow.expires_at <= at)
+    rows = session.scalars(due).all()
     for row in rows:
         row.status = "expired"
         append_audit(session, "approval.expired", row.id, {"expired_at": _aware(row.expires_at).isoformat()})

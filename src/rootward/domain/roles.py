@@ -5,10 +5,10 @@ Ordered: each role may do everything the roles below it may.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class Role(str, Enum):
+class Role(StrEnum):
     VIEWER = "viewer"  # read incidents and RCAs
     RESPONDER = "responder"  # plus feedback, questions, safe actions
     APPROVER = "approver"  # plus approve or reject remediation

@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from rootward.domain.alert import Alert, Severity
+from rootward.ingest import accept
+from rootward.ingest.accept import Submission, accept_alerts, accept_batches
+from rootward.settings import RouterSettings
+from rootward.store.alerts import AlertGroupRow, AlertRow, RoutingDecisionRow
+from rootward.store.audit import AuditRow, verify_chain
+from rootward.store.db import make_engine, make_session_factory
+from rootward.store.jobs import Job
+
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def sessions(migrated_db_url: str) -> Iterator[sessionmaker[Session]]:
+    engine = make_engine(migrated_db_url)
+    yield make_session_factory(engine)
+    engine.dispose()
+
+
+def alert(fp: str, service: str = "checkout", status: str = "firing", severity: Severity = Severity.P1) -> Alert:
+    return Alert(
+        fingerprint=fp,
+        name="HighErrorRate",
+        service=service,
+        severity=severity,
+        status=status,  # type: ignore[arg-type]
+        starts_at=T0,
+        labels={"alertname": "HighErrorRate", "service": service},
+        annotations={"summary": "errors"},
+    )
+
+
+def count(sessions: sessionmaker[Session], model: type) -> int:
+    with sessions() as s:
+        return int(s.scalar(select(func.count()).select_from(model)) or 0)
+
+
+def test_same_alert_twice_is_one_alert_one_group_one_investigation(sessions: sessionmaker[Session]) -> None:
+    first = accept_alerts(sessions, [alert("a")], source="alertmanager", settings=RouterSettings(), now=T0)
+    second = accept_alerts(
+        sessions, [alert("a")], source="alertmanager", settings=RouterSettings(), now=T0 + timedelta(seconds=20)
+    )
+    assert second.decisions[0].alert_id == first.decisions[0].alert_id
+    assert (count(sessions, AlertRow), count(sessions, AlertGroupRow), count(sessions, Job)) == (1, 1, 1)
+    with sessions() as s:
+        row = s.get(AlertRow, first.decisions[0].alert_id)
+        group = s.get(AlertGroupRow, first.decisions[0].group_id)
+        assert row is not None and row.count == 2
+        assert group is not None and group.investigation_job_id is not None
+        assert s.scalar(select(Job.group_id)) == group.id
+
+
+def test_resolved_notification_marks_the_stored_alert_resolved(sessions: sessionmaker[Session]) -> None:
+    accept_alerts(sessions, [alert("a")], source="generic", settings=RouterSettings(), now=T0)
+    done = accept_alerts(sessions, [alert("a", status="resolved")], source="generic", settings=RouterSettings())
+    with sessions() as s:
+        row = s.get(AlertRow, done.decisions[0].alert_id)
+        group = s.get(AlertGroupRow, done.decisions[0].group_id)
+    assert row is not None and row.status == "resolved" and row.ends_at is not None
+    assert group is not None and group.status == "resolved"
+
+
+def test_batch_of_many_requests_for_seven_services_makes_seven_groups(sessions: sessionmaker[Session]) -> None:
+    subs = [Submission("generic", [alert(f"fp{i}", service=f"svc{i % 7}")]) for i in range(200)]
+    results = accept_batches(sessions, subs[:120], settings=RouterSettings(), now=T0)
+    results += accept_batches(sessions, subs[120:], settings=RouterSettings(), now=T0 + timedelta(seconds=4))
+    assert [len(r.decisions) for r in results] == [1] * 200
+    assert count(sessions, AlertRow) == 200
+    assert count(sessions, AlertGroupRow) == 7
+    assert count(sessions, Job) == 7
+    with sessions() as s:
+        assert verify_chain(s).ok
+        assert s.scalar(select(func.count()).where(AuditRow.kind == "alert.routed")) == 200
+
+
+def test_failure_while_storing_writes_nothing(sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken_enqueue(session: Session, group_id: str, rank: int, tier: str) -> str:
+        raise RuntimeError("queue down")
+
+    monkeypatch.setattr(accept, "investigation_enqueuer", lambda: broken_enqueue)
+    with pytest.raises(RuntimeError):
+        accept_alerts(sessions, [alert("a"), alert("b", service="db")], source="generic", settings=RouterSettings())
+    for model in (AlertRow, AlertGroupRow, RoutingDecisionRow, AuditRow):
+        assert count(sessions, model) == 0
+
+
+def test_without_the_runtime_groups_are_stored_and_the_gap_audited(
+    sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(accept, "investigation_enqueuer", lambda: None)
+    result = accept_alerts(sessions, [alert("a")], source="generic", settings=RouterSettings())
+    with sessions() as s:
+        kinds = s.scalars(select(AuditRow.kind).where(AuditRow.subject == result.decisions[0].group_id)).all()
+    assert kinds == ["group.not_enqueued"]

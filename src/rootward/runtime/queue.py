@@ -25,7 +25,7 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Executable, func, or_, select, update
+from sqlalchemy import CursorResult, Executable, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from rootward.store.audit import append_audit
@@ -54,8 +54,9 @@ def enqueue_investigation(
     """
     now = now or utcnow()
     job_id = new_id()
-    session.add(
-        Job(
+    # A Core insert, not an ORM add: the router enqueues inside its batched intake transaction.
+    session.execute(
+        insert(Job).values(
             id=job_id,
             group_id=group_id,
             status="queued",
@@ -66,7 +67,6 @@ def enqueue_investigation(
             next_step=0,
         )
     )
-    session.flush()
     append_audit(
         session, "job.enqueued", job_id, {"group_id": group_id, "priority": severity_rank, "tier": tier}
     )

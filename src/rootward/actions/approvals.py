@@ -53,7 +53,8 @@ def request_approval(
     decision = gate(action, ledger, settings=settings)
     if not decision.allowed:
         detail = {"proposal_hash": decision.proposal_hash, "reason": decision.reason}
-        append_audit(session, "approval.withheld", investigation_id, {**detail, "action": json.loads(action_json(action))})
+        detail["action"] = json.loads(action_json(action))
+        append_audit(session, "approval.withheld", investigation_id, detail)
         return decision
     at = now or datetime.now(UTC)
     row = ApprovalRow(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 from typing import Literal
 
 AlertStatus = Literal["firing", "resolved"]
@@ -13,7 +13,7 @@ AlertStatus = Literal["firing", "resolved"]
 SERVICE_LABELS: tuple[str, ...] = ("service", "job", "app", "deployment", "instance")
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     """P0 pages a human at once; P3 is informational."""
 
     P0 = "P0"
@@ -26,7 +26,7 @@ class Severity(str, Enum):
         return int(self.value[1])
 
 
-class Tier(str, Enum):
+class Tier(StrEnum):
     """The action ladder: how far rootward may go for a group."""
 
     L0 = "L0"  # template notice only

@@ -33,6 +33,9 @@ PRIOR_STRENGTH = 2.0
 DEFAULT_DELAY_P50_S = 60.0
 DEFAULT_DELAY_P95_S = 300.0
 DEFAULT_RECOVERY_S = 900.0
+# Faults whose effect flows to what the target calls (load lands on dependencies), not to its
+# dependents. Their incidents teach the root's own alerts but no edge statistics.
+DOWNSTREAM_FAULTS = frozenset({"traffic_surge"})
 # Alerts a dependent usually shows when something it needs fails, before any history.
 DEFAULT_DEPENDENT_ALERTS: tuple[str, ...] = ("HighErrorRate", "HighLatencyP99")
 
@@ -178,6 +181,8 @@ class Dynamics:
                 durations.setdefault(alert.entity, []).append((alert.ends_at - alert.starts_at).total_seconds())
         if record.root in names:
             self.fault_alerts.setdefault(record.fault_type, Counter()).update(names[record.root])
+        if record.fault_type in DOWNSTREAM_FAULTS:
+            return 0
 
         reach = _dependents_closure(graph, record.root)
         affected = _affected(graph, record.root, reach, set(first))

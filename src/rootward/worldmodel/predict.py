@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rootward.worldmodel.dynamics import DEFAULT_RECOVERY_S, Dynamics
+from rootward.worldmodel.dynamics import DEFAULT_RECOVERY_S, DOWNSTREAM_FAULTS, Dynamics
 from rootward.worldmodel.graph import WorldGraph
 
 MODEL_VERSION = "worldmodel/v1"
@@ -196,8 +196,13 @@ def _walk(
     impact: float,
     min_probability: float,
     max_depth: int,
+    downstream: bool = False,
 ) -> dict[str, _Reach]:
-    """Max-product best-first search over dependents (Dijkstra on -log p), ties broken by name."""
+    """Max-product best-first search (Dijkstra on -log p), ties broken by name.
+
+    Upstream (the default) walks to dependents: where a fault surfaces.
+    Downstream walks to dependencies: where a load surge lands.
+    """
     g = graph.g
     if target not in g:
         raise UnknownTarget(target)
@@ -205,10 +210,10 @@ def _walk(
     depth = {target: 0}
     done: set[str] = set()
     heap: list[tuple[float, str]] = [(-1.0, target)]
-    pred = g._pred  # adjacency of dependents; read-only use
+    ahead = g._succ if downstream else g._pred  # read-only use of networkx adjacency
     order: list[str] = []
     while heap:
-        neg_p, node = heapq.heappop(heap)
+        _, node = heapq.heappop(heap)
         if node in done:
             continue
         done.add(node)
@@ -217,17 +222,21 @@ def _walk(
         if depth[node] >= max_depth:
             continue
         first_hop = node == target
-        for dependent, data in pred[node].items():
-            if dependent in done:
+        for other, data in ahead[node].items():
+            if other in done:
                 continue
-            dyn = dynamics.edge(dependent, node, data["relation"])
+            dyn = (
+                dynamics.edge(node, other, data["relation"])
+                if downstream
+                else dynamics.edge(other, node, data["relation"])
+            )
             p = here.probability * dyn.probability * data["confidence"] * (impact if first_hop else 1.0)
             if p < min_probability:
                 continue
-            current = best.get(dependent)
+            current = best.get(other)
             if current is not None and current.probability >= p:
                 continue
-            best[dependent] = _Reach(
+            best[other] = _Reach(
                 p,
                 here.delay_min + dyn.delay_min_s,
                 here.delay_p50 + dyn.delay_p50_s,
@@ -236,30 +245,40 @@ def _walk(
                 node,
                 dyn.alerts,
             )
-            depth[dependent] = depth[node] + 1
-            heapq.heappush(heap, (-p, dependent))
-    _noisy_or(graph, dynamics, target, impact, order, best)
+            depth[other] = depth[node] + 1
+            heapq.heappush(heap, (-p, other))
+    _noisy_or(graph, dynamics, target, impact, order, best, downstream)
     return best
 
 
 def _noisy_or(
-    graph: WorldGraph, dynamics: Dynamics, target: str, impact: float, order: list[str], best: dict[str, _Reach]
+    graph: WorldGraph,
+    dynamics: Dynamics,
+    target: str,
+    impact: float,
+    order: list[str],
+    best: dict[str, _Reach],
+    downstream: bool,
 ) -> None:
-    """Combine every reached dependency of an entity (noisy-OR), not just its best path.
+    """Combine every reached cause of an entity (noisy-OR), not just its best path.
 
-    Only dependencies finalized before the entity count, which keeps the
-    combination acyclic (a cycle cannot feed its own probability back).
+    Only causes finalized before the entity count, which keeps the combination
+    acyclic (a cycle cannot feed its own probability back).
     """
     rank = {name: i for i, name in enumerate(order)}
-    succ = graph.g._succ
+    behind = graph.g._pred if downstream else graph.g._succ
     for name in order[1:]:
         miss = 1.0
-        for dependency, data in succ[name].items():
-            if rank.get(dependency, len(order)) >= rank[name]:
+        for cause, data in behind[name].items():
+            if rank.get(cause, len(order)) >= rank[name]:
                 continue
-            dyn = dynamics.edge(name, dependency, data["relation"])
-            hop = dyn.probability * data["confidence"] * (impact if dependency == target else 1.0)
-            miss *= 1.0 - best[dependency].probability * hop
+            dyn = (
+                dynamics.edge(cause, name, data["relation"])
+                if downstream
+                else dynamics.edge(name, cause, data["relation"])
+            )
+            hop = dyn.probability * data["confidence"] * (impact if cause == target else 1.0)
+            miss *= 1.0 - best[cause].probability * hop
         best[name].probability = max(best[name].probability, 1.0 - miss)
 
 
@@ -299,7 +318,8 @@ def predict(
         root_alerts = dynamics.root_alerts(fault_type) or tuple(
             (name, 1.0 / max(1, len(effect.target_alerts))) for name in effect.target_alerts
         )
-    best = _walk(graph, dynamics, target, effect.impact, min_probability, max_depth)
+    downstream = fault_type in DOWNSTREAM_FAULTS
+    best = _walk(graph, dynamics, target, effect.impact, min_probability, max_depth, downstream)
     best[target].alerts = root_alerts
     best[target].recovery = effect.recovery_s
     best[target].delay_p95 = effect.recovery_s  # the target shows its own alerts while the cause lasts
@@ -351,7 +371,15 @@ def explain_score(
     observed = set(observed_alert_entities)
     if not observed or candidate not in graph.g:
         return 0.0
-    best = _walk(graph, dynamics or Dynamics(), candidate, fault_effect(fault_type).impact, min_probability, max_depth)
+    best = _walk(
+        graph,
+        dynamics or Dynamics(),
+        candidate,
+        fault_effect(fault_type).impact,
+        min_probability,
+        max_depth,
+        fault_type in DOWNSTREAM_FAULTS,
+    )
     log_likelihood = 0.0
     for name in observed:
         reach = best.get(name)

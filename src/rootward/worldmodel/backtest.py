@@ -1,0 +1,258 @@
+"""Backtest with a negative control: does the graph's wiring predict real cascades?
+
+For each bundle with ground truth, predict the cascade of the true root cause
+and measure how much of what actually alerted it covers:
+
+- `hit_coverage`: share of alerting entities (other than the root) inside the
+  predicted blast radius;
+- `coverage`: the probability-weighted version, the mean predicted probability
+  of those entities (an entity predicted at 0.9 counts more than one at 0.06).
+
+Then the same prediction runs on degree-preserving shuffles of the same graph
+(networkx directed three-edge swaps; the seed fixes the result) and
+`control_ratio = control coverage / real coverage`. A model that only knew the
+graph's shape, not its wiring, would score a ratio near 1; the target is ≤ 0.5.
+The structural prior is used on both sides (no learned dynamics), so the
+control differs from the real run only in the wiring.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+import networkx as nx
+
+from rootward.domain.topology import Topology
+from rootward.worldmodel.dynamics import Dynamics
+from rootward.worldmodel.graph import EdgeClaim, WorldGraph
+from rootward.worldmodel.history import IncidentRecord, ObservedAlert
+from rootward.worldmodel.predict import predict
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class BacktestCase:
+    name: str
+    topology: Topology
+    root: str
+    fault_type: str
+    alerted: frozenset[str]  # entities with at least one alert
+    alerts: tuple[ObservedAlert, ...] = ()  # what the learner sees of the other folds
+
+    @property
+    def record(self) -> IncidentRecord:
+        return IncidentRecord(self.root, self.fault_type, self.alerts, source=self.name)
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    name: str
+    root: str
+    observed: int
+    hit_coverage: float
+    coverage: float
+    control_hit_coverage: float | None
+    control_coverage: float | None
+    missed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class BacktestReport:
+    cases: tuple[CaseResult, ...]
+    skipped: tuple[str, ...] = field(default_factory=tuple)
+    seed: int = 0
+    shuffles: int = 5
+    learned: bool = True
+
+    def _mean(self, attr: str) -> float:
+        values = [getattr(c, attr) for c in self.cases if getattr(c, attr) is not None]
+        return mean(values) if values else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        coverage = self._mean("coverage")
+        control = self._mean("control_coverage")
+        hit, control_hit = self._mean("hit_coverage"), self._mean("control_hit_coverage")
+        return {
+            "cases": len(self.cases),
+            "skipped": list(self.skipped),
+            "seed": self.seed,
+            "shuffles": self.shuffles,
+            "learned_dynamics": self.learned,
+            "coverage": round(coverage, 4),
+            "control_coverage": round(control, 4),
+            "control_ratio": round(control / coverage, 4) if coverage else None,
+            "hit_coverage": round(hit, 4),
+            "control_hit_coverage": round(control_hit, 4),
+            "hit_control_ratio": round(control_hit / hit, 4) if hit else None,
+            "target_control_ratio": 0.5,
+            "per_case": [
+                {
+                    "name": c.name,
+                    "root": c.root,
+                    "observed": c.observed,
+                    "coverage": round(c.coverage, 4),
+                    "hit_coverage": round(c.hit_coverage, 4),
+                    "control_coverage": None if c.control_coverage is None else round(c.control_coverage, 4),
+                    "missed": list(c.missed),
+                }
+                for c in self.cases
+            ],
+        }
+
+
+def shuffled(graph: WorldGraph, seed: int, swaps_per_edge: int = 3) -> WorldGraph:
+    """The same entities and in/out degrees with rewired edges; the same seed gives the same graph."""
+    wiring = nx.DiGraph()
+    wiring.add_nodes_from(sorted(graph.g.nodes))
+    wiring.add_edges_from(sorted(graph.g.edges))
+    edges = wiring.number_of_edges()
+    if wiring.number_of_nodes() >= 4 and edges >= 3:
+        nswap = swaps_per_edge * edges
+        # On a failure the swaps made so far stay: the graph is still rewired as far as its shape allows.
+        with contextlib.suppress(nx.NetworkXAlgorithmError):
+            nx.directed_edge_swap(wiring, nswap=nswap, max_tries=100 * nswap, seed=seed)
+    # Relations and confidences keep their multiset, dealt out in a seeded order.
+    attrs = sorted((d["relation"], d["confidence"]) for _, _, d in graph.g.edges(data=True))
+    random.Random(seed).shuffle(attrs)
+    out = WorldGraph()
+    for name in sorted(graph.g.nodes):
+        out.add_entity(name, graph.kind(name), graph.attributes(name))
+    for (source, target), (relation, confidence) in zip(sorted(wiring.edges), attrs, strict=True):
+        out.add_claim(source, target, EdgeClaim("topology_file", relation, confidence, EPOCH))
+    return out
+
+
+def _coverage(
+    graph: WorldGraph, case: BacktestCase, dynamics: Dynamics | None, min_probability: float
+) -> tuple[float, float, list[str]]:
+    prediction = predict(
+        graph, case.root, fault_type=case.fault_type, dynamics=dynamics, min_probability=min_probability
+    )
+    probability = {e.name: e.probability for e in prediction.entities}
+    observed = sorted(case.alerted - {case.root})
+    hits = [name for name in observed if name in probability]
+    missed = [name for name in observed if name not in probability]
+    return (
+        len(hits) / len(observed),
+        sum(probability.get(name, 0.0) for name in observed) / len(observed),
+        missed,
+    )
+
+
+def _wiring_key(topology: Topology) -> tuple[tuple[str, str, str], ...]:
+    return tuple(sorted(topology.edges()))
+
+
+def _fold_dynamics(
+    graph: WorldGraph, group: list[tuple[int, BacktestCase]], folds: int
+) -> dict[int, Dynamics]:
+    """Per case index: dynamics learned on `graph` from the other folds of its topology group."""
+    out: dict[int, Dynamics] = {}
+    for fold in range(folds):
+        members = [i for i, _ in group if i % folds == fold]
+        if not members:
+            continue
+        dynamics = Dynamics()
+        dynamics.learn(graph, [c.record for i, c in group if i % folds != fold])
+        for i in members:
+            out[i] = dynamics
+    return out
+
+
+def run_backtest(
+    cases: Iterable[BacktestCase],
+    *,
+    seed: int = 0,
+    shuffles: int = 5,
+    min_probability: float = 0.05,
+    folds: int = 5,
+    learn: bool = True,
+) -> BacktestReport:
+    """Real wiring against `shuffles` rewired controls; with `learn`, each side learns its own
+    dynamics from the other folds of the same topology (k-fold, so no incident predicts itself)."""
+    listed = list(enumerate(cases))
+    skipped = [
+        c.name for _, c in listed if c.root not in c.topology.entities or not (c.alerted - {c.root})
+    ]
+    usable = [(i, c) for i, c in listed if c.name not in skipped]
+    groups: dict[tuple[tuple[str, str, str], ...], list[tuple[int, BacktestCase]]] = {}
+    for i, c in usable:
+        groups.setdefault(_wiring_key(c.topology), []).append((i, c))
+    results: dict[int, CaseResult] = {}
+    for number, (_, group) in enumerate(sorted(groups.items())):
+        real = WorldGraph.from_topology(group[0][1].topology)
+        controls = [shuffled(real, seed=seed * 1_000_003 + number * 101 + r) for r in range(shuffles)]
+        real_dyn = _fold_dynamics(real, group, folds) if learn else {}
+        control_dyn = [_fold_dynamics(g, group, folds) if learn else {} for g in controls]
+        for i, case in group:
+            hit, weighted, missed = _coverage(real, case, real_dyn.get(i), min_probability)
+            control = [
+                _coverage(g, case, dyn.get(i), min_probability)[:2]
+                for g, dyn in zip(controls, control_dyn, strict=True)
+            ]
+            results[i] = CaseResult(
+                name=case.name,
+                root=case.root,
+                observed=len(case.alerted - {case.root}),
+                hit_coverage=hit,
+                coverage=weighted,
+                control_hit_coverage=mean(c[0] for c in control) if control else None,
+                control_coverage=mean(c[1] for c in control) if control else None,
+                missed=tuple(missed),
+            )
+    return BacktestReport(tuple(results[i] for i in sorted(results)), tuple(skipped), seed, shuffles, learn)
+
+
+TruthReader = Callable[[Path], Any]
+
+
+def root_of(truth: Any) -> tuple[str, str]:
+    """(entity, fault_type) of a truth record, whether a dict or an object with `root_cause`."""
+    root = truth["root_cause"] if isinstance(truth, dict) else truth.root_cause
+    if isinstance(root, dict):
+        return str(root["entity"]), str(root["fault_type"])
+    return str(root.entity), str(root.fault_type)
+
+
+def load_cases(bundle_dirs: Sequence[Path], read_truth: TruthReader) -> tuple[list[BacktestCase], list[str]]:
+    """Bundles with truth and a topology become cases; the others are named as skipped."""
+    from rootward.sources.bundle import load_bundle  # a bundle is a source; only the backtest reads one
+
+    cases: list[BacktestCase] = []
+    skipped: list[str] = []
+    for path in bundle_dirs:
+        try:
+            truth = read_truth(path)
+        except FileNotFoundError:
+            skipped.append(f"{path.name}: no truth")
+            continue
+        bundle = load_bundle(path)
+        if bundle.topology is None:
+            skipped.append(f"{path.name}: no topology")
+            continue
+        entity, fault_type = root_of(truth)
+        cases.append(
+            BacktestCase(
+                name=bundle.id,
+                topology=bundle.topology,
+                root=entity,
+                fault_type=fault_type,
+                alerted=frozenset(a.service for a in bundle.alerts),
+                alerts=tuple(ObservedAlert(a.service, a.name, a.starts_at, a.ends_at) for a in bundle.alerts),
+            )
+        )
+    return cases, skipped
+
+
+def bundle_dirs_under(root: Path) -> list[Path]:
+    if (root / "incident.yaml").is_file():
+        return [root]
+    return sorted(p.parent for p in root.glob("*/incident.yaml"))

@@ -1,0 +1,82 @@
+"""Generate bundles: many incidents from one seed, and the fixed golden set.
+
+Fault types rotate so every type is covered evenly, and topologies rotate
+against them so each fault appears in every topology. Each bundle has its own
+`random.Random` seeded from (seed, index, topology, fault), so bundle k is the
+same whatever the count.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rootward.domain.faults import FAULT_TYPES
+from rootward.sim.faults import eligible_entities
+from rootward.sim.render import render, write_bundle
+from rootward.sim.scenario import build_scenario
+from rootward.sim.topologies import BUILT_IN, SimTopology, load_topology
+
+GOLDEN_SEED = 20260601
+GOLDEN_PER_FAULT = 5  # 15 fault types x 5 = 75 bundles across the 3 built-in topologies
+
+
+@dataclass(frozen=True)
+class Generated:
+    path: Path
+    topology: str
+    fault_type: str
+    cause: str
+
+
+def plan_bundles(count: int, topologies: Sequence[SimTopology], faults: Sequence[str]) -> list[tuple[SimTopology, str]]:
+    """Which (topology, fault) each of `count` bundles gets."""
+    for f in faults:
+        if f not in FAULT_TYPES:
+            raise ValueError(f"unknown fault type {f!r}; known: {', '.join(FAULT_TYPES)}")
+    out: list[tuple[SimTopology, str]] = []
+    n = len(faults)
+    for i in range(count):
+        fault = faults[i % n]
+        start = (i + i // n) % len(topologies)
+        for k in range(len(topologies)):
+            topo = topologies[(start + k) % len(topologies)]
+            if eligible_entities(topo, fault):
+                out.append((topo, fault))
+                break
+        else:
+            raise ValueError(f"no topology given has an entity where {fault} can happen")
+    return out
+
+
+def bundle_files(topo: SimTopology, fault: str, seed: int | str, index: int) -> tuple[str, dict[str, bytes], str]:
+    """(bundle id, files, cause) for bundle `index` of a run with `seed`."""
+    rng = random.Random(f"rootward-sim/{seed}/{index}/{topo.name}/{fault}")
+    bundle_id = f"{topo.name}-{seed}-{index:03d}".lower()
+    scenario = build_scenario(topo, fault, rng, bundle_id)
+    return bundle_id, render(scenario, rng), scenario.cause.name
+
+
+def generate(
+    out: Path,
+    count: int,
+    seed: int | str,
+    topologies: Sequence[str] | None = None,
+    faults: Sequence[str] | None = None,
+) -> list[Generated]:
+    """Write `count` bundles under `out`; returns what was written."""
+    topos = [load_topology(t) for t in topologies] if topologies else list(BUILT_IN.values())
+    fault_list = list(faults) if faults else list(FAULT_TYPES)
+    written: list[Generated] = []
+    for index, (topo, fault) in enumerate(plan_bundles(count, topos, fault_list)):
+        bundle_id, files, cause = bundle_files(topo, fault, seed, index)
+        path = write_bundle(files, out / bundle_id)
+        written.append(Generated(path, topo.name, fault, cause))
+    return written
+
+
+def generate_golden(out: Path) -> list[Generated]:
+    """The golden set: 75 bundles, every fault type 5 times, across all built-in topologies."""
+    return generate(out, count=GOLDEN_PER_FAULT * len(FAULT_TYPES), seed=GOLDEN_SEED)

@@ -1,0 +1,297 @@
+"""One simulated incident, decided: cause, timing, victims, alerts, changes and noise.
+
+`build_scenario` makes every random choice of an incident from one
+`random.Random`, in a fixed order, so a seed always yields the same incident.
+Rendering to files is `sim/render.py`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from rootward.domain.faults import FAULT_TYPES
+from rootward.sim import logtext
+from rootward.sim.faults import FAULTS, FaultContext, FaultPlan, LogEvent, eligible_entities, host_of
+from rootward.sim.signals import Baseline, draw_baseline, family_metrics
+from rootward.sim.topologies import SimEntity, SimTopology
+
+SOURCE_FILES = ("logs.jsonl", "metrics.csv", "changes.json")
+_TELEMETRY_FAMILIES = ("service", "database", "cache", "queue", "dns", "storage")
+_FLAKY_ALERTS = (
+    ("NodeClockSkewDetected", "warning"),
+    ("KubeJobFailed", "warning"),
+    ("BlackboxProbeSlow", "warning"),
+    ("HighMemoryUsage", "warning"),
+    ("CertificateExpiringIn14Days", "info"),
+    ("KubeHpaMaxedOut", "warning"),
+)
+
+
+@dataclass(frozen=True)
+class Victim:
+    """An entity the fault reaches: `hops` away, through `via` (its neighbour towards the cause)."""
+
+    name: str
+    hops: int
+    via: str
+    relation: str  # depends_on | runs_on | load (traffic flowing down)
+    starts: int  # when its symptoms begin
+    strength: float
+
+
+@dataclass(frozen=True)
+class AlertSpec:
+    name: str
+    entity: str
+    severity: str
+    starts_at: int
+    summary: str
+
+
+@dataclass
+class Scenario:
+    id: str
+    topology: SimTopology
+    fault_type: str
+    cause: SimEntity
+    onset: int
+    window_start: int
+    window_end: int
+    resolution: int
+    plan: FaultPlan
+    victims: dict[str, Victim]
+    baselines: dict[tuple[str, str], Baseline]
+    alerts: list[AlertSpec] = field(default_factory=list)
+    changes: list[dict[str, str | int]] = field(default_factory=list)
+    extra_logs: list[LogEvent] = field(default_factory=list)
+    noisy_service: str | None = None
+    missing: tuple[str, ...] = ()
+    knowledge: dict[str, str] = field(default_factory=dict)
+    also_acceptable: list[tuple[str, str]] = field(default_factory=list)
+    kubernetes: bool = False
+
+    @property
+    def fired_at(self) -> int:
+        return min(a.starts_at for a in self.alerts)
+
+
+def has_pool(topo: SimTopology, e: SimEntity) -> bool:
+    return e.family == "service" and any(topo.get(d).family == "database" for d in e.depends_on)
+
+
+def _baselines(topo: SimTopology, rng: random.Random) -> dict[tuple[str, str], Baseline]:
+    out: dict[tuple[str, str], Baseline] = {}
+    for e in topo.entities:
+        for m in family_metrics(e.family, has_pool(topo, e)):
+            out[(e.name, m)] = draw_baseline(e.family, m, rng)
+    return out
+
+
+def _victims(topo: SimTopology, cause: SimEntity, plan: FaultPlan, rng: random.Random) -> dict[str, Victim]:
+    """Walk the graph from the cause, delaying each hop: symptoms arrive later the further away."""
+    out: dict[str, Victim] = {}
+    frontier = [(cause.name, plan.start if plan.propagation == "down" else 0)]
+    onset_at = {cause.name: 0}
+    depth = 0
+    while frontier and depth < 4:
+        depth += 1
+        nxt = []
+        for node, _ in frontier:
+            if plan.propagation == "down":
+                neigh = [(d, "load") for d in topo.get(node).depends_on]
+            else:
+                neigh = [(d.name, "runs_on" if node in d.runs_on else "depends_on") for d in topo.entities if node in d.dependencies]
+            for name, rel in neigh:
+                if name in out or name == cause.name:
+                    continue
+                delay = onset_at[node] + rng.randint(20, 150)
+                onset_at[name] = delay
+                strength = plan.victim_strength * (0.7 ** (depth - 1)) * rng.uniform(0.8, 1.2)
+                out[name] = Victim(name, depth, node, rel, delay, round(strength, 4))
+                nxt.append((name, delay))
+        frontier = nxt
+    return out
+
+
+def _iso(epoch: float) -> str:
+    ms = int(round(epoch * 1000))
+    return datetime.fromtimestamp(ms // 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def _alerts(sc: Scenario, rng: random.Random) -> list[AlertSpec]:
+    topo, plan = sc.topology, sc.plan
+    alerts: list[AlertSpec] = []
+    latest = sc.window_end - 240
+    for name, v in sorted(sc.victims.items(), key=lambda kv: (kv[1].hops, kv[0])):
+        ent = topo.get(name)
+        if ent.family not in _TELEMETRY_FAMILIES:
+            continue
+        top = not topo.dependents(name)
+        if rng.random() >= (0.85 if top else 0.3) * min(1.0, 0.5 + v.strength):
+            continue
+        mode = "latency" if plan.victim_mode == "latency" or v.relation in ("runs_on", "load") else "errors"
+        alertname = "HighLatencyP99" if mode == "latency" else "HighErrorRate"
+        at = min(latest, sc.onset + v.starts + rng.randint(60, 240))
+        alerts.append(AlertSpec(alertname, name, "critical" if top else "warning", at, f"{alertname} on {name}"))
+    if plan.alert and rng.random() < plan.alert_prob:
+        alertname, severity = plan.alert
+        at = max(sc.window_start + 600, min(latest, plan.alert_at))
+        alerts.append(AlertSpec(alertname, sc.cause.name, severity, at, f"{alertname} on {sc.cause.name}"))
+    if not alerts:
+        pool = [v for v in sc.victims.values() if topo.get(v.name).family in _TELEMETRY_FAMILIES]
+        if pool:
+            v = max(pool, key=lambda x: (x.hops, x.name))
+            alertname = "HighLatencyP99" if plan.victim_mode == "latency" else "HighErrorRate"
+            at = min(latest, sc.onset + v.starts + rng.randint(60, 240))
+            alerts.append(AlertSpec(alertname, v.name, "critical", at, f"{alertname} on {v.name}"))
+        else:
+            alertname, severity = plan.alert or ("ServiceDegraded", "critical")
+            alerts.append(AlertSpec(alertname, sc.cause.name, severity, min(latest, sc.onset + 120), f"{alertname} on {sc.cause.name}"))
+    if rng.random() < 0.35:
+        others = [e.name for e in topo.entities if e.name != sc.cause.name and e.family != "external"]
+        name = rng.choice(others)
+        alertname, severity = rng.choice(_FLAKY_ALERTS)
+        at = rng.randint(sc.onset - 600, latest)
+        alerts.append(AlertSpec(alertname, name, severity, at, f"{alertname} on {name}"))
+    return sorted(alerts, key=lambda a: (a.starts_at, a.entity, a.name))
+
+
+_DEPLOY_SUMMARIES = (
+    ("bump dependencies", ""),
+    ("upgrade base image and JVM flags", "- FROM base:1.8\n+ FROM base:1.9"),
+    ("add structured logging fields", ""),
+    ("increase HPA maxReplicas", "- maxReplicas: 6\n+ maxReplicas: 10"),
+    ("fix typo in email template", ""),
+    ("rotate TLS ciphers list", "- ssl_ciphers: HIGH:!aNULL\n+ ssl_ciphers: ECDHE+AESGCM"),
+)
+
+
+def _changes(sc: Scenario, rng: random.Random) -> list[dict[str, str | int]]:
+    topo = sc.topology
+    changes: list[dict[str, str | int]] = [dict(c) for c in sc.plan.changes]
+    used = {str(c["id"]) for c in changes}
+
+    def new_id(prefix: str) -> str:
+        while True:
+            cid = f"{prefix}-{rng.randint(1000, 9999)}"
+            if cid not in used:
+                used.add(cid)
+                return cid
+
+    services = [e.name for e in topo.entities if e.family == "service" and e.name != sc.cause.name]
+    for _ in range(rng.randint(1, 3)):
+        if not services:
+            break
+        summary, diff = rng.choice(_DEPLOY_SUMMARIES)
+        changes.append(
+            {"id": new_id("deploy"), "kind": "deploy", "service": rng.choice(services),
+             "time": rng.randint(sc.window_start + 120, sc.window_end - 300),
+             "version": f"v{rng.randint(1, 5)}.{rng.randint(0, 40)}.{rng.randint(0, 9)}",
+             "author": rng.choice(("ci", "bob", "dana", "renovate[bot]")), "summary": summary, "diff": diff}
+        )
+    if services and rng.random() < 0.4:
+        # A red herring: a harmless deploy right before the onset, often on a service that then alerts.
+        near = [v for v in sc.victims if v in services] or services
+        summary, diff = rng.choice(_DEPLOY_SUMMARIES)
+        changes.append(
+            {"id": new_id("deploy"), "kind": "deploy", "service": rng.choice(near),
+             "time": sc.onset - rng.randint(30, 300), "version": f"v{rng.randint(1, 5)}.{rng.randint(0, 40)}.0",
+             "author": "ci", "summary": summary, "diff": diff}
+        )
+    hosts = [e.name for e in topo.entities if e.family == "host"]
+    if hosts and rng.random() < 0.25:
+        changes.append(
+            {"id": new_id("infra"), "kind": "infra", "service": rng.choice(hosts),
+             "time": rng.randint(sc.window_start + 60, sc.window_end - 600), "version": "", "author": "terraform",
+             "summary": "apply security patches (unattended-upgrades)", "diff": ""}
+        )
+    return sorted(changes, key=lambda c: (int(c["time"]), str(c["id"])))
+
+
+def _noise_logs(sc: Scenario, rng: random.Random) -> list[LogEvent]:
+    topo = sc.topology
+    out: list[LogEvent] = []
+    services = [e for e in topo.entities if e.family == "service"]
+    if sc.noisy_service:
+        ent = topo.get(sc.noisy_service)
+        t = sc.window_start + rng.uniform(0, 30)
+        while t < sc.window_end:
+            level, msg = logtext.noisy_line(rng)
+            out.append(LogEvent(round(t, 3), ent.name, level, msg, host_of(ent)))
+            t += rng.uniform(5, 45)
+    t = sc.window_start + rng.uniform(0, 200)
+    while t < sc.window_end and services:
+        ent = rng.choice(services)
+        level, msg = logtext.pii_line(rng)
+        out.append(LogEvent(round(t, 3), ent.name, level, msg, host_of(ent)))
+        t += rng.uniform(60, 420)
+    if rng.random() < 0.15 and services:
+        decoys = [e.name for e in topo.entities if e.name != sc.cause.name and e.family != "external"]
+        decoy = rng.choice(decoys)
+        fault = rng.choice([f for f in FAULT_TYPES if f != sc.fault_type])
+        ent = rng.choice(services)
+        at = rng.uniform(sc.onset - 600, sc.window_end - 60)
+        out.append(LogEvent(round(at, 3), ent.name, "INFO", logtext.adversarial_line(decoy, fault), host_of(ent)))
+    return out
+
+
+def _missing(sc: Scenario, rng: random.Random) -> tuple[str, ...]:
+    """Drop one source now and then, but never the only one that holds the cause's signature."""
+    if rng.random() >= 0.15:
+        return ()
+    droppable = []
+    cause_has_telemetry = sc.cause.family != "external"
+    if cause_has_telemetry and sc.plan.shapes:
+        droppable.append("logs.jsonl")
+    if sc.plan.logs or sc.plan.caller_message is not None:
+        droppable.append("metrics.csv")
+    if not sc.plan.changes:
+        droppable.append("changes.json")
+    return (rng.choice(droppable),) if droppable else ()
+
+
+def build_scenario(
+    topo: SimTopology, fault_type: str, rng: random.Random, bundle_id: str, cause_name: str | None = None
+) -> Scenario:
+    if fault_type not in FAULTS:
+        raise ValueError(f"unknown fault type {fault_type!r}; known: {', '.join(FAULTS)}")
+    candidates = eligible_entities(topo, fault_type)
+    if cause_name is not None:
+        candidates = [e for e in candidates if e.name == cause_name]
+    if not candidates:
+        raise ValueError(f"topology {topo.name!r} has no entity where {fault_type} can happen")
+    cause = rng.choice(candidates)
+    resolution = rng.choice((30, 60))
+    day = datetime(2026, 1, 5, tzinfo=UTC).timestamp() + rng.randint(0, 300) * 86400
+    onset = int(day) + rng.randint(0, 23) * 3600 + rng.randint(0, 59) * 60 + rng.choice((0, 15, 30, 45))
+    window_start = onset - rng.randint(45, 70) * 60
+    window_start -= window_start % resolution
+    window_end = onset + rng.randint(18, 30) * 60
+    window_end -= window_end % resolution
+    baselines = _baselines(topo, rng)
+    ctx = FaultContext(
+        topo=topo, cause=cause, onset=onset, window_start=window_start, window_end=window_end, rng=rng,
+        baseline=lambda m: baselines.get((cause.name, m)) or draw_baseline(cause.family, m, rng),
+    )
+    plan = FAULTS[fault_type](ctx)
+    if not plan.start:
+        plan.start = onset
+    victims = _victims(topo, cause, plan, rng)
+    sc = Scenario(
+        id=bundle_id, topology=topo, fault_type=fault_type, cause=cause, onset=onset,
+        window_start=window_start, window_end=window_end, resolution=resolution, plan=plan,
+        victims=victims, baselines=baselines, also_acceptable=list(plan.also_acceptable),
+        kubernetes=topo.name == "shop",
+    )
+    sc.alerts = _alerts(sc, rng)
+    sc.changes = _changes(sc, rng)
+    noisy = [e.name for e in topo.entities if e.family == "service" and e.name != cause.name]
+    sc.noisy_service = rng.choice(noisy) if noisy and rng.random() < 0.75 else None
+    sc.extra_logs = _noise_logs(sc, rng)
+    sc.missing = _missing(sc, rng)
+    return sc
+
+
+__all__ = ["AlertSpec", "Scenario", "Victim", "build_scenario", "has_pool", "SOURCE_FILES", "_iso"]

@@ -44,3 +44,6 @@ bench: install
 
 clean:
 	rm -rf var .pytest_cache .mypy_cache .ruff_cache test-artifacts
+
+golden: install
+	$(BIN)/rootward sim golden --out golden

@@ -87,13 +87,16 @@ def serve(route: Route) -> Iterator[tuple[str, list[Request]]]:
 
         do_GET = _handle
         do_POST = _handle
+        do_PATCH = _handle
+        do_PUT = _handle
+        do_DELETE = _handle
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}", seen

@@ -169,7 +169,8 @@ class LokiSource:
         seen: set[tuple[int, str, tuple[tuple[str, str], ...]]] = set()
         out: list[LokiEntry] = []
         while len(out) < cap and lo <= hi:
-            page_limit = min(self.settings.page_size, cap - len(out))
+            # Full pages even near the cap: a page starts with the lines of the previous page's edge.
+            page_limit = self.settings.page_size
             params = {
                 "query": logql,
                 "start": str(lo),

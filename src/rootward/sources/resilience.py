@@ -143,10 +143,10 @@ def _describe_kubernetes_failure(exc: BaseException, timeout_s: float) -> str | 
         return f"HTTP {exc.status} {exc.reason or ''}".rstrip() + detail
     if isinstance(exc, u3.MaxRetryError) and exc.reason is not None:
         return _describe_kubernetes_failure(exc.reason, timeout_s) or f"cannot connect ({exc.reason})"
+    if isinstance(exc, u3.NewConnectionError):  # a subclass of ConnectTimeoutError: test it first
+        return f"cannot connect ({_root_message(exc)})"
     if isinstance(exc, (u3.ReadTimeoutError, u3.ConnectTimeoutError, TimeoutError)):
         return f"timed out after {_seconds(timeout_s)}"
-    if isinstance(exc, u3.NewConnectionError):
-        return f"cannot connect ({_root_message(exc)})"
     if isinstance(exc, (u3.HTTPError, ConnectionError)):
         return f"transport error ({_root_message(exc)})"
     return None

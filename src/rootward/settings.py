@@ -34,6 +34,7 @@ from rootward.sources.kubernetes import KubernetesSettings
 from rootward.sources.loki import LokiSettings
 from rootward.sources.prometheus import PrometheusSettings
 from rootward.sources.topology_file import TopologySettings
+from rootward.worldmodel.settings import WorldModelSettings
 
 DEFAULT_CONFIG_FILE = Path("rootward.yaml")
 ENV_CONFIG = "ROOTWARD_CONFIG"
@@ -193,6 +194,7 @@ class Settings(BaseSettings):
     kubernetes: KubernetesSettings | None = Field(default=None, description="Events, pod health, rollouts.")
     github: GitHubSettings | None = Field(default=None, description="Deployments of GitHub repositories.")
     topology: TopologySettings = Field(default_factory=TopologySettings)
+    worldmodel: WorldModelSettings = Field(default_factory=WorldModelSettings)
 
     @model_validator(mode="after")
     def _default_database(self) -> Settings:

@@ -215,17 +215,21 @@ TruthReader = Callable[[Path], Any]
 
 
 def root_of(truth: Any) -> tuple[str, str]:
-    """(entity, fault_type) of a truth record, whether a dict or an object with `root_cause`."""
-    root = truth["root_cause"] if isinstance(truth, dict) else truth.root_cause
-    if isinstance(root, dict):
+    """(entity, fault_type) of a truth record: `eval.truth.Truth`, or the raw truth.json dict."""
+    if isinstance(truth, dict):
+        root = truth["root_cause"]
         return str(root["entity"]), str(root["fault_type"])
-    return str(root.entity), str(root.fault_type)
+    return str(truth.entity), str(truth.fault_type)
 
 
-def load_cases(bundle_dirs: Sequence[Path], read_truth: TruthReader) -> tuple[list[BacktestCase], list[str]]:
-    """Bundles with truth and a topology become cases; the others are named as skipped."""
-    from rootward.sources.bundle import load_bundle  # a bundle is a source; only the backtest reads one
+def load_cases(
+    bundle_dirs: Sequence[Path], read_truth: TruthReader, load_bundle: Callable[[Path], Any]
+) -> tuple[list[BacktestCase], list[str]]:
+    """Bundles with truth and a topology become cases; the others are named as skipped.
 
+    The caller hands in the truth reader (`rootward.eval.truth.read_truth`) and the bundle
+    loader (`rootward.sources.bundle.load_bundle`): the world model imports neither layer.
+    """
     cases: list[BacktestCase] = []
     skipped: list[str] = []
     for path in bundle_dirs:

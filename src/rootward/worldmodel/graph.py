@@ -30,6 +30,7 @@ LAYER_CONFIDENCE: dict[str, float] = {
     "inventory": 0.90,
     "cmdb": 0.90,
     "topology_file": 0.85,
+    "prometheus": 0.85,  # targets and their labels: an inventory that only knows what is scraped
     "operator": 0.85,
     "learned": 0.75,
 }

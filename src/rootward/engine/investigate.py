@@ -1,8 +1,8 @@
 """Entry point: investigate one incident bundle in-process.
 
-Placeholder until the engine lands: loads the bundle and reports that no
-engine ran, in the result shape of the spec. The evaluation harness and the
-CLI call `investigate_bundle`, so the engine replaces only this body.
+The evaluation harness and the CLI call `investigate_bundle`; it runs the
+whole state machine of `engine.investigation` in rule mode (or with whatever
+reasoner is installed) and returns the spec's result JSON.
 """
 
 from __future__ import annotations
@@ -11,15 +11,20 @@ import time
 from pathlib import Path
 
 from rootward.domain.investigation import InvestigationResult, Timing
+from rootward.engine.budget import BudgetLimits
+from rootward.engine.investigation import run_investigation
 from rootward.sources.bundle import load_bundle
 
 
-def investigate_bundle(path: str | Path) -> InvestigationResult:
+def investigate_bundle(path: str | Path, limits: BudgetLimits | None = None) -> InvestigationResult:
     started = time.monotonic()
-    bundle = load_bundle(path)
-    return InvestigationResult(
-        bundle=bundle.id,
-        status="failed",
-        gaps=[*bundle.gaps(), "engine not available yet"],
-        timing=Timing(total_ms=int((time.monotonic() - started) * 1000)),
-    )
+    try:
+        return run_investigation(path, limits)
+    except Exception as exc:  # a programming error must not lose the incident: publish it as failed
+        bundle = load_bundle(path)
+        return InvestigationResult(
+            bundle=bundle.id,
+            status="failed",
+            gaps=[*bundle.gaps(), f"engine failed: {type(exc).__name__}: {exc}"],
+            timing=Timing(total_ms=int((time.monotonic() - started) * 1000)),
+        )

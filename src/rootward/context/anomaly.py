@@ -1,0 +1,275 @@
+"""Metric anomalies: which series moved, which way, how much, and since when.
+
+For every series, a robust change point: for each candidate onset t, compare
+the median of a short "after" stretch with the median and MAD of the baseline
+right before t (so a fault earlier in the data does not poison the baseline),
+and keep the t with the largest robust score. Only sustained moves count: a
+one-sample blip cannot carry the median of the "after" stretch.
+
+Metric names are free text, so each series is put in a *family* (cpu, memory,
+latency...) by generic technology words in its name; families are what the
+engine reasons with.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel
+
+from rootward.domain.evidence import EvidenceRef, metric_cite
+from rootward.domain.telemetry import MetricSeries
+
+Family = Literal[
+    "cpu", "memory", "disk", "restarts", "packet_loss", "connections", "latency", "errors", "traffic", "other"
+]
+RESOURCE_FAMILIES: frozenset[str] = frozenset({"cpu", "memory", "disk", "restarts", "packet_loss", "connections"})
+SYMPTOM_FAMILIES: frozenset[str] = frozenset({"latency", "errors"})
+
+# Ordered: the first family whose pattern matches the metric name wins.
+_FAMILY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("restarts", re.compile(r"restart|crash|oom", re.I)),
+    ("packet_loss", re.compile(r"packet|loss|drop|retrans", re.I)),
+    ("connections", re.compile(r"conn|pool|thread|socket", re.I)),
+    ("disk", re.compile(r"disk|fs_|filesystem|volume|inode|storage", re.I)),
+    ("cpu", re.compile(r"cpu|throttl|load", re.I)),
+    ("memory", re.compile(r"mem|heap|rss|gc_", re.I)),
+    ("latency", re.compile(r"latency|duration|p99|p95|p50|response_time|_ms$|seconds", re.I)),
+    ("errors", re.compile(r"error|fail|5xx|exception|success", re.I)),
+    ("traffic", re.compile(r"request|rps|qps|throughput|workload|ops|traffic", re.I)),
+)
+
+DEFAULT_THRESHOLD = 4.0
+BASELINE_SPAN = 30 * 60
+AFTER_SPAN = 4 * 60
+MIN_BASELINE = 5
+MIN_AFTER = 3
+SCORE_CAP = 1000.0
+
+
+def family_of(metric: str) -> Family:
+    for family, pattern in _FAMILY_PATTERNS:
+        if pattern.search(metric):
+            return family  # type: ignore[return-value]
+    return "other"
+
+
+class Anomaly(BaseModel):
+    """One series that moved. `cite` covers the samples from the onset to the window end."""
+
+    service: str
+    metric: str
+    family: Family
+    direction: Literal["up", "down"]
+    score: float  # robust z of the post-onset median against the baseline, capped
+    baseline: float  # baseline median
+    after: float  # post-onset median
+    peak: float  # most extreme value since the onset
+    onset: int  # epoch seconds of the change point
+    start: int
+    end: int
+    evidence: EvidenceRef
+    derived: str = ""  # non-empty when the score comes from a derived ratio (e.g. per request)
+    shape: Literal["step", "ramp", "spike"] = "step"
+
+    @property
+    def ratio(self) -> float:
+        return self.after / self.baseline if self.baseline else float("inf") if self.after else 1.0
+
+
+class ScoredSeries(BaseModel):
+    """A series' best change point, anomalous or not (the engine also needs "did not move")."""
+
+    service: str
+    metric: str
+    family: Family
+    score: float
+    signed: float
+    baseline: float
+    after: float
+    peak: float
+    onset: int
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    n = len(ordered)
+    mid = n // 2
+    return ordered[mid] if n % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def _scale(base: list[float], med: float, full_max: float) -> float:
+    mad = 1.4826 * _median([abs(v - med) for v in base])
+    return max(mad, 0.05 * abs(med), 1e-3 * full_max, 1e-12)
+
+
+def change_point(
+    ts: np.ndarray, vs: np.ndarray, lo: int, hi: int, end: int
+) -> tuple[float, int, float, float, float] | None:
+    """Best change point with onset in [lo, hi]: (signed score, onset, baseline median, after median, peak).
+
+    Plain-list medians: the windows are a few dozen samples, where sorting a
+    list beats numpy's per-call overhead by an order of magnitude.
+    """
+    values = vs.tolist()
+    full_max = max((abs(v) for v in values), default=0.0)
+    best: tuple[float, int, float, float, float] | None = None
+    candidates = np.nonzero((ts >= lo) & (ts <= hi))[0].tolist()
+    starts = np.searchsorted(ts, ts - BASELINE_SPAN).tolist()
+    stops = np.searchsorted(ts, np.minimum(ts + AFTER_SPAN, end), side="right").tolist()
+    last = int(np.searchsorted(ts, end, side="right"))
+    for k in candidates:
+        b0 = starts[k]
+        if k - b0 < MIN_BASELINE:
+            continue
+        a1 = stops[k]
+        if a1 - k < MIN_AFTER:
+            a1 = min(len(values), k + MIN_AFTER)
+            if a1 - k < MIN_AFTER:
+                continue
+        base = values[b0:k]
+        med = _median(base)
+        after = _median(values[k:a1])
+        z = (after - med) / _scale(base, med, full_max)
+        if best is None or abs(z) > abs(best[0]) * 1.05:
+            tail = values[k:last] or [after]
+            peak = max(tail, key=lambda v: abs(v - med))
+            best = (max(-SCORE_CAP, min(SCORE_CAP, z)), int(ts[k]), med, after, peak)
+    return best
+
+
+def score_series(series: MetricSeries, fired_at: int, lookback: int, end: int) -> ScoredSeries | None:
+    ts = np.asarray(series.timestamps, dtype=np.int64)
+    vs = np.asarray(series.values, dtype=float)
+    found = change_point(ts, vs, fired_at - lookback, min(fired_at + 300, end), end)
+    if found is None:
+        return None
+    z, onset, base, after, peak = found
+    return ScoredSeries(
+        service=series.service,
+        metric=series.metric,
+        family=family_of(series.metric),
+        score=abs(z),
+        signed=z,
+        baseline=base,
+        after=after,
+        peak=peak,
+        onset=onset,
+    )
+
+
+def _per_request(series: Sequence[MetricSeries]) -> list[MetricSeries]:
+    """CPU per request for each service that has both: saturation that traffic does not explain.
+
+    When load drops everywhere (callers time out), absolute CPU falls on every
+    victim, while the saturated entity's CPU per request rises.
+    """
+    by_service: dict[str, dict[str, MetricSeries]] = {}
+    for s in series:
+        by_service.setdefault(s.service, {})[family_of(s.metric)] = s
+    out = []
+    for service, fams in by_service.items():
+        cpu, traffic = fams.get("cpu"), fams.get("traffic")
+        if cpu is None or traffic is None:
+            continue
+        rate = dict(zip(traffic.timestamps, traffic.values, strict=True))
+        pairs = [(t, v / rate[t]) for t, v in zip(cpu.timestamps, cpu.values, strict=True) if rate.get(t, 0) > 0]
+        if len(pairs) >= MIN_BASELINE + MIN_AFTER:
+            out.append(MetricSeries(service, cpu.metric + "/" + traffic.metric, *map(tuple, zip(*pairs, strict=True))))  # type: ignore[arg-type]
+    return out
+
+
+def detect_anomalies(
+    series: Iterable[MetricSeries],
+    *,
+    fired_at: int,
+    end: int,
+    entities: set[str] | None = None,
+    lookback: int = 6 * 60,
+    threshold: float = DEFAULT_THRESHOLD,
+) -> tuple[list[Anomaly], list[ScoredSeries]]:
+    """Anomalous series of `entities` (all when None), strongest first, plus every series' score."""
+    chosen = [s for s in series if entities is None or s.service in entities]
+    raw = {(s.service, s.metric): s for s in chosen}
+    scored: list[ScoredSeries] = []
+    anomalies: list[Anomaly] = []
+    for s in [*chosen, *_per_request(chosen)]:
+        sc = score_series(s, fired_at, lookback, end)
+        if sc is None:
+            continue
+        scored.append(sc)
+        if sc.score < threshold:
+            continue
+        base_metric, _, per = s.metric.partition("/")
+        source = raw[(s.service, base_metric)]
+        inside = [t for t in source.timestamps if sc.onset <= t <= end]
+        if not inside:
+            continue
+        start, stop = inside[0], inside[-1]
+        shape = shape_of(s, sc.onset, end, sc.baseline, sc.after, sc.peak)
+        direction: Literal["up", "down"] = "up" if sc.signed > 0 else "down"
+        what = f"{base_metric} per {per}" if per else base_metric
+        excerpt = (
+            f"{s.service} {what} {direction} from {_fmt(sc.baseline)} to {_fmt(sc.after)} "
+            f"(peak {_fmt(sc.peak)}, robust z {sc.signed:+.1f}) since {_clock(sc.onset)}"
+        )
+        anomalies.append(
+            Anomaly(
+                service=s.service,
+                metric=base_metric,
+                family=sc.family,
+                direction=direction,
+                score=sc.score,
+                baseline=sc.baseline,
+                after=sc.after,
+                peak=sc.peak,
+                onset=sc.onset,
+                start=start,
+                end=stop,
+                evidence=EvidenceRef("metric", metric_cite(s.service, base_metric, start, stop), excerpt),
+                derived=per,
+                shape=shape,
+            )
+        )
+    anomalies.sort(key=lambda a: (-a.score, a.service, a.metric))
+    return anomalies, scored
+
+
+def shape_of(
+    series: MetricSeries, onset: int, end: int, baseline: float, after: float, peak: float
+) -> Literal["step", "ramp", "spike"]:
+    """How the series moved after the onset: a sustained climb (ramp), a jump that holds (step), or a spike.
+
+    A ramp is what a leak looks like: most consecutive samples keep going the same way
+    and the end sits well past the middle.
+    """
+    vals = [v for t, v in zip(series.timestamps, series.values, strict=True) if onset - 60 <= t <= end]
+    if abs(peak - baseline) > 4 * max(abs(after - baseline), 1e-12):
+        return "spike"
+    if len(vals) >= 5:
+        diffs = [b - a for a, b in zip(vals, vals[1:], strict=False) if b != a]
+        sign = 1 if after >= baseline else -1
+        same = sum(1 for d in diffs if d * sign > 0)
+        span = abs(vals[-1] - vals[0])
+        if diffs and same / len(diffs) >= 0.7 and span > 0.5 * abs(peak - baseline):
+            return "ramp"
+    return "step"
+
+
+def _fmt(value: float) -> str:
+    if value == 0:
+        return "0"
+    if abs(value) >= 1e6 or abs(value) < 1e-3:
+        return f"{value:.3g}"
+    if abs(value) >= 100:
+        return f"{value:.0f}"
+    return f"{value:.4g}"
+
+
+def _clock(epoch: int) -> str:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(epoch, UTC).strftime("%H:%M:%S")

@@ -1,0 +1,247 @@
+"""Context assembly: everything the engine sees, as one typed, cited object.
+
+Deterministic and source-agnostic: it reads through the `SourceSet`
+protocols, turns a missing or failing source into a named gap, and gives every
+item an `EvidenceRef` whose cite resolves in the bundle (or names the live
+query). The engine never touches raw data except through this object and the
+specialists' tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel, Field
+
+from rootward.context.anomaly import Anomaly, ScoredSeries, detect_anomalies
+from rootward.context.changes import ChangeItem, recent_changes
+from rootward.context.log_signals import LogSignal, log_signals
+from rootward.context.topology import Subgraph, subgraph
+from rootward.context.window import IncidentWindow, derive_onset, incident_window, with_onset
+from rootward.domain.alert import Alert
+from rootward.domain.evidence import EvidenceRef, alert_cite, knowledge_cite
+from rootward.domain.incident import IncidentMeta
+from rootward.domain.knowledge import Document
+from rootward.domain.telemetry import MetricSeries
+from rootward.domain.topology import Topology
+from rootward.sources.base import SourceSet, SourceUnavailable
+
+MAX_KNOWLEDGE = 8
+
+
+class AlertItem(BaseModel):
+    fingerprint: str
+    name: str
+    service: str
+    severity: str
+    starts_at: datetime
+    summary: str = ""
+    evidence: EvidenceRef
+
+
+class KnowledgeItem(BaseModel):
+    path: str
+    kind: str
+    title: str
+    services: list[str]
+    text: str
+    evidence: EvidenceRef
+
+
+class Context(BaseModel):
+    """What the engine will reason over; JSON-serialisable so a checkpoint can hold it."""
+
+    bundle: str
+    title: str
+    window: IncidentWindow
+    alerts: list[AlertItem]
+    alerting_services: list[str]
+    topology: Subgraph
+    has_topology: bool
+    telemetry: dict[str, list[str]] = Field(default_factory=dict)  # entity -> sources with data
+    anomalies: list[Anomaly] = Field(default_factory=list)
+    series: list[ScoredSeries] = Field(default_factory=list)  # every scored series, anomalous or not
+    logs: list[LogSignal] = Field(default_factory=list)
+    changes: list[ChangeItem] = Field(default_factory=list)
+    knowledge: list[KnowledgeItem] = Field(default_factory=list)
+    gaps: list[str] = Field(default_factory=list)
+    redacted_lines: int = 0
+
+    def evidence_refs(self) -> list[EvidenceRef]:
+        refs: list[EvidenceRef] = [a.evidence for a in self.alerts]
+        refs += [a.evidence for a in self.anomalies] + [s.evidence for s in self.logs]
+        refs += [c.evidence for c in self.changes] + [k.evidence for k in self.knowledge]
+        refs += [e.evidence for e in self.topology.edges]
+        return refs
+
+
+def _alert_items(alerts: Sequence[Alert]) -> list[AlertItem]:
+    seen: dict[str, AlertItem] = {}
+    for a in alerts:
+        if a.status != "firing" or a.fingerprint in seen:
+            continue
+        summary = a.annotations.get("summary") or a.annotations.get("description") or a.name
+        seen[a.fingerprint] = AlertItem(
+            fingerprint=a.fingerprint,
+            name=a.name,
+            service=a.service,
+            severity=a.severity.value,
+            starts_at=a.starts_at,
+            summary=summary,
+            evidence=EvidenceRef("alert", alert_cite(a.fingerprint), f"{a.name} on {a.service}: {summary}"),
+        )
+    return sorted(seen.values(), key=lambda i: (i.starts_at, i.service, i.fingerprint))
+
+
+def _knowledge(docs: Sequence[Document], services: set[str], alert_names: set[str]) -> list[KnowledgeItem]:
+    """Team notes for the services in scope, then runbooks/postmortems naming them or the alerts."""
+    try:
+        from rootward.knowledge.retrieve import KnowledgeIndex
+    except ImportError:
+        KnowledgeIndex = None  # noqa: N806 - the retriever lands with the knowledge work
+    picked: list[tuple[Document, int, str]] = []
+    for d in docs:
+        if d.kind == "bits" and set(d.services) & services:
+            picked.append((d, 0, d.text))
+    if KnowledgeIndex is not None and docs:
+        index = KnowledgeIndex.from_documents(list(docs))
+        query = " ".join(sorted(alert_names | services))
+        for hit in index.for_investigation(query, sorted(services), max_chunks=MAX_KNOWLEDGE):
+            ref = hit.evidence if hasattr(hit, "evidence") else None
+            path = getattr(hit, "path", None) or (ref.cite.split("/", 1)[1].split("#")[0] if ref else None)
+            doc = next((d for d in docs if d.path == path), None)
+            if doc is not None and all(p[0].path != doc.path for p in picked):
+                picked.append((doc, int(getattr(hit, "chunk", 0)), str(getattr(hit, "text", doc.text))))
+    else:
+        for d in docs:
+            if d.kind != "bits" and (set(d.services) & services or set(d.monitors) & alert_names):
+                picked.append((d, 0, d.text))
+    return [
+        KnowledgeItem(
+            path=d.path,
+            kind=d.kind,
+            title=d.title,
+            services=list(d.services),
+            text=text[:2000],
+            evidence=EvidenceRef("knowledge", knowledge_cite(d.path, chunk), f"{d.title}: {text.strip()[:200]}"),
+        )
+        for d, chunk, text in picked[:MAX_KNOWLEDGE]
+    ]
+
+
+def assemble_context(
+    sources: SourceSet,
+    meta: IncidentMeta,
+    *,
+    hops: int = 2,
+    before: timedelta = timedelta(minutes=5),
+    after: timedelta = timedelta(minutes=10),
+    extra_gaps: Sequence[str] = (),
+) -> Context:
+    """Gather, window, score and cite everything about one incident."""
+    gaps: list[str] = list(extra_gaps)
+    alerts = _alert_items(sources.alerts.alerts())
+    alerting = list(dict.fromkeys(a.service for a in alerts))
+    window = incident_window(meta.fired_at, before=before, after=after)
+    data_start = min(meta.window_start, window.baseline_start - timedelta(minutes=30))
+    data_end = max(meta.window_end, window.end)
+
+    topology = Topology()
+    has_topology = False
+    if sources.topology is not None:
+        try:
+            topology = sources.topology.graph()
+            has_topology = True
+        except SourceUnavailable as exc:
+            gaps.append(f"no topology: {_reason(exc, 'topology.yaml')}")
+    else:
+        gaps.append("no topology: no topology source configured")
+
+    series: list[MetricSeries] = []
+    if sources.metrics is not None:
+        try:
+            series = list(sources.metrics.series(None, data_start, data_end))
+        except SourceUnavailable as exc:
+            gaps.append(f"no metrics: {_reason(exc, 'metrics.csv')}")
+    else:
+        gaps.append("no metrics: no metric source configured")
+
+    if not has_topology:  # without a graph every entity we have data on is in scope
+        topology = Topology(entities={})
+    scope = subgraph(topology, alerting, hops=hops, extra=() if has_topology else {s.service for s in series})
+    members = set(scope.entities)
+
+    anomalies, scored = detect_anomalies(
+        series, fired_at=int(meta.fired_at.timestamp()), end=int(window.end.timestamp()), entities=members
+    )
+    onset = derive_onset([(a.onset, a.score) for a in anomalies if a.family in ("latency", "errors") or a.score])
+    window = with_onset(window, datetime.fromtimestamp(onset, meta.fired_at.tzinfo) if onset else None)
+
+    telemetry: dict[str, list[str]] = {}
+    for s in series:
+        if s.service in members:
+            telemetry.setdefault(s.service, []).append("metrics")
+
+    logs: list[LogSignal] = []
+    redacted = 0
+    if sources.logs is not None:
+        try:
+            records = sources.logs.query(None, window.baseline_start, window.end)
+            for r in records:
+                if r.service in members and "logs" not in telemetry.get(r.service, []):
+                    telemetry.setdefault(r.service, []).append("logs")
+            logs, redacted = log_signals(
+                [r for r in records if r.service in members],
+                onset=window.onset or window.start,
+                baseline_start=window.baseline_start,
+                end=window.end,
+            )
+            if not records:
+                gaps.append(
+                    f"no logs in the incident window ({window.baseline_start:%H:%M}-{window.end:%H:%M}) for any service"
+                )
+        except SourceUnavailable as exc:
+            gaps.append(f"no logs: {_reason(exc, 'logs.jsonl')}")
+    else:
+        gaps.append("no logs: no log source configured")
+
+    changes: list[ChangeItem] = []
+    if sources.changes is not None:
+        try:
+            changes = recent_changes(sources.changes, sorted(members), window.onset or window.fired_at, window.end)
+        except SourceUnavailable as exc:
+            gaps.append(f"no changes: {_reason(exc, 'changes.json')}")
+    else:
+        gaps.append("no changes: no change source configured")
+
+    knowledge: list[KnowledgeItem] = []
+    if sources.knowledge is not None:
+        try:
+            knowledge = _knowledge(sources.knowledge.documents(), members, {a.name for a in alerts})
+        except SourceUnavailable as exc:
+            gaps.append(f"no knowledge: {_reason(exc, 'knowledge')}")
+
+    return Context(
+        bundle=meta.id,
+        title=meta.title,
+        window=window,
+        alerts=alerts,
+        alerting_services=alerting,
+        topology=scope,
+        has_topology=has_topology,
+        telemetry=telemetry,
+        anomalies=anomalies,
+        series=scored,
+        logs=logs,
+        changes=changes,
+        knowledge=knowledge,
+        gaps=gaps,
+        redacted_lines=redacted,
+    )
+
+
+def _reason(exc: SourceUnavailable, name: str) -> str:
+    if exc.reason == "source missing from bundle":
+        return f"{name} missing from bundle"
+    return exc.reason

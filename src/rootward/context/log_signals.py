@@ -1,0 +1,127 @@
+"""Per-service log signals: which templates are new or surge after the onset.
+
+Wraps the Drain clustering of `context.logs` per service (a template on one
+service is a different signal from the same words on another) and keeps what
+an investigation needs: the template, counts before/after, levels, and one
+representative line to cite. Lines that look like instructions to a model are
+dropped before clustering, so an adversarial log line cannot steer anything.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from pydantic import BaseModel
+
+from rootward.context.logs import ERROR_LEVELS, WARN_LEVELS, cluster_logs
+from rootward.domain.evidence import EvidenceRef, log_cite
+from rootward.domain.telemetry import LogRecord
+
+# Words that mark a line as a failure even when the level field is missing or INFO.
+_FAILURE_WORDS = re.compile(
+    r"error|exception|fail|refused|timed? ?out|timeout|unreachable|unavailable|denied|invalid|"
+    r"exhaust|no space|oom|killed|panic|fatal|crash|back-?off|x509|expired|nxdomain|no such host|"
+    r"deadlock|lock wait|reset by peer|broken pipe|circuit breaker|rejected|throttl|too many|overload|"
+    r"cannot|could not|unable",
+    re.I,
+)
+MAX_SIGNALS_PER_SERVICE = 12
+# Clustering cost grows with distinct lines; beyond this the info-level remainder is sampled.
+MAX_LINES = 1200
+MIN_BASELINE_LINES = 5
+
+
+class LogSignal(BaseModel):
+    service: str
+    template: str
+    count: int
+    baseline_count: int
+    onset_count: int
+    is_new: bool
+    is_surge: bool
+    severity: str  # error | warning | info
+    failure_words: bool  # the text itself says something failed
+    first_ts: datetime | None
+    evidence: EvidenceRef
+
+    @property
+    def changed(self) -> bool:
+        return self.is_new or self.is_surge
+
+    @property
+    def is_failure(self) -> bool:
+        return self.severity in ("error", "warning") or self.failure_words
+
+
+def _injection_check() -> Callable[[str], bool]:
+    try:
+        from rootward.context import injection
+    except ImportError:  # the guard lands with the log-context work; until then nothing is dropped
+        return lambda _message: False
+    check = getattr(injection, "looks_like_injection", None) or getattr(injection, "is_injection", None)
+    return check if callable(check) else (lambda _message: False)
+
+
+def _sample(records: list[LogRecord], cap: int) -> list[LogRecord]:
+    """Keep every failure-looking line and an even sample of the rest (rates stay comparable)."""
+    if len(records) <= cap:
+        return records
+    keep = [r for r in records if r.level.upper() in ERROR_LEVELS | WARN_LEVELS or _FAILURE_WORDS.search(r.message)]
+    rest = [
+        r for r in records if not (r.level.upper() in ERROR_LEVELS | WARN_LEVELS or _FAILURE_WORDS.search(r.message))
+    ]
+    room = max(cap - len(keep), cap // 4)
+    step = max(1, -(-len(rest) // room))
+    return sorted(keep + rest[::step], key=lambda r: r.line)
+
+
+def log_signals(
+    records: Sequence[LogRecord], *, onset: datetime, baseline_start: datetime, end: datetime
+) -> tuple[list[LogSignal], int]:
+    """Signals per service (changed and failing templates first) and how many lines were dropped as injection."""
+    by_service: dict[str, list[LogRecord]] = defaultdict(list)
+    dropped = 0
+    looks_like_injection = _injection_check()
+    for r in _sample(list(records), MAX_LINES):
+        if r.ts < baseline_start or r.ts > end:
+            continue
+        if looks_like_injection(r.message):
+            dropped += 1
+            continue
+        by_service[r.service].append(r)
+    out: list[LogSignal] = []
+    for service in sorted(by_service):
+        clusters = cluster_logs(by_service[service], onset=onset, baseline_start=baseline_start)
+        # "New" means nothing without a baseline: a service whose logs start at the onset
+        # has only new templates. Then only error/warning lines count as changed.
+        has_baseline = sum(c.baseline_count for c in clusters) >= MIN_BASELINE_LINES
+        signals = []
+        for c in clusters:
+            levels = {k.upper() for k in c.levels}
+            severity = "error" if levels & ERROR_LEVELS else "warning" if levels & WARN_LEVELS else "info"
+            failure = bool(_FAILURE_WORDS.search(c.template))
+            if not (c.is_new or c.is_surge or severity != "info" or failure):
+                continue
+            is_new, is_surge = (c.is_new, c.is_surge) if has_baseline else (severity != "info", False)
+            excerpt = c.example if len(c.example) <= 240 else c.example[:237] + "..."
+            signals.append(
+                LogSignal(
+                    service=service,
+                    template=c.template,
+                    count=c.count,
+                    baseline_count=c.baseline_count,
+                    onset_count=c.onset_count,
+                    is_new=is_new,
+                    is_surge=is_surge,
+                    severity=severity,
+                    failure_words=failure,
+                    first_ts=c.first_ts,
+                    evidence=EvidenceRef("log", log_cite(c.representative), f"{service}: {excerpt} (x{c.count})"),
+                )
+            )
+        signals.sort(key=lambda s: (not s.changed, not s.is_failure, -s.onset_count))
+        out += signals[:MAX_SIGNALS_PER_SERVICE]
+    return out, dropped

@@ -1,0 +1,77 @@
+"""The incident window: which slice of time is "during" and which is "before".
+
+Alerts fire after a fault starts, so the window opens a few minutes before
+`fired_at`; the baseline is the quiet stretch right before the onset, which the
+data (not the alert) decides once anomalies are known.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel
+
+DEFAULT_BEFORE = timedelta(minutes=5)
+DEFAULT_AFTER = timedelta(minutes=10)
+DEFAULT_BASELINE = timedelta(minutes=30)
+# How far before fired_at a change point may lie and still count as this incident's onset.
+ONSET_LOOKBACK = timedelta(minutes=30)
+
+
+class IncidentWindow(BaseModel):
+    fired_at: datetime
+    start: datetime  # incident window (logs, anomalies) opens here
+    end: datetime
+    baseline_start: datetime
+    baseline_end: datetime
+    onset: datetime | None = None  # derived from the data; None until anomalies are known
+
+    def contains(self, ts: datetime) -> bool:
+        return self.start <= ts <= self.end
+
+
+def incident_window(
+    fired_at: datetime,
+    *,
+    before: timedelta = DEFAULT_BEFORE,
+    after: timedelta = DEFAULT_AFTER,
+    baseline: timedelta = DEFAULT_BASELINE,
+) -> IncidentWindow:
+    """The window the spec asks for: `fired_at - before` to `fired_at + after`, baseline before it."""
+    start = fired_at - before
+    return IncidentWindow(
+        fired_at=fired_at,
+        start=start,
+        end=fired_at + after,
+        baseline_start=start - baseline,
+        baseline_end=start,
+    )
+
+
+def with_onset(
+    window: IncidentWindow, onset: datetime | None, *, baseline: timedelta = DEFAULT_BASELINE
+) -> IncidentWindow:
+    """Move the window's start back to a data-derived onset (never later than the default start).
+
+    The baseline then ends at the onset, so "before" really is before the fault.
+    """
+    if onset is None:
+        return window
+    onset = max(onset, window.fired_at - ONSET_LOOKBACK)
+    start = min(window.start, onset)
+    return window.model_copy(
+        update={"onset": onset, "start": start, "baseline_end": start, "baseline_start": start - baseline}
+    )
+
+
+def derive_onset(onsets_and_scores: list[tuple[int, float]]) -> int | None:
+    """The incident's onset (epoch seconds): the earliest change point among the strong anomalies.
+
+    "Strong" is relative (at least a third of the strongest score) so that one slow,
+    unrelated drift does not drag the onset back by half an hour.
+    """
+    if not onsets_and_scores:
+        return None
+    top = max(score for _, score in onsets_and_scores)
+    strong = [onset for onset, score in onsets_and_scores if score >= top / 3]
+    return min(strong) if strong else None

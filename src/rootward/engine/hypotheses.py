@@ -1,0 +1,190 @@
+"""Hypothesis generation and deterministic ranking.
+
+A hypothesis is "fault type F at entity X". Its prior combines:
+
+* **own evidence** at X: resource anomalies (CPU, memory, disk...), symptom
+  anomalies (latency, errors), new or surging failure log templates, callers'
+  failure logs that name X, and X's recent changes;
+* **graph explanation**: faults flow from a dependency to its dependents, so a
+  candidate whose transitive dependents include the alerting services and the
+  other abnormal entities explains more of the incident;
+* **victim discount**: an entity whose own failures point at an abnormal
+  dependency (its logs name it, or the dependency has its own resource signal
+  and X has none) is more likely a victim than the cause;
+* **borrowed evidence**: an entity without telemetry (external API, host) is a
+  candidate when its callers name it, or when several of its dependents show
+  the same failure signature (a shared host or database);
+* the **fault-type signature** of that evidence (`signatures.classify`) and
+  team-note hints.
+
+Everything here is pure and deterministic; an LLM may add hypotheses or reorder
+within evidence later, never drop a top-ranked one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from rootward.context.assemble import Context
+from rootward.context.log_signals import LogSignal
+from rootward.context.topology import upstream_closure
+from rootward.domain.evidence import EvidenceRef
+from rootward.engine.signals import EntityProfile, entity_profiles
+from rootward.engine.signatures import Signature, classify, log_matches
+
+MIN_HYPOTHESES = 3
+MAX_HYPOTHESES = 7
+VICTIM_FACTOR = 0.35
+
+
+@dataclass
+class Hypothesis:
+    id: str
+    entity: str
+    fault_type: str
+    prior: float
+    evidence: list[EvidenceRef] = field(default_factory=list)
+    rationale: list[str] = field(default_factory=list)
+    source: str = "rules"  # rules | reasoner
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "entity": self.entity,
+            "fault_type": self.fault_type,
+            "prior": self.prior,
+            "evidence": [{"kind": e.kind, "cite": e.cite, "excerpt": e.excerpt} for e in self.evidence],
+            "rationale": list(self.rationale),
+            "source": self.source,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> Hypothesis:
+        ev = [EvidenceRef(**e) for e in data.get("evidence", [])]  # type: ignore[union-attr,arg-type]
+        return cls(
+            id=str(data["id"]),
+            entity=str(data["entity"]),
+            fault_type=str(data["fault_type"]),
+            prior=float(data["prior"]),  # type: ignore[arg-type]
+            evidence=ev,
+            rationale=[str(r) for r in data.get("rationale", [])],  # type: ignore[union-attr]
+            source=str(data.get("source", "rules")),
+        )
+
+
+@dataclass
+class EntityScore:
+    entity: str
+    score: float
+    own: float
+    coverage: float
+    victim_of: str | None
+    signatures: list[Signature]
+    reasons: list[str]
+
+
+def _borrowed(
+    entity: str, profile: EntityProfile, profiles: dict[str, EntityProfile], g: nx.DiGraph
+) -> list[LogSignal]:
+    """Log evidence an entity gets from others: callers naming it, or dependents sharing a failure signature."""
+    borrowed = list(profile.mentions)
+    dependents = [d for d in g.predecessors(entity)] if entity in g else []
+    sick = [profiles[d] for d in dependents if d in profiles and profiles[d].own_logs]
+    if len(sick) >= 2:
+        by_fault: dict[str, set[str]] = {}
+        for p in sick:
+            for fault in log_matches(p.own_logs):
+                by_fault.setdefault(fault, set()).add(p.entity)
+        shared = {f for f, who in by_fault.items() if len(who) >= 2}
+        for p in sick:
+            borrowed += [s for s in p.own_logs if any(f in shared for f in log_matches([s]))]
+    return borrowed
+
+
+def _points_at(profile: EntityProfile, dependency: str) -> bool:
+    pattern = re.compile(rf"(?<![\w-]){re.escape(dependency)}(?![\w-])", re.I)
+    return any(pattern.search(s.template) for s in profile.own_logs)
+
+
+def score_entities(ctx: Context) -> list[EntityScore]:
+    profiles = entity_profiles(ctx)
+    g = ctx.topology.graph()
+    alerting = set(ctx.alerting_services) or set(profiles)
+    abnormal = {e for e, p in profiles.items() if p.abnormal} | alerting
+    borrowed = {e: _borrowed(e, p, profiles, g) for e, p in profiles.items()}
+    earliest = min((p.onset for p in profiles.values() if p.onset is not None and p.abnormal), default=None)
+    incident_onset = int(ctx.window.onset.timestamp()) if ctx.window.onset else None
+    out: list[EntityScore] = []
+    for e, p in profiles.items():
+        b = borrowed[e]
+        b_strength = min(1.0, sum(s.onset_count for s in b) / 30) if b else 0.0
+        own = (
+            0.35 * p.symptom_strength
+            + 0.5 * p.resource_strength
+            + 0.35 * p.log_strength
+            + 0.45 * b_strength
+            + (0.15 if p.changes and (p.abnormal or b) else 0.0)
+        )
+        if own <= 0:
+            continue
+        reach = (upstream_closure(g, e) | {e}) if e in g else {e}
+        coverage = 0.6 * len(alerting & reach) / len(alerting) + 0.4 * len(abnormal & reach) / len(abnormal)
+        victim_of = None
+        for d in g.successors(e) if e in g else []:
+            dp = profiles.get(d)
+            if dp is None:
+                continue
+            d_evidence = dp.abnormal or bool(borrowed[d])
+            if not d_evidence:
+                continue
+            if _points_at(p, d) or (dp.resource_strength > p.resource_strength and dp.resource_strength > 0):
+                victim_of = d
+                break
+            if not p.resources and not p.own_logs and (dp.resources or dp.own_logs or borrowed[d]):
+                victim_of = d
+                break
+        score = own * (0.3 + 0.7 * coverage)
+        reasons = [f"own evidence {own:.2f}", f"explains {coverage:.0%} of the abnormal graph"]
+        if victim_of is not None:
+            score *= VICTIM_FACTOR
+            reasons.append(f"its failures point at its dependency {victim_of}")
+        if earliest is not None and p.onset is not None and p.onset <= earliest + 30:
+            score *= 1.1
+            reasons.append("earliest onset")
+        reach_errors = [a for r in reach for a in profiles[r].symptoms if a.family == "errors" and r in profiles]
+        sigs = classify(p, b, onset=incident_onset, reach_errors=reach_errors)
+        out.append(EntityScore(e, score, own, coverage, victim_of, sigs, reasons))
+    out.sort(key=lambda s: (-s.score, s.entity))
+    return out
+
+
+def rank_hypotheses(ctx: Context, limit: int = MAX_HYPOTHESES) -> list[Hypothesis]:
+    """3-7 hypotheses, best first, deterministic for the same context."""
+    scores = score_entities(ctx)
+    candidates: list[tuple[float, str, Signature, EntityScore]] = []
+    for rank, es in enumerate(scores[:5]):
+        sigs = es.signatures or [Signature("dependency_down", 0.05)]
+        top = sigs[0].score or 1.0
+        for i, sig in enumerate(sigs[:3]):
+            rel = sig.score / top
+            prior = es.score * (1.0 if i == 0 else 0.6 * rel)
+            candidates.append((prior, es.entity, sig, es))
+        del rank
+    candidates.sort(key=lambda c: (-c[0], c[1], c[2].fault_type))
+    total = sum(c[0] for c in candidates[:limit]) or 1.0
+    out: list[Hypothesis] = []
+    for prior, entity, sig, es in candidates[:limit]:
+        out.append(
+            Hypothesis(
+                id=f"H{len(out) + 1}",
+                entity=entity,
+                fault_type=sig.fault_type,
+                prior=round(prior / total, 4),
+                evidence=list(sig.evidence),
+                rationale=es.reasons + sig.reasons,
+            )
+        )
+    return out

@@ -1,0 +1,192 @@
+"""The RCA: claims (one sentence each, every one cited), the result JSON and its Markdown.
+
+In rule mode the prose comes from templates over the typed findings; a
+reasoner may add prose claims, which are kept only if every evidence id they
+name exists, and the templated raw facts always stay beside them.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from rootward.context.assemble import Context
+from rootward.domain.evidence import EvidenceRef
+from rootward.domain.investigation import Claim, EvidenceItem, HypothesisOut, InvestigationResult, Timing
+from rootward.engine.gates import GateDecision
+from rootward.engine.supervisor import Assessment
+
+FAULT_WORDS: dict[str, str] = {
+    "cpu_saturation": "CPU saturation",
+    "memory_leak": "a memory leak",
+    "oom_kill": "an out-of-memory kill",
+    "crash_loop": "a crash loop",
+    "disk_full": "a full disk",
+    "network_latency": "added network latency",
+    "packet_loss": "packet loss",
+    "dns_failure": "DNS resolution failures",
+    "dependency_down": "the dependency being down or unreachable",
+    "connection_pool_exhaustion": "connection pool exhaustion",
+    "db_lock_contention": "database lock contention",
+    "deploy_regression": "a regression in a new deploy",
+    "config_error": "a bad configuration change",
+    "certificate_expiry": "an expired or invalid certificate",
+    "traffic_surge": "a traffic surge beyond capacity",
+}
+MAX_ALTERNATIVES = 3
+
+
+class EvidenceBook:
+    """Assigns stable ids (E1, E2...) to evidence, one id per cite."""
+
+    def __init__(self) -> None:
+        self._ids: dict[str, str] = {}
+        self.items: dict[str, EvidenceItem] = {}
+
+    def add(self, ref: EvidenceRef) -> str:
+        if ref.cite not in self._ids:
+            eid = f"E{len(self._ids) + 1}"
+            self._ids[ref.cite] = eid
+            self.items[eid] = EvidenceItem(kind=ref.kind, cite=ref.cite, excerpt=ref.excerpt[:300])
+        return self._ids[ref.cite]
+
+    def ids(self, refs: list[EvidenceRef] | tuple[EvidenceRef, ...]) -> list[str]:
+        return list(dict.fromkeys(self.add(r) for r in refs))
+
+
+def _clock(ts: datetime) -> str:
+    return ts.astimezone(UTC).strftime("%H:%M")
+
+
+def build_result(
+    ctx: Context,
+    assessments: list[Assessment],
+    gate: GateDecision | None,
+    *,
+    status: str,
+    gaps: list[str],
+    first_hypothesis_ms: int | None,
+    total_ms: int,
+    extra_claims: list[Claim] | None = None,
+) -> InvestigationResult:
+    book = EvidenceBook()
+    hypotheses: list[HypothesisOut] = []
+    for i, a in enumerate(assessments):
+        refs = list(a.hypothesis.evidence) + [e for f in a.findings if f.status == "validated" for e in f.evidence]
+        confidence = gate.confidence if (i == 0 and gate is not None) else a.confidence
+        hypotheses.append(
+            HypothesisOut(
+                id=a.hypothesis.id,
+                entity=a.hypothesis.entity,
+                fault_type=a.hypothesis.fault_type,
+                status=a.status,
+                confidence=confidence,
+                evidence=book.ids(refs),
+            )
+        )
+    claims = template_claims(ctx, assessments, book, gate)
+    if extra_claims:
+        claims = [c for c in extra_claims if c.evidence and all(e in book.items for e in c.evidence)] + claims
+    result = InvestigationResult(
+        bundle=ctx.bundle,
+        status=status,  # type: ignore[arg-type]
+        hypotheses=hypotheses,
+        claims=claims,
+        evidence=book.items,
+        gaps=gaps,
+        timing=Timing(first_hypothesis_ms=first_hypothesis_ms, total_ms=total_ms),
+    )
+    return result
+
+
+def template_claims(
+    ctx: Context, assessments: list[Assessment], book: EvidenceBook, gate: GateDecision | None
+) -> list[Claim]:
+    claims: list[Claim] = []
+    if ctx.alerts:
+        services = ", ".join(ctx.alerting_services[:5])
+        names = ", ".join(sorted({a.name for a in ctx.alerts})[:3])
+        claims.append(
+            Claim(
+                text=f"{len(ctx.alerts)} alert(s) ({names}) fired on {services} "
+                f"from {_clock(ctx.alerts[0].starts_at)}.",
+                evidence=book.ids([a.evidence for a in ctx.alerts[:5]]),
+            )
+        )
+    if not assessments:
+        return claims
+    top = assessments[0]
+    h = top.hypothesis
+    top_refs = list(h.evidence) + [e for f in top.findings if f.status == "validated" for e in f.evidence]
+    confidence = gate.confidence if gate else top.confidence
+    verdict = {"validated": "The most likely root cause is", "invalidated": "Evidence argues against"}.get(
+        top.status, "The leading but unconfirmed hypothesis is"
+    )
+    if top_refs:
+        claims.append(
+            Claim(
+                text=f"{verdict} {FAULT_WORDS.get(h.fault_type, h.fault_type)} at {h.entity} "
+                f"({h.fault_type}, confidence {confidence:.2f}).",
+                evidence=book.ids(top_refs[:6]),
+            )
+        )
+    onset = ctx.window.onset
+    if onset is not None and ctx.anomalies:
+        first = [a for a in ctx.anomalies if a.service == h.entity] or ctx.anomalies
+        earliest = min(first, key=lambda a: a.onset)
+        lead_min = int((ctx.window.fired_at - onset).total_seconds() // 60)
+        claims.append(
+            Claim(
+                text=f"The incident's signals began around {_clock(onset)}, "
+                f"{lead_min} min before the alert time.",
+                evidence=book.ids([earliest.evidence]),
+            )
+        )
+    for f in top.findings:
+        if f.evidence and f.status in ("validated", "inconclusive"):
+            text = f.summary.rstrip(".") + "."
+            claims.append(Claim(text=text[0].upper() + text[1:], evidence=book.ids(list(f.evidence)[:4])))
+    for alt in assessments[1 : 1 + MAX_ALTERNATIVES]:
+        refs = list(alt.hypothesis.evidence)[:3]
+        if not refs:
+            continue
+        ah = alt.hypothesis
+        claims.append(
+            Claim(
+                text=f"Also considered: {FAULT_WORDS.get(ah.fault_type, ah.fault_type)} at {ah.entity} "
+                f"({alt.status}, confidence {alt.confidence:.2f}).",
+                evidence=book.ids(refs),
+            )
+        )
+    return claims
+
+
+def render_markdown(result: InvestigationResult) -> str:
+    """The RCA for humans: claims with their citations, hypotheses, evidence, gaps."""
+    lines = [f"# Investigation of {result.bundle}: {result.status}", ""]
+    gates = getattr(result, "gates", None) or (result.model_extra or {}).get("gates")
+    if isinstance(gates, dict):
+        flags = [k.replace("_", " ") for k in ("analysis_only", "needs_human", "evidence_missing") if gates.get(k)]
+        if flags:
+            lines += [f"> Flags: {', '.join(flags)}", ""]
+    lines += ["## Root-cause analysis", ""]
+    for c in result.claims:
+        lines.append(f"- {c.text} [{', '.join(c.evidence)}]")
+    lines += [
+        "",
+        "## Hypotheses",
+        "",
+        "| id | entity | fault type | status | confidence | evidence |",
+        "|---|---|---|---|---|---|",
+    ]
+    for h in result.hypotheses:
+        lines.append(
+            f"| {h.id} | {h.entity} | {h.fault_type} | {h.status} | {h.confidence:.2f} | {', '.join(h.evidence)} |"
+        )
+    lines += ["", "## Evidence", ""]
+    for eid, e in result.evidence.items():
+        excerpt = e.excerpt.replace("\n", " ").replace("|", "\\|")
+        lines.append(f"- **{eid}** ({e.kind}) `{e.cite}`: {excerpt}")
+    if result.gaps:
+        lines += ["", "## Gaps", ""] + [f"- {g}" for g in result.gaps]
+    lines += ["", f"_first hypothesis {result.timing.first_hypothesis_ms} ms, total {result.timing.total_ms} ms_", ""]
+    return "\n".join(lines)

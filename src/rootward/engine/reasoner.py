@@ -1,0 +1,48 @@
+"""The reasoning hooks an LLM can fill; rule mode is the default implementation.
+
+The engine calls a `Reasoner` at three points: after the deterministic
+ranking (propose extra hypotheses), after the specialists (classify findings
+that rules left inconclusive) and when writing the RCA (prose). The rule
+reasoner adds nothing and changes nothing, so rule mode is exactly the
+deterministic pipeline. An LLM reasoner (`llm/`) may add hypotheses and
+reorder within evidence but the engine never lets it drop a top-ranked
+deterministic hypothesis, and raw facts are always kept beside its prose.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from rootward.context.assemble import Context
+from rootward.domain.investigation import Claim, Finding
+from rootward.engine.budget import Budget
+from rootward.engine.hypotheses import Hypothesis
+
+
+class Reasoner(Protocol):
+    name: str
+
+    def propose(self, ctx: Context, ranked: list[Hypothesis], budget: Budget) -> list[Hypothesis]:
+        """Extra hypotheses (entity and fault type from the closed vocabulary); may be empty."""
+        ...
+
+    def classify(self, ctx: Context, hypothesis: Hypothesis, findings: list[Finding], budget: Budget) -> list[Finding]:
+        """Findings to add for a hypothesis the rules left inconclusive; may be empty."""
+        ...
+
+    def write(self, ctx: Context, claims: list[Claim], budget: Budget) -> list[Claim]:
+        """Prose claims to show above the templated ones; each must cite existing evidence ids."""
+        ...
+
+
+class RuleReasoner:
+    name = "rules"
+
+    def propose(self, ctx: Context, ranked: list[Hypothesis], budget: Budget) -> list[Hypothesis]:
+        return []
+
+    def classify(self, ctx: Context, hypothesis: Hypothesis, findings: list[Finding], budget: Budget) -> list[Finding]:
+        return []
+
+    def write(self, ctx: Context, claims: list[Claim], budget: Budget) -> list[Claim]:
+        return []

@@ -1,0 +1,115 @@
+"""Per-entity evidence profiles: what moved on each entity, what its callers say about it.
+
+Pure functions over a `Context`. The hypothesis ranker and the specialists
+both read these profiles, so "what counts as a signal" lives in one place.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from rootward.context.anomaly import RESOURCE_FAMILIES, Anomaly
+from rootward.context.assemble import Context
+from rootward.context.changes import ChangeItem
+from rootward.context.log_signals import LogSignal
+
+# A change this long before the onset can still be its cause; after the onset it cannot.
+CHANGE_HORIZON_S = 6 * 3600
+CHANGE_GRACE_AFTER_S = 120
+
+
+def strength(score: float, threshold: float = 4.0) -> float:
+    """Map a robust z (>= threshold) to 0..1 on a log scale: 4 -> 0.2, ~100 -> 1."""
+    if score < threshold:
+        return 0.0
+    return min(1.0, math.log1p(score / threshold) / math.log1p(25.0))
+
+
+def is_bad_direction(a: Anomaly) -> bool:
+    """Whether the move is the harmful way for its family (success rates fall, most things rise)."""
+    if a.family == "errors" and re.search(r"success|availab|ok", a.metric, re.I):
+        return a.direction == "down"
+    if a.family == "traffic":
+        return True
+    return a.direction == "up"
+
+
+@dataclass
+class EntityProfile:
+    entity: str
+    kind: str
+    has_telemetry: bool
+    symptoms: list[Anomaly] = field(default_factory=list)  # latency / errors, harmful direction
+    resources: list[Anomaly] = field(default_factory=list)  # cpu, memory, disk... harmful direction
+    traffic: list[Anomaly] = field(default_factory=list)
+    own_logs: list[LogSignal] = field(default_factory=list)  # changed failure templates of the entity
+    mentions: list[LogSignal] = field(default_factory=list)  # others' changed failure templates naming it
+    changes: list[ChangeItem] = field(default_factory=list)  # its changes shortly before the onset
+    onset: int | None = None
+
+    @property
+    def symptom_strength(self) -> float:
+        return max((strength(a.score) for a in self.symptoms), default=0.0)
+
+    @property
+    def resource_strength(self) -> float:
+        return max((strength(a.score) for a in self.resources), default=0.0)
+
+    @property
+    def log_strength(self) -> float:
+        n = sum(s.onset_count for s in self.own_logs)
+        return min(1.0, math.log1p(n) / math.log1p(50)) if n else 0.0
+
+    @property
+    def mention_strength(self) -> float:
+        n = sum(s.onset_count for s in self.mentions)
+        return min(1.0, math.log1p(n) / math.log1p(50)) if n else 0.0
+
+    @property
+    def abnormal(self) -> bool:
+        return bool(self.symptoms or self.resources or self.own_logs)
+
+    def families(self) -> set[str]:
+        return {a.family for a in self.resources + self.symptoms + self.traffic}
+
+
+def _mentions(template: str, entity: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(entity)}(?![\w-])", template, re.I) is not None
+
+
+def entity_profiles(ctx: Context) -> dict[str, EntityProfile]:
+    onset = int((ctx.window.onset or ctx.window.fired_at).timestamp())
+    profiles = {
+        e: EntityProfile(entity=e, kind=ctx.topology.kinds.get(e, "unknown"), has_telemetry=bool(ctx.telemetry.get(e)))
+        for e in ctx.topology.entities
+    }
+    for a in ctx.anomalies:
+        p = profiles.get(a.service)
+        if p is None or not is_bad_direction(a):
+            continue
+        if a.family in RESOURCE_FAMILIES:
+            p.resources.append(a)
+        elif a.family in ("latency", "errors"):
+            p.symptoms.append(a)
+        elif a.family == "traffic":
+            p.traffic.append(a)
+        p.onset = a.onset if p.onset is None else min(p.onset, a.onset)
+    changed_failures = [s for s in ctx.logs if s.changed and s.is_failure]
+    for s in changed_failures:
+        p = profiles.get(s.service)
+        if p is not None:
+            p.own_logs.append(s)
+            if s.first_ts is not None:
+                first = int(s.first_ts.timestamp())
+                p.onset = first if p.onset is None else min(p.onset, first)
+        for other in profiles.values():
+            if other.entity != s.service and _mentions(s.template, other.entity):
+                other.mentions.append(s)
+    for c in ctx.changes:
+        p = profiles.get(c.service)
+        if p is not None and -CHANGE_GRACE_AFTER_S <= c.seconds_before_onset <= CHANGE_HORIZON_S:
+            p.changes.append(c)
+    del onset
+    return profiles

@@ -1,0 +1,201 @@
+"""Fault-type signatures: which fault types an entity's evidence points at.
+
+Each fault type of the closed vocabulary has a signature over three kinds of
+evidence: log templates (generic technology words: "no space left", "x509",
+"NXDOMAIN"...), which metric families moved, and changes just before the
+onset. A specific mechanism (pool, disk, DNS...) outranks the generic
+"something changed" types, which remain as alternatives.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from rootward.context.anomaly import Anomaly
+from rootward.context.log_signals import LogSignal
+from rootward.domain.evidence import EvidenceRef
+from rootward.engine.signals import EntityProfile, strength
+
+LOG_SIGNATURES: dict[str, re.Pattern[str]] = {
+    "connection_pool_exhaustion": re.compile(
+        r"\bpool\b|connection is not available|acquir\w* (a )?connection|too many (db |database )?connections|"
+        r"max_?connections|remaining connection slots",
+        re.I,
+    ),
+    "disk_full": re.compile(r"no space|enospc|disk (is )?full|quota exceeded|read-only file ?system|inodes?\b", re.I),
+    "oom_kill": re.compile(r"oom ?kill|out of memory|killed process|memory cgroup|exit code 137|oomkilled", re.I),
+    "memory_leak": re.compile(r"outofmemoryerror|heap|gc overhead|allocation fail|memory pressure|high memory", re.I),
+    "crash_loop": re.compile(
+        r"crashloop|back-?off restarting|exited with (code|status)|restarting (container|process)|segfault|"
+        r"segmentation fault|startup probe failed|liveness probe failed",
+        re.I,
+    ),
+    "certificate_expiry": re.compile(
+        r"x509|certificate|tls handshake|ssl handshake|cert(ificate)? (has )?expired", re.I
+    ),
+    "dns_failure": re.compile(
+        r"nxdomain|no such host|name resolution|could not resolve|resolv|\bdns\b|servfail|name or service not known",
+        re.I,
+    ),
+    "db_lock_contention": re.compile(
+        r"deadlock|lock wait|lock timeout|could not obtain lock|locknotavailable|waiting for (table )?lock|"
+        r"slow query|row lock",
+        re.I,
+    ),
+    "dependency_down": re.compile(
+        r"connection refused|econnrefused|no route to host|unreachable|circuit breaker|service unavailable|\b503\b|"
+        r"no healthy upstream|upstream connect error",
+        re.I,
+    ),
+    "packet_loss": re.compile(r"packet loss|retransmi|reset by peer|connection reset|broken pipe|checksum", re.I),
+    "traffic_surge": re.compile(
+        r"rate limit|too many requests|\b429\b|queue (is )?full|overload|backpressure|shedding", re.I
+    ),
+    "cpu_saturation": re.compile(r"throttl|cpu|high load|run queue", re.I),
+    "config_error": re.compile(
+        r"config|invalid (value|setting|option)|missing (key|setting|env)|unknown (option|flag|key)|feature flag|"
+        r"parse error",
+        re.I,
+    ),
+    "deploy_regression": re.compile(
+        r"exception|nullpointer|typeerror|attributeerror|undefined|panic|stack ?trace|traceback|"
+        r"internal server error|\b500\b|unhandled",
+        re.I,
+    ),
+    "network_latency": re.compile(r"timed? ?out|deadline exceeded|slow|latency", re.I),
+}
+
+# Mechanisms name what broke; "deploy_regression"/"config_error" name what changed; latency is the weakest.
+SPECIFICITY: dict[str, float] = {
+    "network_latency": 0.35,
+    "deploy_regression": 0.6,
+    "config_error": 0.6,
+    "cpu_saturation": 0.9,
+}
+
+METRIC_SIGNATURES: dict[str, str] = {
+    "cpu": "cpu_saturation",
+    "disk": "disk_full",
+    "packet_loss": "packet_loss",
+    "connections": "connection_pool_exhaustion",
+    "memory": "memory_leak",
+    "restarts": "crash_loop",
+}
+
+
+@dataclass
+class Signature:
+    fault_type: str
+    score: float
+    evidence: list[EvidenceRef] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+
+
+def _log_weight(signals: list[LogSignal]) -> float:
+    n = sum(s.onset_count for s in signals)
+    return min(1.0, 0.35 + math.log1p(n) / math.log1p(60)) if n else 0.0
+
+
+def log_matches(signals: list[LogSignal]) -> dict[str, list[LogSignal]]:
+    out: dict[str, list[LogSignal]] = {}
+    for s in signals:
+        for fault, pattern in LOG_SIGNATURES.items():
+            if pattern.search(s.template):
+                out.setdefault(fault, []).append(s)
+    return out
+
+
+# A resource that started moving this long after the incident's onset is a consequence, not a cause.
+LATE_S = 120
+
+
+def classify(
+    profile: EntityProfile,
+    borrowed: list[LogSignal] | None = None,
+    *,
+    onset: int | None = None,
+    reach_errors: list[Anomaly] | None = None,
+) -> list[Signature]:
+    """Fault types for a fault *at* this entity, best first, each with its evidence.
+
+    `borrowed` are log signals from other entities that point at this one
+    (callers naming it, or dependents sharing a symptom): the only evidence a
+    dependency without telemetry has. `reach_errors` are error-rate rises on
+    the entity or on what depends on it: a code fault shows as errors, while
+    saturation and delay show as latency.
+    """
+    sig: dict[str, Signature] = {}
+
+    def add(fault: str, score: float, ev: list[EvidenceRef], reason: str) -> None:
+        s = sig.setdefault(fault, Signature(fault, 0.0))
+        s.score += score
+        s.evidence += [e for e in ev if e not in s.evidence]
+        s.reasons.append(reason)
+
+    logs = profile.own_logs + (borrowed or [])
+    matched_logs = log_matches(logs)
+    for fault, matched in matched_logs.items():
+        weight = _log_weight(matched) * SPECIFICITY.get(fault, 1.0)
+        add(fault, weight, [m.evidence for m in matched[:3]], f"log templates match {fault}")
+    mechanism_in_logs = any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in matched_logs)
+
+    fams: dict[str, Anomaly] = {}
+    for a in sorted(profile.resources, key=lambda a: -a.score):
+        fams.setdefault(a.family, a)
+    restarts = fams.get("restarts")
+    resource_cause = False
+    for family, a in fams.items():
+        fault = METRIC_SIGNATURES.get(family)
+        if fault is None:
+            continue
+        w = 0.4 + 0.6 * strength(a.score)
+        why = f"{a.metric}{' per ' + a.derived if a.derived else ''} moved {a.direction} ({a.shape})"
+        if onset is not None and a.onset > onset + LATE_S:
+            w *= 0.4
+            why += " after the onset"
+        if family == "memory" and a.shape != "ramp" and restarts is None:
+            w *= 0.3  # a step in memory follows load; a leak climbs
+        if family == "memory" and restarts is not None:
+            add("oom_kill", w, [a.evidence, restarts.evidence], "memory rose and the process restarted")
+            w *= 0.6
+        if family == "restarts" and "memory" in fams:
+            continue
+        w *= SPECIFICITY.get(fault, 1.0)
+        resource_cause = resource_cause or w >= 0.45
+        add(fault, w, [a.evidence], why)
+    surge = [a for a in profile.traffic if a.direction == "up" and a.ratio >= 1.5]
+    if surge:
+        add("traffic_surge", 0.5 + 0.5 * strength(surge[0].score), [surge[0].evidence], "request rate rose")
+
+    for c in profile.changes:
+        near = max(0.0, 1.0 - max(0, c.seconds_before_onset) / (2 * 3600))
+        if c.kind == "deploy":
+            add("deploy_regression", 0.35 + 0.45 * near, [c.evidence], f"deploy {c.id} before the onset")
+        elif c.kind in ("config", "feature_flag"):
+            add("config_error", 0.35 + 0.45 * near, [c.evidence], f"{c.kind} change {c.id} before the onset")
+
+    errors = sorted(
+        [a for a in profile.symptoms if a.family == "errors"] + list(reach_errors or []), key=lambda a: -a.score
+    )
+    latency = [a for a in profile.symptoms if a.family == "latency"]
+    if errors and not mechanism_in_logs:
+        w = 0.3 + 0.3 * strength(errors[0].score)
+        add(
+            "deploy_regression",
+            w * (0.5 if resource_cause else 1.0),
+            [errors[0].evidence],
+            "errors rose (a code fault shows as errors; saturation and delay as latency)",
+        )
+    if latency and not resource_cause and not errors:
+        add(
+            "network_latency",
+            0.3 * (0.5 + strength(latency[0].score)),
+            [latency[0].evidence],
+            "latency rose with no resource cause and no errors",
+        )
+    if not sig and (profile.symptoms or logs):
+        ev = [a.evidence for a in profile.symptoms[:1]] + [s.evidence for s in logs[:1]]
+        add("dependency_down", 0.1, ev, "failures with no specific mechanism")
+    return sorted(sig.values(), key=lambda s: (-s.score, s.fault_type))

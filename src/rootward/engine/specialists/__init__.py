@@ -1,0 +1,17 @@
+"""Specialist agents: each tests hypotheses from its own narrow slice of the evidence."""
+
+from __future__ import annotations
+
+from rootward.engine.specialists.base import Specialist
+from rootward.engine.specialists.changes import ChangesSpecialist
+from rootward.engine.specialists.logs import LogsSpecialist
+from rootward.engine.specialists.metrics import MetricsSpecialist
+from rootward.engine.specialists.runbooks import RunbooksSpecialist
+from rootward.engine.specialists.topology import TopologySpecialist
+
+
+def default_specialists() -> list[Specialist]:
+    return [MetricsSpecialist(), LogsSpecialist(), ChangesSpecialist(), TopologySpecialist(), RunbooksSpecialist()]
+
+
+__all__ = ["Specialist", "default_specialists"]

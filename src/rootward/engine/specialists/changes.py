@@ -1,0 +1,46 @@
+"""Changes specialist: did a deploy or config change at the entity precede the onset?"""
+
+from __future__ import annotations
+
+from rootward.context.changes import ChangeItem
+from rootward.domain.investigation import Finding
+from rootward.engine.hypotheses import Hypothesis
+from rootward.engine.signals import CHANGE_GRACE_AFTER_S, CHANGE_HORIZON_S
+from rootward.engine.specialists.base import Specialist, finding
+from rootward.engine.tools import ToolLayer
+
+CHANGE_FAULTS = {"deploy_regression": ("deploy",), "config_error": ("config", "feature_flag")}
+
+
+class ChangesSpecialist(Specialist):
+    name = "changes"
+    manifest = frozenset({"changes_for"})
+
+    def check(self, h: Hypothesis, tools: ToolLayer) -> Finding | None:
+        result = self.call(tools, "changes_for", entity=h.entity)
+        near: list[ChangeItem] = [
+            c for c in result.data if -CHANGE_GRACE_AFTER_S <= c.seconds_before_onset <= CHANGE_HORIZON_S
+        ]
+        kinds = CHANGE_FAULTS.get(h.fault_type)
+        if kinds is None:
+            if near:
+                c = near[0]
+                return finding(
+                    h, "inconclusive", 0.3, f"{c.kind} {c.id} on {h.entity} preceded the onset", [c.evidence]
+                )
+            return None
+        if result.status == "unavailable":
+            return finding(h, "inconclusive", 0.1, "change history unavailable")
+        matching = [c for c in near if c.kind in kinds]
+        if matching:
+            c = matching[0]
+            minutes = max(0, c.seconds_before_onset) // 60
+            return finding(
+                h,
+                "validated",
+                0.8 if minutes <= 60 else 0.55,
+                f"{c.kind} {c.id} on {h.entity} landed {minutes} min before the onset"
+                + (f" ({c.summary})" if c.summary else ""),
+                [c.evidence],
+            )
+        return finding(h, "invalidated", 0.45, f"no {' or '.join(kinds)} change on {h.entity} before the onset")

@@ -1,0 +1,66 @@
+"""Logs specialist: do failure templates at (or about) the entity carry the fault's signature?"""
+
+from __future__ import annotations
+
+from rootward.context.log_signals import LogSignal
+from rootward.domain.investigation import Finding
+from rootward.engine.hypotheses import Hypothesis
+from rootward.engine.signatures import LOG_SIGNATURES
+from rootward.engine.specialists.base import Specialist, finding
+from rootward.engine.tools import ToolLayer
+
+# Fault types that always leave their own words in logs: silence argues against them.
+LOG_SPECIFIC = frozenset(
+    {
+        "disk_full",
+        "oom_kill",
+        "crash_loop",
+        "certificate_expiry",
+        "dns_failure",
+        "connection_pool_exhaustion",
+        "db_lock_contention",
+    }
+)
+
+
+class LogsSpecialist(Specialist):
+    name = "logs"
+    manifest = frozenset({"log_templates", "log_mentions", "dependent_logs"})
+
+    def check(self, h: Hypothesis, tools: ToolLayer) -> Finding | None:
+        pattern = LOG_SIGNATURES.get(h.fault_type)
+        own = self.call(tools, "log_templates", entity=h.entity)
+        failing: list[LogSignal] = [s for s in own.data if s.changed and s.is_failure]
+        if pattern is not None:
+            matched = [s for s in failing if pattern.search(s.template)]
+            if not matched:
+                mentions = self.call(tools, "log_mentions", entity=h.entity)
+                matched = [s for s in mentions.data if pattern.search(s.template)]
+            if not matched and own.status == "no_data":
+                shared = self.call(tools, "dependent_logs", entity=h.entity)
+                matched = [s for s in shared.data if pattern.search(s.template)]
+            if matched:
+                n = sum(s.onset_count for s in matched)
+                lead = matched[0]
+                where = "its own logs" if lead.service == h.entity else f"{lead.service}'s logs"
+                conf = min(0.9, 0.45 + 0.05 * n) if len({s.service for s in matched}) > 1 or n >= 5 else 0.45
+                return finding(
+                    h,
+                    "validated",
+                    conf,
+                    f'{n} new or surging log lines in {where} match {h.fault_type}: "{lead.template[:120]}"',
+                    [s.evidence for s in matched[:4]],
+                )
+        if own.status == "no_data":
+            return finding(h, "inconclusive", 0.15, f"no logs from {h.entity} in the incident window")
+        if h.fault_type in LOG_SPECIFIC and not failing:
+            return finding(h, "invalidated", 0.5, f"{h.entity}'s logs show no new failures, and {h.fault_type} would")
+        if failing:
+            return finding(
+                h,
+                "inconclusive",
+                0.3,
+                f'{h.entity} logs new failures, none specific to {h.fault_type}: "{failing[0].template[:120]}"',
+                [failing[0].evidence],
+            )
+        return None

@@ -1,0 +1,39 @@
+"""Metrics specialist: did the series a fault type predicts move at the entity?"""
+
+from __future__ import annotations
+
+from rootward.context.anomaly import Anomaly, ScoredSeries
+from rootward.domain.investigation import Finding
+from rootward.engine.hypotheses import Hypothesis
+from rootward.engine.signals import is_bad_direction, strength
+from rootward.engine.specialists.base import EXPECTED_FAMILIES, Specialist, finding
+from rootward.engine.tools import ToolLayer
+
+
+class MetricsSpecialist(Specialist):
+    name = "metrics"
+    manifest = frozenset({"metric_anomalies", "metric_scores"})
+
+    def check(self, h: Hypothesis, tools: ToolLayer) -> Finding | None:
+        expected = EXPECTED_FAMILIES.get(h.fault_type, frozenset())
+        result = self.call(tools, "metric_anomalies", entity=h.entity)
+        if result.status == "no_data":
+            return finding(
+                h, "inconclusive", 0.2, f"no metrics for {h.entity}; its fault can only be seen through others"
+            )
+        moved: list[Anomaly] = [a for a in result.data if a.family in expected and is_bad_direction(a)]
+        if moved:
+            best = max(moved, key=lambda a: a.score)
+            return finding(
+                h,
+                "validated",
+                0.45 + 0.45 * strength(best.score),
+                best.evidence.excerpt,
+                [a.evidence for a in sorted(moved, key=lambda a: -a.score)[:3]],
+            )
+        scores = self.call(tools, "metric_scores", entity=h.entity)
+        flat: list[ScoredSeries] = [s for s in scores.data if s.family in expected]
+        if flat:
+            names = ", ".join(sorted({s.metric for s in flat}))
+            return finding(h, "invalidated", 0.55, f"{h.entity} {names} did not move beyond its baseline")
+        return finding(h, "inconclusive", 0.2, f"{h.entity} has no series of the kind {h.fault_type} would move")

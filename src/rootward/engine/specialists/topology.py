@@ -1,0 +1,34 @@
+"""Topology specialist: can a fault at the entity reach the alerting services?"""
+
+from __future__ import annotations
+
+from rootward.domain.investigation import Finding
+from rootward.engine.hypotheses import Hypothesis
+from rootward.engine.specialists.base import Specialist, finding
+from rootward.engine.tools import ToolLayer
+
+
+class TopologySpecialist(Specialist):
+    name = "topology"
+    manifest = frozenset({"path_to_alerts", "dependents", "alerts"})
+
+    def check(self, h: Hypothesis, tools: ToolLayer) -> Finding | None:
+        alerts = self.call(tools, "alerts")
+        own = [a for a in alerts.data if a.service == h.entity]
+        path = self.call(tools, "path_to_alerts", entity=h.entity)
+        if path.data:
+            reached = sorted({e.source for e in path.data} & {a.service for a in alerts.data})
+            return finding(
+                h,
+                "validated",
+                0.6,
+                f"a fault at {h.entity} reaches the alerting {', '.join(reached)} through "
+                + ", ".join(f"{e.source}->{e.target}" for e in path.data[:4]),
+                [e.evidence for e in path.data[:4]] + [a.evidence for a in own[:1]],
+            )
+        if own:
+            return finding(h, "validated", 0.5, f"{h.entity} is itself alerting ({own[0].name})", [own[0].evidence])
+        reach = self.call(tools, "dependents", entity=h.entity)
+        if reach.status == "no_data":
+            return finding(h, "inconclusive", 0.1, f"{h.entity} is not in the topology")
+        return finding(h, "invalidated", 0.5, f"no dependency path from the alerting services to {h.entity}")

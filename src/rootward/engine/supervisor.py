@@ -1,0 +1,98 @@
+"""The supervisor: turns specialists' findings into hypothesis statuses and decides what next.
+
+A hypothesis is *validated* when a direct-evidence specialist (metrics, logs,
+changes) validated it and topology does not rule it out; *invalidated* when
+direct evidence speaks against it and none for it; otherwise *inconclusive*
+(or *untested* when nothing reached it). Ranking stays anchored on the
+deterministic prior and moves hypotheses only by what the findings showed.
+When nothing is validated and budget remains, the supervisor widens the scope
+once (more hops of the graph) and asks for new hypotheses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rootward.domain.investigation import Finding, HypothesisStatus
+from rootward.engine.budget import Budget
+from rootward.engine.hypotheses import Hypothesis
+from rootward.engine.memory import finding_from_dict, finding_to_dict
+
+DIRECT = frozenset({"metrics", "logs", "changes"})
+STATUS_WEIGHT: dict[str, float] = {"validated": 1.0, "inconclusive": 0.75, "untested": 0.6, "invalidated": 0.35}
+EXPANDED_HOPS = 4
+
+
+@dataclass
+class Assessment:
+    hypothesis: Hypothesis
+    status: HypothesisStatus
+    score: float
+    confidence: float
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hypothesis": self.hypothesis.to_dict(),
+            "status": self.status,
+            "score": self.score,
+            "confidence": self.confidence,
+            "findings": [finding_to_dict(f) for f in self.findings],
+            "notes": list(self.notes),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Assessment:
+        return cls(
+            hypothesis=Hypothesis.from_dict(d["hypothesis"]),
+            status=d["status"],
+            score=float(d["score"]),
+            confidence=float(d["confidence"]),
+            findings=[finding_from_dict(f) for f in d.get("findings", [])],
+            notes=[str(n) for n in d.get("notes", [])],
+        )
+
+
+def status_of(findings: list[Finding]) -> HypothesisStatus:
+    if not findings:
+        return "untested"
+    direct = [f for f in findings if f.specialist in DIRECT]
+    topo_against = any(f.specialist == "topology" and f.status == "invalidated" for f in findings)
+    if any(f.status == "validated" for f in direct) and not topo_against:
+        return "validated"
+    if any(f.status == "invalidated" for f in direct) or topo_against:
+        return "invalidated"
+    return "inconclusive"
+
+
+def assess(hypotheses: list[Hypothesis], findings: list[Finding]) -> list[Assessment]:
+    """Statuses, scores and confidences, best first."""
+    out: list[Assessment] = []
+    for h in hypotheses:
+        fs = [f for f in findings if f.hypothesis_id == h.id]
+        status = status_of(fs)
+        validated_direct = {f.specialist for f in fs if f.status == "validated" and f.specialist in DIRECT}
+        score = h.prior * STATUS_WEIGHT[status] * (1.0 + 0.08 * len(validated_direct))
+        out.append(Assessment(h, status, score, 0.0, fs))
+    out.sort(key=lambda a: (-a.score, a.hypothesis.id))
+    for a in out:
+        rivals = [b.score for b in out if b.hypothesis.entity != a.hypothesis.entity]
+        rival = max(rivals, default=0.0)
+        rel = a.score / (a.score + rival) if a.score + rival > 0 else 0.0
+        breadth = len({f.specialist for f in a.findings if f.status == "validated"})
+        conf = 0.15 + 0.5 * rel + 0.07 * breadth + (0.08 if a.status == "validated" else 0.0)
+        if a.status != "validated":
+            conf *= 0.6
+        a.confidence = round(max(0.02, min(0.95, conf)), 3)
+    return out
+
+
+def should_expand(assessments: list[Assessment], budget: Budget, hops: int) -> bool:
+    """Widen the scope when nothing is validated, it was not widened yet, and budget remains."""
+    if any(a.status == "validated" for a in assessments) or hops >= EXPANDED_HOPS:
+        return False
+    if budget.exhausted is not None:
+        return False
+    return budget.elapsed_s() < budget.limits.wall_clock_s * 0.5

@@ -1,0 +1,159 @@
+"""The tool layer: every specialist reads data only through named tools.
+
+Each specialist has a manifest (the tool names it may call); `ToolLayer.call`
+refuses anything else, records the refusal in the audit trail and raises
+`ManifestViolation`, so neither a rule nor a model can reach past its slice.
+Every call is charged to the agent's tool budget and audited with its
+invocation. In rule mode and for bundles the tools read the assembled
+`Context`; a live deployment registers tools with the same names over the
+live sources.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rootward.context.assemble import Context
+from rootward.context.topology import upstream_closure
+from rootward.domain.investigation import ToolResult
+from rootward.engine.budget import Budget
+from rootward.engine.signals import entity_profiles
+
+
+class ManifestViolation(PermissionError):
+    """A specialist asked for a tool outside its manifest."""
+
+
+ToolFn = Callable[..., ToolResult]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    run: ToolFn
+
+
+class ToolLayer:
+    def __init__(
+        self, agent: str, manifest: frozenset[str], tools: dict[str, Tool], budget: Budget, audit: list[dict[str, Any]]
+    ) -> None:
+        self.agent = agent
+        self.manifest = manifest
+        self._tools = tools
+        self._budget = budget
+        self._audit = audit
+        self.calls: list[str] = []
+
+    def call(self, name: str, **args: Any) -> ToolResult:
+        invocation = f"{name}({', '.join(f'{k}={v!r}' for k, v in sorted(args.items()))})"
+        if name not in self.manifest or name not in self._tools:
+            self._audit.append({"agent": self.agent, "tool": name, "invocation": invocation, "status": "refused"})
+            raise ManifestViolation(
+                f"{self.agent} may not call {name!r} (manifest: {', '.join(sorted(self.manifest))})"
+            )
+        self._budget.charge_tool(self.agent)
+        started = time.monotonic()
+        result = self._tools[name].run(**args)
+        self.calls.append(result.invocation)
+        self._audit.append(
+            {
+                "agent": self.agent,
+                "tool": name,
+                "invocation": result.invocation,
+                "status": result.status,
+                "ms": round((time.monotonic() - started) * 1000, 2),
+            }
+        )
+        return result
+
+
+def context_tools(ctx: Context) -> dict[str, Tool]:
+    """Tools over an assembled context (bundle runs and rule mode)."""
+    profiles = entity_profiles(ctx)
+    graph = ctx.topology.graph()
+    alerting = set(ctx.alerting_services)
+
+    def metric_anomalies(entity: str) -> ToolResult:
+        found = [a for a in ctx.anomalies if a.service == entity]
+        has_data = "metrics" in ctx.telemetry.get(entity, [])
+        status = "ok" if found else ("no_data" if not has_data else "ok")
+        return ToolResult(
+            status, found, f"metric_anomalies(entity={entity!r})", evidence=tuple(a.evidence for a in found)
+        )
+
+    def metric_scores(entity: str) -> ToolResult:
+        found = [s for s in ctx.series if s.service == entity]
+        return ToolResult("ok" if found else "no_data", found, f"metric_scores(entity={entity!r})")
+
+    def log_templates(entity: str) -> ToolResult:
+        found = [s for s in ctx.logs if s.service == entity]
+        has_data = "logs" in ctx.telemetry.get(entity, [])
+        return ToolResult(
+            "ok" if has_data else "no_data",
+            found,
+            f"log_templates(entity={entity!r})",
+            evidence=tuple(s.evidence for s in found),
+        )
+
+    def log_mentions(entity: str) -> ToolResult:
+        p = profiles.get(entity)
+        found = list(p.mentions) if p else []
+        return ToolResult("ok", found, f"log_mentions(entity={entity!r})", evidence=tuple(s.evidence for s in found))
+
+    def dependent_logs(entity: str) -> ToolResult:
+        """Changed failure templates of the entities that call or run on `entity` (shared-cause evidence)."""
+        near = set(graph.predecessors(entity)) if entity in graph else set()
+        found = [s for s in ctx.logs if s.service in near and s.changed and s.is_failure]
+        return ToolResult("ok", found, f"dependent_logs(entity={entity!r})", evidence=tuple(s.evidence for s in found))
+
+    def dependents(entity: str) -> ToolResult:
+        reach = sorted(upstream_closure(graph, entity))
+        return ToolResult("ok" if entity in graph else "no_data", reach, f"dependents(entity={entity!r})")
+
+    def path_to_alerts(entity: str) -> ToolResult:
+        """Topology edges from each alerting service down to `entity` (how its fault reaches the alerts)."""
+        import networkx as nx
+
+        edges = []
+        for target in sorted(alerting):
+            if target == entity or target not in graph or entity not in graph:
+                continue
+            try:
+                path = nx.shortest_path(graph, target, entity)
+            except nx.NetworkXNoPath:
+                continue
+            for a, b in zip(path, path[1:], strict=False):
+                e = ctx.topology.edge(a, b)
+                if e is not None and e not in edges:
+                    edges.append(e)
+        return ToolResult("ok", edges, f"path_to_alerts(entity={entity!r})", evidence=tuple(e.evidence for e in edges))
+
+    def changes_for(entity: str) -> ToolResult:
+        found = [c for c in ctx.changes if c.service == entity]
+        status = "unavailable" if any(g.startswith("no changes") for g in ctx.gaps) else "ok"
+        return ToolResult(status, found, f"changes_for(entity={entity!r})", evidence=tuple(c.evidence for c in found))
+
+    def knowledge_for(entity: str) -> ToolResult:
+        found = [k for k in ctx.knowledge if entity in k.services or entity.lower() in k.text.lower()]
+        return ToolResult("ok", found, f"knowledge_for(entity={entity!r})", evidence=tuple(k.evidence for k in found))
+
+    def alerts() -> ToolResult:
+        return ToolResult("ok", ctx.alerts, "alerts()", evidence=tuple(a.evidence for a in ctx.alerts))
+
+    table = [
+        Tool("metric_anomalies", "anomalous series of an entity, with robust scores and onsets", metric_anomalies),
+        Tool("metric_scores", "every scored series of an entity, anomalous or not", metric_scores),
+        Tool("log_templates", "an entity's failing, new or surging log templates", log_templates),
+        Tool("log_mentions", "other entities' failure templates that name this entity", log_mentions),
+        Tool("dependent_logs", "failure templates of the entities that call or run on this one", dependent_logs),
+        Tool("dependents", "entities a fault here can reach", dependents),
+        Tool("path_to_alerts", "dependency edges from the alerting services down to an entity", path_to_alerts),
+        Tool("changes_for", "an entity's changes near the onset", changes_for),
+        Tool("knowledge_for", "runbooks, postmortems and team notes about an entity", knowledge_for),
+        Tool("alerts", "the firing alerts", alerts),
+    ]
+    return {t.name: t for t in table}

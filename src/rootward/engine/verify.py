@@ -1,0 +1,136 @@
+"""The verifier: code, not a model, decides whether an analysis may be published.
+
+Checks, in order: every evidence id named exists and its cite resolves; no two
+validated findings contradict each other (the same series moving up in one and
+down or flat in another); each confidence is calibrated to the breadth of its
+evidence (one log line from one replica cannot carry 0.95). Problems are
+repaired once (unresolvable evidence dropped, contradicting findings demoted
+to inconclusive, confidences capped); whatever remains is published as a
+noted failure, never silently.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from rootward.domain.investigation import Finding
+from rootward.engine.cites import CiteResolver
+from rootward.engine.supervisor import Assessment, status_of
+
+_DIRECTION = re.compile(r"\b(up|down) from\b|\bdid not move\b")
+
+
+@dataclass
+class Verification:
+    problems: list[str] = field(default_factory=list)  # what the first pass found
+    repairs: list[str] = field(default_factory=list)
+    remaining: list[str] = field(default_factory=list)  # still wrong after the repair cycle
+
+    @property
+    def ok(self) -> bool:
+        return not self.remaining
+
+    def to_dict(self) -> dict[str, object]:
+        return {"ok": self.ok, "problems": self.problems, "repairs": self.repairs, "remaining": self.remaining}
+
+
+def _series_directions(f: Finding) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for e in f.evidence:
+        if e.kind != "metric":
+            continue
+        m = _DIRECTION.search(e.excerpt)
+        if m:
+            out[e.cite.split("@", 1)[0]] = m.group(1) or "flat"
+    return out
+
+
+def contradictions(findings: list[Finding]) -> list[tuple[Finding, Finding, str]]:
+    """Pairs of validated findings that say opposite things about the same series."""
+    validated = [f for f in findings if f.status == "validated"]
+    out = []
+    for i, a in enumerate(validated):
+        da = _series_directions(a)
+        for b in validated[i + 1 :]:
+            for series, direction in _series_directions(b).items():
+                if series in da and da[series] != direction:
+                    out.append((a, b, series))
+    return out
+
+
+def breadth_cap(findings: list[Finding]) -> float:
+    """The most confidence this much evidence can carry."""
+    validated = [f for f in findings if f.status == "validated"]
+    cites = {e.cite for f in validated for e in f.evidence}
+    kinds = {e.kind for f in validated for e in f.evidence} - {"topology", "knowledge", "alert"}
+    if not cites:
+        return 0.45
+    if len(cites) == 1:
+        return 0.55
+    if len(kinds) <= 1:
+        return 0.75
+    if len(kinds) == 2:
+        return 0.9
+    return 0.95
+
+
+def _check(assessments: list[Assessment], resolver: CiteResolver) -> list[str]:
+    problems = []
+    for a in assessments:
+        for e in a.hypothesis.evidence:
+            if not resolver.resolves(e.cite):
+                problems.append(f"{a.hypothesis.id}: cite does not resolve: {e.cite}")
+        for f in a.findings:
+            for e in f.evidence:
+                if not resolver.resolves(e.cite):
+                    problems.append(f"{a.hypothesis.id} ({f.specialist}): cite does not resolve: {e.cite}")
+        for x, y, series in contradictions(a.findings):
+            problems.append(f"{a.hypothesis.id}: {x.specialist} and {y.specialist} contradict each other on {series}")
+        cap = breadth_cap(a.findings)
+        if a.confidence > cap + 1e-9:
+            problems.append(
+                f"{a.hypothesis.id}: confidence {a.confidence:.2f} exceeds what its evidence carries ({cap:.2f})"
+            )
+    return problems
+
+
+def _repair(assessments: list[Assessment], resolver: CiteResolver) -> list[str]:
+    repairs = []
+    for a in assessments:
+        kept = [e for e in a.hypothesis.evidence if resolver.resolves(e.cite)]
+        if len(kept) != len(a.hypothesis.evidence):
+            repairs.append(f"{a.hypothesis.id}: dropped {len(a.hypothesis.evidence) - len(kept)} unresolvable cite(s)")
+            a.hypothesis.evidence = kept
+        fixed: list[Finding] = []
+        for f in a.findings:
+            ev = tuple(e for e in f.evidence if resolver.resolves(e.cite))
+            if len(ev) != len(f.evidence):
+                status = f.status if ev or f.status != "validated" else "inconclusive"
+                repairs.append(f"{a.hypothesis.id} ({f.specialist}): dropped unresolvable evidence")
+                f = replace(f, evidence=ev, status=status)
+            fixed.append(f)
+        for x, y, series in contradictions(fixed):
+            fixed = [replace(f, status="inconclusive") if f in (x, y) else f for f in fixed]
+            repairs.append(
+                f"{a.hypothesis.id}: demoted {x.specialist} and {y.specialist} findings that contradict on {series}"
+            )
+        a.findings = fixed
+        new_status = status_of(fixed)
+        if new_status != a.status:
+            repairs.append(f"{a.hypothesis.id}: status {a.status} -> {new_status}")
+            a.status = new_status
+        cap = breadth_cap(fixed)
+        if a.confidence > cap:
+            repairs.append(f"{a.hypothesis.id}: confidence {a.confidence:.2f} capped at {cap:.2f}")
+            a.confidence = cap
+    return repairs
+
+
+def verify(assessments: list[Assessment], resolver: CiteResolver) -> Verification:
+    """Check, repair once, check again. Mutates the assessments it repairs."""
+    v = Verification(problems=_check(assessments, resolver))
+    if v.problems:
+        v.repairs = _repair(assessments, resolver)
+        v.remaining = _check(assessments, resolver)
+    return v

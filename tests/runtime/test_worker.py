@@ -32,14 +32,14 @@ def _statuses(factory: sessionmaker[Session]) -> list[str]:
 
 
 def test_pool_runs_queued_jobs_to_done_and_keeps_its_heartbeat(
-    db_url: str, session_factory: sessionmaker[Session]
+    migrated_db_url: str, session_factory: sessionmaker[Session]
 ) -> None:
     with session_factory() as session:
         for n in range(8):
             enqueue_investigation(session, f"g{n}", n % 3, "L1")
         session.commit()
     pipeline = Pipeline([Step("one", lambda s: {**s, "one": 1}), Step("two", lambda s: {**s, "two": 2})])
-    pool = WorkerPool(runtime_settings(db_url), session_factory, pipeline=pipeline, concurrency=2)
+    pool = WorkerPool(runtime_settings(migrated_db_url), session_factory, pipeline=pipeline, concurrency=2)
     pool.start()
     try:
         assert _wait_for(lambda: _statuses(session_factory) == ["done"] * 8, 20)
@@ -54,12 +54,12 @@ def test_pool_runs_queued_jobs_to_done_and_keeps_its_heartbeat(
 
 
 def test_pool_with_no_slots_still_expires_overdue_jobs(
-    db_url: str, session_factory: sessionmaker[Session]
+    migrated_db_url: str, session_factory: sessionmaker[Session]
 ) -> None:
     with session_factory() as session:
         job_id = enqueue_investigation(session, "g", 1, "L2", now=utcnow() - timedelta(seconds=120))
         session.commit()
-    pool = WorkerPool(runtime_settings(db_url, queue_ttl_s=60), session_factory, concurrency=0)
+    pool = WorkerPool(runtime_settings(migrated_db_url, queue_ttl_s=60), session_factory, concurrency=0)
     pool.start()
     pool.stop()
     with session_factory() as session:
@@ -67,7 +67,7 @@ def test_pool_with_no_slots_still_expires_overdue_jobs(
 
 
 def test_stopping_pool_finishes_the_current_step_and_hands_the_job_back(
-    db_url: str, session_factory: sessionmaker[Session]
+    migrated_db_url: str, session_factory: sessionmaker[Session]
 ) -> None:
     in_step = threading.Event()
 
@@ -80,7 +80,7 @@ def test_stopping_pool_finishes_the_current_step_and_hands_the_job_back(
         job_id = enqueue_investigation(session, "g", 1, "L2")
         session.commit()
     pipeline = Pipeline([Step("slow", slow), Step("never", lambda s: {**s, "never": True})])
-    pool = WorkerPool(runtime_settings(db_url), session_factory, pipeline=pipeline, concurrency=1)
+    pool = WorkerPool(runtime_settings(migrated_db_url), session_factory, pipeline=pipeline, concurrency=1)
     pool.start()
     assert in_step.wait(10)
     pool.stop()

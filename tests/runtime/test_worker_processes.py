@@ -88,11 +88,11 @@ def _job(factory: sessionmaker[Session], job_id: str) -> Job:
 
 def test_sigkilled_worker_job_is_finished_by_second_worker_from_its_checkpoint(
     tmp_path: Path,
-    db_url: str,
+    migrated_db_url: str,
     session_factory: sessionmaker[Session],
     start_worker: Callable[..., subprocess.Popen[bytes]],
 ) -> None:
-    config = _config(tmp_path, db_url)
+    config = _config(tmp_path, migrated_db_url)
     with session_factory() as session:
         job_id = enqueue_investigation(session, "group-kill", 1, "L2")
         session.commit()
@@ -150,11 +150,11 @@ def test_sigkilled_worker_job_is_finished_by_second_worker_from_its_checkpoint(
 
 def test_job_past_its_ttl_is_expired_and_listed_by_the_cli(
     tmp_path: Path,
-    db_url: str,
+    migrated_db_url: str,
     session_factory: sessionmaker[Session],
     start_worker: Callable[..., subprocess.Popen[bytes]],
 ) -> None:
-    config = _config(tmp_path, db_url, queue_ttl_s=60)
+    config = _config(tmp_path, migrated_db_url, queue_ttl_s=60)
     with session_factory() as session:
         stale = enqueue_investigation(session, "group-stale", 2, "L1", now=utcnow() - timedelta(minutes=5))
         session.commit()
@@ -186,13 +186,13 @@ def test_job_past_its_ttl_is_expired_and_listed_by_the_cli(
 
 def test_two_workers_on_postgresql_claim_each_of_200_jobs_exactly_once(
     tmp_path: Path,
-    db_url: str,
+    migrated_db_url: str,
     session_factory: sessionmaker[Session],
     start_worker: Callable[..., subprocess.Popen[bytes]],
 ) -> None:
-    if not db_url.startswith("postgresql"):
+    if not migrated_db_url.startswith("postgresql"):
         pytest.skip("several worker processes share a queue on PostgreSQL")
-    config = _config(tmp_path, db_url, lease_s=30, heartbeat_s=1)
+    config = _config(tmp_path, migrated_db_url, lease_s=30, heartbeat_s=1)
     with session_factory() as session:
         ids = [enqueue_investigation(session, f"group-{n}", n % 4, "L2") for n in range(200)]
         session.commit()

@@ -10,7 +10,8 @@ def test_actions_off_the_allowlist_or_over_quota_are_refused() -> None:
         allowlist={"annotate"},
         max_per_investigation=1,
     )
-    results = runner.run([SafeAction("annotate"), SafeAction("annotate"), SafeAction("silence_alert"),
-                          SafeAction("rm_everything")])
+    results = runner.run(
+        [SafeAction("annotate"), SafeAction("annotate"), SafeAction("silence_alert"), SafeAction("rm_everything")]
+    )
     assert [r.status for r in results] == ["done", "refused", "refused", "refused"]
     assert calls == ["annotate"]

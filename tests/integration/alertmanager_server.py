@@ -41,9 +41,15 @@ class Alertmanager:
         )
         log = open(self.dir / "am.out", "wb")  # noqa: SIM115 - kept open for the process's life
         self._proc = subprocess.Popen(
-            [self.binary, f"--config.file={self.dir / 'am.yml'}", f"--storage.path={self.dir / 'data'}",
-             f"--web.listen-address=127.0.0.1:{self.port}", "--cluster.listen-address="],
-            stdout=log, stderr=subprocess.STDOUT,
+            [
+                self.binary,
+                f"--config.file={self.dir / 'am.yml'}",
+                f"--storage.path={self.dir / 'data'}",
+                f"--web.listen-address=127.0.0.1:{self.port}",
+                "--cluster.listen-address=",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:

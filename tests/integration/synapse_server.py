@@ -42,15 +42,32 @@ class Synapse:
     def start(self, timeout_s: float = 60) -> None:
         config = self.dir / "hs.yaml"
         subprocess.run(
-            [str(self.python), "-m", "synapse.app.homeserver", "--server-name", "localhost",
-             "--config-path", str(config), "--generate-config", "--report-stats=no"],
-            cwd=self.dir, check=True, capture_output=True,
+            [
+                str(self.python),
+                "-m",
+                "synapse.app.homeserver",
+                "--server-name",
+                "localhost",
+                "--config-path",
+                str(config),
+                "--generate-config",
+                "--report-stats=no",
+            ],
+            cwd=self.dir,
+            check=True,
+            capture_output=True,
         )
         data = yaml.safe_load(config.read_text())
-        data["listeners"] = [{
-            "port": self.port, "bind_addresses": ["127.0.0.1"], "type": "http", "tls": False,
-            "x_forwarded": False, "resources": [{"names": ["client"], "compress": False}],
-        }]
+        data["listeners"] = [
+            {
+                "port": self.port,
+                "bind_addresses": ["127.0.0.1"],
+                "type": "http",
+                "tls": False,
+                "x_forwarded": False,
+                "resources": [{"names": ["client"], "compress": False}],
+            }
+        ]
         data["enable_registration"] = True
         data["enable_registration_without_verification"] = True
         data["trusted_key_servers"] = []
@@ -69,7 +86,9 @@ class Synapse:
         log = open(self.dir / "synapse.out", "wb")  # noqa: SIM115 - kept open for the process's life
         self._proc = subprocess.Popen(
             [str(self.python), "-m", "synapse.app.homeserver", "--config-path", str(config)],
-            cwd=self.dir, stdout=log, stderr=subprocess.STDOUT,
+            cwd=self.dir,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
@@ -84,8 +103,12 @@ class Synapse:
         raise RuntimeError("synapse did not start in time")
 
     def register(self, username: str, password: str = "rootward-test-pw") -> dict[str, str]:
-        body = {"username": username, "password": password, "auth": {"type": "m.login.dummy"},
-                "initial_device_display_name": "test"}
+        body = {
+            "username": username,
+            "password": password,
+            "auth": {"type": "m.login.dummy"},
+            "initial_device_display_name": "test",
+        }
         response = httpx.post(self.url + "/_matrix/client/v3/register", json=body, timeout=10)
         response.raise_for_status()
         data: dict[str, str] = response.json()

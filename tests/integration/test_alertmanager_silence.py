@@ -27,15 +27,25 @@ def alertmanager(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Alertmana
 def test_silence_alert_creates_a_real_silence_that_mutes_the_alert(alertmanager: Alertmanager) -> None:
     client = AlertmanagerClient(AlertmanagerSettings(url=alertmanager.url))
     now = datetime.now(UTC)
-    client.post_alerts([{
-        "labels": {"alertname": "BatchJobSlow", "service": "settlement", "severity": "warning"},
-        "startsAt": now.isoformat(), "endsAt": (now + timedelta(minutes=30)).isoformat(),
-    }])
+    client.post_alerts(
+        [
+            {
+                "labels": {"alertname": "BatchJobSlow", "service": "settlement", "severity": "warning"},
+                "startsAt": now.isoformat(),
+                "endsAt": (now + timedelta(minutes=30)).isoformat(),
+            }
+        ]
+    )
     runner = SafeActionRunner({"silence_alert": SilenceHandler(client)})
-    [result] = runner.run([SafeAction(
-        "silence_alert", {"matchers": {"alertname": "BatchJobSlow"}, "duration_minutes": 60},
-        reason="known flaky monitor during nightly settlement",
-    )])
+    [result] = runner.run(
+        [
+            SafeAction(
+                "silence_alert",
+                {"matchers": {"alertname": "BatchJobSlow"}, "duration_minutes": 60},
+                reason="known flaky monitor during nightly settlement",
+            )
+        ]
+    )
     assert result.status == "done", result.detail
     silence_id = result.detail.split()[1]
     [silence] = [s for s in client.silences() if s["id"] == silence_id]

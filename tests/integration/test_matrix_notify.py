@@ -27,8 +27,11 @@ def synapse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Synapse]:
 
 def _api(server: Synapse, token: str, method: str, path: str, body: dict | None = None) -> dict:  # type: ignore[type-arg]
     response = httpx.request(
-        method, server.url + "/_matrix/client/v3" + path, json=body,
-        headers={"authorization": f"Bearer {token}"}, timeout=10,
+        method,
+        server.url + "/_matrix/client/v3" + path,
+        json=body,
+        headers={"authorization": f"Bearer {token}"},
+        timeout=10,
     )
     response.raise_for_status()
     return response.json()  # type: ignore[no-any-return]
@@ -41,14 +44,23 @@ def test_notification_reaches_a_real_matrix_room_and_a_user_reads_it(synapse: Sy
     _api(synapse, bot["access_token"], "POST", f"/rooms/{room}/invite", {"user_id": oncall["user_id"]})
     _api(synapse, oncall["access_token"], "POST", f"/join/{room}", {})
 
-    channel = MatrixChannel(MatrixSettings(
-        homeserver=synapse.url, user_id=bot["user_id"], access_token=SecretStr(bot["access_token"]),
-        room_id=room, device_id=bot["device_id"],
-    ))
+    channel = MatrixChannel(
+        MatrixSettings(
+            homeserver=synapse.url,
+            user_id=bot["user_id"],
+            access_token=SecretStr(bot["access_token"]),
+            room_id=room,
+            device_id=bot["device_id"],
+        )
+    )
     note = Notification(
-        investigation_id="inv-42", title="HighLatencyP99 on checkout", tier="L2",
-        summary="payment-db pool saturated after config-7596", summary_source="rule",
-        evidence=("changes.json:config-7596",), executed_actions=("silence_alert BatchJobSlow 1h",),
+        investigation_id="inv-42",
+        title="HighLatencyP99 on checkout",
+        tier="L2",
+        summary="payment-db pool saturated after config-7596",
+        summary_source="rule",
+        evidence=("changes.json:config-7596",),
+        executed_actions=("silence_alert BatchJobSlow 1h",),
     )
     first = channel.send(note, idempotency_key="outbox-1")
     again = channel.send(note, idempotency_key="outbox-1")  # replay after a crash: same txn id
@@ -64,8 +76,13 @@ def test_notification_reaches_a_real_matrix_room_and_a_user_reads_it(synapse: Sy
 def test_wrong_token_is_a_delivery_failure_not_a_crash(synapse: Synapse, tmp_path: Path) -> None:
     from rootward.notify.channels import DeliveryFailed
 
-    channel = MatrixChannel(MatrixSettings(
-        homeserver=synapse.url, user_id="@nobody:localhost", access_token=SecretStr("bogus"), room_id="!x:localhost",
-    ))
+    channel = MatrixChannel(
+        MatrixSettings(
+            homeserver=synapse.url,
+            user_id="@nobody:localhost",
+            access_token=SecretStr("bogus"),
+            room_id="!x:localhost",
+        )
+    )
     with pytest.raises(DeliveryFailed):
         channel.send(Notification("i", "t", "L1", "s", "rule"), idempotency_key="k")

@@ -92,9 +92,17 @@ def decide(
     row = session.get(ApprovalRow, approval_id)
 
     def refuse(status: str, reason: str) -> DecisionOutcome:
-        append_audit(session, "approval.refused", approval_id, {
-            "by": who, "via": via, "decision": decision, "reason": reason,
-        })
+        append_audit(
+            session,
+            "approval.refused",
+            approval_id,
+            {
+                "by": who,
+                "via": via,
+                "decision": decision,
+                "reason": reason,
+            },
+        )
         return DecisionOutcome(False, status, reason)
 
     if row is None:

@@ -92,9 +92,19 @@ def approval_buttons(approval_id: str) -> dict[str, object]:
         "type": "actions",
         "block_id": f"approval:{approval_id}",
         "elements": [
-            {"type": "button", "action_id": "approve", "style": "primary", "value": approval_id,
-             "text": {"type": "plain_text", "text": "Approve"}},
-            {"type": "button", "action_id": "reject", "style": "danger", "value": approval_id,
-             "text": {"type": "plain_text", "text": "Reject"}},
+            {
+                "type": "button",
+                "action_id": "approve",
+                "style": "primary",
+                "value": approval_id,
+                "text": {"type": "plain_text", "text": "Approve"},
+            },
+            {
+                "type": "button",
+                "action_id": "reject",
+                "style": "danger",
+                "value": approval_id,
+                "text": {"type": "plain_text", "text": "Reject"},
+            },
         ],
     }

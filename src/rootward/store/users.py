@@ -60,8 +60,12 @@ def add_user(
     if session.scalar(select(UserRow).where(UserRow.name == name)) is not None:
         raise ValueError(f"user {name!r} already exists")
     row = UserRow(
-        id=new_id(), name=name, role=role.value, slack_user_id=slack_user_id,
-        matrix_user_id=matrix_user_id, created_at=datetime.now(UTC),
+        id=new_id(),
+        name=name,
+        role=role.value,
+        slack_user_id=slack_user_id,
+        matrix_user_id=matrix_user_id,
+        created_at=datetime.now(UTC),
     )
     session.add(row)
     session.flush()
@@ -81,9 +85,9 @@ def create_token(session: Session, user_name: str, label: str = "") -> str:
 
 def user_for_token(session: Session, token: str) -> User | None:
     row = session.scalar(
-        select(UserRow).join(ApiTokenRow, ApiTokenRow.user_id == UserRow.id).where(
-            ApiTokenRow.token_hash == hash_token(token)
-        )
+        select(UserRow)
+        .join(ApiTokenRow, ApiTokenRow.user_id == UserRow.id)
+        .where(ApiTokenRow.token_hash == hash_token(token))
     )
     return _user(row) if row is not None else None
 

@@ -397,7 +397,7 @@ class KubernetesSource:
                 config.load_incluster_config(client_configuration=cfg)
             else:
                 config.load_kube_config(
-                    config_file=str(s.kubeconfig) if s.kubeconfig else None,
+                    config_file=str(s.kubeconfig.expanduser()) if s.kubeconfig else None,
                     context=s.context,
                     client_configuration=cfg,
                 )

@@ -95,38 +95,45 @@ def _alert_items(alerts: Sequence[Alert]) -> list[AlertItem]:
 
 
 def _knowledge(docs: Sequence[Document], services: set[str], alert_names: set[str]) -> list[KnowledgeItem]:
-    """Team notes for the services in scope, then runbooks/postmortems naming them or the alerts."""
+    """Team notes for the services in scope first, then runbooks/postmortems retrieved for the alerts."""
+    if not docs:
+        return []
     try:
         from rootward.knowledge.retrieve import KnowledgeIndex
-    except ImportError:
-        KnowledgeIndex = None  # noqa: N806 - the retriever lands with the knowledge work
-    picked: list[tuple[Document, int, str]] = []
-    for d in docs:
-        if d.kind == "bits" and set(d.services) & services:
-            picked.append((d, 0, d.text))
-    if KnowledgeIndex is not None and docs:
-        index = KnowledgeIndex.from_documents(list(docs))
-        query = " ".join(sorted(alert_names | services))
-        for hit in index.for_investigation(query, sorted(services), max_chunks=MAX_KNOWLEDGE):
-            ref = hit.evidence if hasattr(hit, "evidence") else None
-            path = getattr(hit, "path", None) or (ref.cite.split("/", 1)[1].split("#")[0] if ref else None)
-            doc = next((d for d in docs if d.path == path), None)
-            if doc is not None and all(p[0].path != doc.path for p in picked):
-                picked.append((doc, int(getattr(hit, "chunk", 0)), str(getattr(hit, "text", doc.text))))
-    else:
-        for d in docs:
-            if d.kind != "bits" and (set(d.services) & services or set(d.monitors) & alert_names):
-                picked.append((d, 0, d.text))
+    except ImportError:  # the retriever is optional: fall back to front-matter matching
+        return _knowledge_by_front_matter(docs, services, alert_names)
+    index = KnowledgeIndex.from_documents(list(docs))
+    query = " ".join(sorted(alert_names)) + " " + " ".join(sorted(services))
+    return [
+        KnowledgeItem(
+            path=hit.path,
+            kind=hit.kind,
+            title=hit.title or hit.path,
+            services=list(hit.services),
+            text=hit.text[:2000],
+            evidence=hit.evidence,
+        )
+        for hit in index.for_investigation(query, sorted(services), max_chunks=MAX_KNOWLEDGE)
+    ]
+
+
+def _knowledge_by_front_matter(
+    docs: Sequence[Document], services: set[str], alert_names: set[str]
+) -> list[KnowledgeItem]:
+    picked = [d for d in docs if d.kind == "bits" and set(d.services) & services]
+    picked += [
+        d for d in docs if d.kind != "bits" and (set(d.services) & services or set(d.monitors) & alert_names)
+    ]
     return [
         KnowledgeItem(
             path=d.path,
             kind=d.kind,
             title=d.title,
             services=list(d.services),
-            text=text[:2000],
-            evidence=EvidenceRef("knowledge", knowledge_cite(d.path, chunk), f"{d.title}: {text.strip()[:200]}"),
+            text=d.text[:2000],
+            evidence=EvidenceRef("knowledge", knowledge_cite(d.path, 0), f"{d.title}: {d.text.strip()[:200]}"),
         )
-        for d, chunk, text in picked[:MAX_KNOWLEDGE]
+        for d in picked[:MAX_KNOWLEDGE]
     ]
 
 

@@ -59,20 +59,19 @@ class LogSignal(BaseModel):
 def _injection_check() -> Callable[[str], bool]:
     try:
         from rootward.context import injection
-    except ImportError:  # the guard lands with the log-context work; until then nothing is dropped
+    except (ImportError, SyntaxError):  # the guard is optional; without it nothing is dropped
         return lambda _message: False
     check = getattr(injection, "looks_like_injection", None) or getattr(injection, "is_injection", None)
     return check if callable(check) else (lambda _message: False)
 
 
 def _sample(records: list[LogRecord], cap: int) -> list[LogRecord]:
-    """Keep every failure-looking line and an even sample of the rest (rates stay comparable)."""
+    """Keep every error/warning line and an even sample of the rest (rates stay comparable)."""
     if len(records) <= cap:
         return records
-    keep = [r for r in records if r.level.upper() in ERROR_LEVELS | WARN_LEVELS or _FAILURE_WORDS.search(r.message)]
-    rest = [
-        r for r in records if not (r.level.upper() in ERROR_LEVELS | WARN_LEVELS or _FAILURE_WORDS.search(r.message))
-    ]
+    loud = ERROR_LEVELS | WARN_LEVELS
+    keep = [r for r in records if r.level in loud]
+    rest = [r for r in records if r.level not in loud]
     room = max(cap - len(keep), cap // 4)
     step = max(1, -(-len(rest) // room))
     return sorted(keep + rest[::step], key=lambda r: r.line)

@@ -27,8 +27,10 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from rootward.actions.settings import ActionsSettings
 from rootward.domain.alert import Severity, Tier
 from rootward.llm.settings import LLMSettings
+from rootward.notify.settings import NotifySettings
 from rootward.sources.github import GitHubSettings
 from rootward.sources.kubernetes import KubernetesSettings
 from rootward.sources.loki import LokiSettings
@@ -189,6 +191,8 @@ class Settings(BaseSettings):
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    notify: NotifySettings = Field(default_factory=NotifySettings)
+    actions: ActionsSettings = Field(default_factory=ActionsSettings)
     prometheus: PrometheusSettings | None = Field(default=None, description="Metrics; empty: no live metrics.")
     loki: LokiSettings | None = Field(default=None, description="Logs; empty: no live logs.")
     kubernetes: KubernetesSettings | None = Field(default=None, description="Events, pod health, rollouts.")

@@ -18,7 +18,7 @@ from rootward import __version__
 from rootward.ingest.writer import IntakeWriter
 from rootward.settings import Settings
 from rootward.store.db import make_engine, make_session_factory
-from rootward.web import changes, health, intake
+from rootward.web import approvals, changes, health, intake
 
 
 def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
@@ -48,4 +48,5 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(intake.router)
     app.include_router(changes.router)
+    app.include_router(approvals.router)
     return app

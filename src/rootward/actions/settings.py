@@ -1,0 +1,36 @@
+"""The `actions:` section: safe-action allowlist and quotas, approvals, the executor."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rootward.actions.alertmanager import AlertmanagerSettings
+from rootward.actions.awx import AwxSettings
+from rootward.actions.kubernetes_exec import KubernetesExecSettings
+from rootward.actions.safe import SAFE_ACTIONS
+
+
+class ExecutorSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    allowlist: list[str] = Field(
+        default_factory=list, description="Verbs this executor may run (empty: none; opt in explicitly)"
+    )
+    kubernetes: KubernetesExecSettings | None = None
+    awx: AwxSettings | None = None
+    poll_s: float = Field(1.0, gt=0)
+
+
+class ActionsSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    safe_allowlist: list[str] = Field(
+        default_factory=lambda: ["silence_alert", "flag_for_human_review", "annotate", "query_km"],
+        description=f"L2 safe actions run automatically; choose from {', '.join(SAFE_ACTIONS)}",
+    )
+    safe_quota: int = Field(5, ge=0, description="Safe actions per investigation")
+    alertmanager: AlertmanagerSettings | None = None
+    approval_ttl: timedelta = Field(timedelta(minutes=30), description="Approval requests expire after this")
+    executor: ExecutorSettings = Field(default_factory=ExecutorSettings)

@@ -1,0 +1,100 @@
+"""Approval endpoints: the API/console buttons and Slack's interaction callback."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy import select
+
+from rootward.actions.approvals import decide
+from rootward.actions.slack_interaction import SlackRequestRefused, SlackVerifier, parse_click
+from rootward.domain.roles import Role
+from rootward.store.approvals import ApprovalRow
+from rootward.store.audit import append_audit
+from rootward.store.users import User, user_by_chat_id
+from rootward.web.auth import require
+
+router = APIRouter()
+
+
+def approval_json(row: ApprovalRow) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "investigation_id": row.investigation_id,
+        "proposal_hash": row.proposal_hash,
+        "action": row.action_json,
+        "prediction": row.prediction,
+        "status": row.status,
+        "requested_at": row.requested_at.isoformat(),
+        "expires_at": row.expires_at.isoformat(),
+        "decided_by": row.decided_by,
+        "decided_via": row.decided_via,
+        "result": row.result,
+        "verdict": row.verdict,
+    }
+
+
+@router.get("/api/v1/approvals")
+def list_approvals(
+    request: Request, status: str | None = None, _user: User = Depends(require(Role.VIEWER))
+) -> list[dict[str, Any]]:
+    query = select(ApprovalRow).order_by(ApprovalRow.requested_at.desc()).limit(200)
+    if status:
+        query = query.where(ApprovalRow.status == status)
+    with request.app.state.sessions() as session:
+        return [approval_json(r) for r in session.scalars(query)]
+
+
+def _decide(request: Request, approval_id: str, user: User, decision: str) -> JSONResponse:
+    with request.app.state.sessions() as session, session.begin():
+        outcome = decide(session, approval_id, user, "approve" if decision == "approve" else "reject", via="api")
+    if not outcome.ok:
+        code = 404 if outcome.status == "unknown" else 409
+        raise HTTPException(code, outcome.reason)
+    return JSONResponse({"id": approval_id, "status": outcome.status})
+
+
+@router.post("/api/v1/approvals/{approval_id}/approve")
+def approve(request: Request, approval_id: str, user: User = Depends(require(Role.VIEWER))) -> JSONResponse:
+    # Any signed-in user may try; `decide` refuses and audits anyone below approver.
+    return _decide(request, approval_id, user, "approve")
+
+
+@router.post("/api/v1/approvals/{approval_id}/reject")
+def reject(request: Request, approval_id: str, user: User = Depends(require(Role.VIEWER))) -> JSONResponse:
+    return _decide(request, approval_id, user, "reject")
+
+
+def _slack_verifier(request: Request) -> SlackVerifier | None:
+    verifier: SlackVerifier | None = getattr(request.app.state, "slack_verifier", None)
+    if verifier is None:
+        slack = request.app.state.settings.notify.slack
+        if slack is None or slack.signing_secret is None:
+            return None
+        verifier = SlackVerifier(slack.signing_secret.get_secret_value())
+        request.app.state.slack_verifier = verifier
+    return verifier
+
+
+@router.post("/api/v1/slack/interactions")
+async def slack_interaction(request: Request) -> JSONResponse:
+    body = await request.body()
+    verifier = _slack_verifier(request)
+    if verifier is None:
+        raise HTTPException(404, "Slack interactions are not configured (notify.slack.signing_secret)")
+    try:
+        verifier.verify(
+            body, request.headers.get("x-slack-request-timestamp"), request.headers.get("x-slack-signature")
+        )
+        click = parse_click(body)
+    except SlackRequestRefused as exc:
+        with request.app.state.sessions() as session, session.begin():
+            append_audit(session, "slack.refused", "slack", {"reason": str(exc)})
+        raise HTTPException(401, str(exc)) from None
+    with request.app.state.sessions() as session, session.begin():
+        user = user_by_chat_id(session, slack=click.slack_user_id)
+        outcome = decide(session, click.approval_id, user, click.decision, via="slack")
+    text = f"{click.decision}d by <@{click.slack_user_id}>" if outcome.ok else f"refused: {outcome.reason}"
+    return JSONResponse({"response_type": "ephemeral", "replace_original": False, "text": text})

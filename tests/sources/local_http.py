@@ -35,7 +35,8 @@ class Reply:
     status: int = 200
     body: Any = None  # JSON-encoded unless bytes/str
     headers: dict[str, str] = field(default_factory=dict)
-    delay_s: float = 0.0
+    delay_s: float = 0.0  # before answering
+    drip_s: float = 0.0  # between single bytes of the body: never trips a per-read timeout
 
 
 Route = Callable[[Request], Reply]
@@ -81,7 +82,13 @@ def serve(route: Route) -> Iterator[tuple[str, list[Request]]]:
                         self.send_header(key, value)
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
-                self.wfile.write(payload)
+                if reply.drip_s:
+                    for index in range(len(payload)):
+                        self.wfile.write(payload[index : index + 1])
+                        self.wfile.flush()
+                        time.sleep(reply.drip_s)
+                else:
+                    self.wfile.write(payload)
             except (BrokenPipeError, ConnectionResetError):
                 pass
 

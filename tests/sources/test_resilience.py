@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -82,6 +83,18 @@ def test_hanging_server_times_out_and_then_the_breaker_opens(name: str) -> None:
             call()
     assert len(seen) == asked  # the open breaker answered without asking the server
     assert "last error:" in str(info.value) and "timed out" in str(info.value)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("name", ["Loki", "Kubernetes"])
+def test_server_dribbling_bytes_hits_the_wall_clock_timeout(name: str) -> None:
+    body = {"status": "success", "data": {"resultType": "streams", "result": []}, "items": [], "pad": "x" * 50}
+    started = time.monotonic()
+    with serve(lambda _r: Reply(200, body, drip_s=0.1)) as (url, _seen):
+        with pytest.raises(SourceUnavailable, match="timed out after 0.3 s"):
+            CONNECTORS[name](url)()
+        elapsed = time.monotonic() - started
+    assert elapsed < 1.5  # the body alone would take over 10 s
 
 
 @pytest.mark.integration

@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Literal, TypeVar
 
 import httpx
@@ -44,6 +45,10 @@ class ConnectorSettings(BaseModel):
 
 class SourceResponseError(ValueError):
     """The source answered, but not in the shape its API promises (bad JSON, status=error...)."""
+
+
+class CallDeadlineExceeded(TimeoutError):
+    """The call as a whole took longer than `timeout_s` (e.g. a server dribbling bytes)."""
 
 
 class CircuitBreaker:
@@ -116,6 +121,8 @@ def describe_failure(source: str, exc: BaseException, timeout_s: float) -> str |
     """A readable reason for a transport failure, or None when `exc` is not one (a bug: re-raise)."""
     if isinstance(exc, SourceUnavailable):
         return exc.reason
+    if isinstance(exc, CallDeadlineExceeded):
+        return f"timed out after {_seconds(timeout_s)}"
     if isinstance(exc, SourceResponseError):
         return f"unexpected response: {exc}"
     if isinstance(exc, httpx.TimeoutException):
@@ -166,15 +173,40 @@ def _root_message(exc: BaseException) -> str:
 
 
 class Guard:
-    """One source's breaker plus its timeout; `call` is the only way connectors reach the network."""
+    """One source's breaker plus its timeout; `call` is the only way connectors reach the network.
+
+    The timeout is enforced twice: the clients get it as their transport
+    timeout (so sockets are closed), and `call` waits at most `timeout_s` of
+    wall clock for the whole operation, since a server that sends one byte a
+    second never trips a per-read timeout. A call abandoned that way finishes
+    in its worker thread, bounded by the transport timeout.
+    """
 
     def __init__(self, source: str, settings: ConnectorSettings, clock: Callable[[], float] = time.monotonic):
         self.source = source
         self.timeout_s = settings.timeout_s
         self.breaker = CircuitBreaker(settings.breaker_failures, settings.breaker_cooldown_s, clock)
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+
+    def _executor(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix=f"source-{self.source}")
+            return self._pool
+
+    def _within_deadline(self, fn: Callable[[], T]) -> T:
+        future = self._executor().submit(fn)
+        try:
+            return future.result(timeout=self.timeout_s)
+        except TimeoutError:
+            if future.done():  # fn itself raised a TimeoutError just now
+                raise
+            future.cancel()
+            raise CallDeadlineExceeded() from None
 
     def call(self, what: str, fn: Callable[[], T]) -> T:
-        """Run `fn` (which must itself honour `timeout_s`); failures become `SourceUnavailable`.
+        """Run `fn` within `timeout_s`; transport failures become `SourceUnavailable`.
 
         `what` names the operation for the message, e.g. "query_range".
         """
@@ -185,7 +217,7 @@ class Guard:
                 f"next try in {self.breaker.retry_in_s():.0f} s (last error: {self.breaker.last_error})",
             )
         try:
-            result = fn()
+            result = self._within_deadline(fn)
         except Exception as exc:  # noqa: BLE001 - classified below; unknown kinds re-raise
             reason = describe_failure(self.source, exc, self.timeout_s)
             if reason is None:

@@ -62,9 +62,8 @@ def to_markdown(report: dict[str, Any]) -> str:
     for title, key in (("By fault type", "by_fault_type"), ("By topology", "by_topology")):
         lines += [f"## {title}", "", "| group | n | AC@1 | AC@3 | Avg@5 | entity@1 |", "|---|---|---|---|---|---|"]
         for name, g in report[key].items():
-            lines.append(
-                f"| {name} | {g['bundles']} | {_pct(g['ac@1'])} | {_pct(g['ac@3'])} | {_pct(g['avg@5'])} | {_pct(g['entity@1'])} |"
-            )
+            cells = [str(g["bundles"]), *(_pct(g[k]) for k in ("ac@1", "ac@3", "avg@5", "entity@1"))]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
         lines.append("")
     misses = [b for b in report["bundles"] if b["hit_rank"] != 1]
     if misses:
@@ -87,7 +86,9 @@ class Regression:
         return f"{self.metric} dropped from {self.baseline:.4f} to {self.current:.4f} (allowed drop {self.margin:.4f})"
 
 
-def compare(current: dict[str, Any], baseline: dict[str, Any], ac1_margin: float = 0.05, cite_margin: float = 0.0) -> list[Regression]:
+def compare(
+    current: dict[str, Any], baseline: dict[str, Any], ac1_margin: float = 0.05, cite_margin: float = 0.0
+) -> list[Regression]:
     """Regressions of AC@1 and citation accuracy beyond their margins (a missing value counts as 0)."""
     out = []
     for metric, margin in (("ac@1", ac1_margin), ("citation_accuracy", cite_margin)):

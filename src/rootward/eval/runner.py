@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rootward.domain.investigation import InvestigationResult
-from rootward.eval.cites import CiteResolver
+from rootward.eval.cites import CiteCheck, CiteResolver
 from rootward.eval.score import BundleScore, score_result
 from rootward.eval.truth import TRUTH_FILE, read_truth
 from rootward.sources.bundle import BundleError, load_bundle
@@ -82,25 +82,22 @@ class Scored:
 
 
 def score_one(bundle: Path, raw: dict[str, Any] | None, wall_ms: int, error: str | None) -> Scored:
+    """Score one result; the bundle is loaded (for cite checks) only when the result cites something."""
     truth = read_truth(bundle)
-    try:
-        loaded = load_bundle(bundle)
-        resolver: Any = CiteResolver(loaded)
-        bundle_id = loaded.id
-    except BundleError as exc:
-        error = error or f"BundleError: {exc}"
-        resolver, bundle_id = None, bundle.name
     if raw is None:
-        result = InvestigationResult(bundle=bundle_id, status="failed", gaps=[error or "no result"])
+        result = InvestigationResult(bundle=bundle.name, status="failed", gaps=[error or "no result"])
     else:
         result = InvestigationResult.model_validate(raw)
-    check = resolver.check if resolver is not None else _unresolvable
+    check: Callable[[str], CiteCheck] = _unresolvable
+    if result.evidence:
+        try:
+            check = CiteResolver(load_bundle(bundle)).check
+        except BundleError as exc:
+            error = error or f"BundleError: {exc}"
     return Scored(bundle, score_result(result, truth, check, wall_ms=wall_ms, error=error), raw)
 
 
-def _unresolvable(cite: str) -> Any:
-    from rootward.eval.cites import CiteCheck
-
+def _unresolvable(cite: str) -> CiteCheck:
     return CiteCheck(cite, False, "bundle failed to load")
 
 

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (log message tables: one real-world line per literal reads better unsplit)
 """The 15 fault types of the spec and the traces each leaves behind.
 
 Each fault is a function that, given the cause entity and the timing, returns
@@ -56,7 +57,7 @@ class FaultPlan:
     fault_type: str
     shapes: dict[str, Shape] = field(default_factory=dict)
     logs: list[LogEvent] = field(default_factory=list)
-    changes: list[dict[str, str]] = field(default_factory=list)
+    changes: list[dict[str, str | int]] = field(default_factory=list)
     victim_mode: str = "latency"  # latency | errors
     victim_strength: float = 1.0  # 1.0 = clearly visible at hop 1
     caller_message: CallerMessage | None = None
@@ -99,7 +100,9 @@ def repeat(
     return out
 
 
-def _once(ctx: FaultContext, t: float, level: str, msg: str, service: str | None = None, host: str | None = None) -> LogEvent:
+def _once(
+    ctx: FaultContext, t: float, level: str, msg: str, service: str | None = None, host: str | None = None
+) -> LogEvent:
     return LogEvent(
         round(t, 3), service or ctx.cause.name, level, msg, host if host is not None else host_of(ctx.cause)
     )
@@ -161,8 +164,9 @@ ELIGIBLE: dict[str, Callable[[SimTopology, SimEntity], bool]] = {
     "network_latency": lambda t, e: e.family in ("host", "network", "external") and _has_dependents(t, e),
     "packet_loss": lambda t, e: e.family in ("host", "network") and _has_dependents(t, e),
     "dns_failure": lambda t, e: e.family == "dns" and _has_dependents(t, e),
-    "dependency_down": lambda t, e: e.family in ("external", "database", "cache", "queue", "service")
-    and _has_dependents(t, e),
+    "dependency_down": lambda t, e: (
+        e.family in ("external", "database", "cache", "queue", "service") and _has_dependents(t, e)
+    ),
     "connection_pool_exhaustion": lambda t, e: e.family == "service" and _pool_target(t, e) is not None,
     "db_lock_contention": lambda t, e: e.family == "database" and _has_dependents(t, e),
     "deploy_regression": lambda t, e: e.family == "service" and _has_dependents(t, e),
@@ -189,24 +193,62 @@ def cpu_saturation(ctx: FaultContext) -> FaultPlan:
     if c.family != "host":
         plan.shapes["latency_p99_ms"] = step(o, rng.uniform(3, 9), rise_s=120)
     if c.family == "host":
+
         def host_line(r: random.Random) -> tuple[str, str]:
             return r.choice(
                 (
-                    ("WARN", f"kernel: watchdog: BUG: soft lockup - CPU#{r.randint(0, 7)} stuck for {r.randint(22, 60)}s! [{r.choice(('java', 'python3', 'node'))}:{_pid(r)}]"),
-                    ("WARN", f"kernel: INFO: task kworker/{r.randint(0, 7)}:{r.randint(0, 3)}:{_pid(r)} blocked for more than 120 seconds."),
-                    ("WARN", f"kubelet[1022]: W0605 eviction_manager.go:349] eviction manager: load average {r.uniform(18, 40):.2f} exceeds threshold"),
+                    (
+                        "WARN",
+                        f"kernel: watchdog: BUG: soft lockup - CPU#{r.randint(0, 7)} stuck for {r.randint(22, 60)}s! [{r.choice(('java', 'python3', 'node'))}:{_pid(r)}]",
+                    ),
+                    (
+                        "WARN",
+                        f"kernel: INFO: task kworker/{r.randint(0, 7)}:{r.randint(0, 3)}:{_pid(r)} blocked for more than 120 seconds.",
+                    ),
+                    (
+                        "WARN",
+                        f"kubelet[1022]: W0605 eviction_manager.go:349] eviction manager: load average {r.uniform(18, 40):.2f} exceeds threshold",
+                    ),
                 )
             )
+
         plan.logs += repeat(ctx, o, ctx.window_end, 40, host_line, host="")
         plan.alert = ("HostHighCpuLoad", "warning")
     elif c.software == "java":
-        plan.logs += repeat(ctx, o, ctx.window_end, 35, lambda r: ("WARN", f"HikariPool-1 - Thread starvation or clock leap detected (housekeeper delta={r.randint(45, 90)}s)."))
+        plan.logs += repeat(
+            ctx,
+            o,
+            ctx.window_end,
+            35,
+            lambda r: (
+                "WARN",
+                f"HikariPool-1 - Thread starvation or clock leap detected (housekeeper delta={r.randint(45, 90)}s).",
+            ),
+        )
         plan.alert = ("CPUThrottlingHigh", "warning")
     elif c.family == "database":
-        plan.logs += repeat(ctx, o, ctx.window_end, 25, lambda r: ("LOG", f"LOG:  duration: {r.randint(2500, 9000)}.{r.randint(100, 999)} ms  statement: SELECT p.* FROM products p JOIN stock s ON s.product_id = p.id WHERE s.qty > 0 ORDER BY p.rank"))
+        plan.logs += repeat(
+            ctx,
+            o,
+            ctx.window_end,
+            25,
+            lambda r: (
+                "LOG",
+                f"LOG:  duration: {r.randint(2500, 9000)}.{r.randint(100, 999)} ms  statement: SELECT p.* FROM products p JOIN stock s ON s.product_id = p.id WHERE s.qty > 0 ORDER BY p.rank",
+            ),
+        )
         plan.alert = ("PostgresHighCPU", "warning")
     else:
-        plan.logs += repeat(ctx, o, ctx.window_end, 30, lambda r: ("WARN", f"slow request: handler took {r.randint(2000, 9000)}ms (threshold 500ms) cpu_throttled_ratio={r.uniform(0.4, 0.9):.2f}"))
+        plan.logs += repeat(
+            ctx,
+            o,
+            ctx.window_end,
+            30,
+            lambda r: (
+                "WARN",
+                f"slow request: handler took {r.randint(2000, 9000)}ms (threshold 500ms) cpu_throttled_ratio={r.uniform(0.4, 0.9):.2f}",
+            ),
+        )
         plan.alert = ("CPUThrottlingHigh", "warning")
     plan.alert_at = o + rng.randint(120, 600)
     plan.notes = f"{c.name} CPU pinned at its limit from {_ts(o)}"
@@ -223,19 +265,36 @@ def memory_leak(ctx: FaultContext) -> FaultPlan:
     plan.shapes["cpu_usage"] = step(o, rng.uniform(1.5, 2.5), rise_s=300)
     limit_mib = int(mem.limit / 2**20)
     if c.software == "java":
+
         def gc(r: random.Random) -> tuple[str, str]:
             used = int(limit_mib * r.uniform(0.93, 0.99))
-            return "WARN", f"[gc] GC(4{r.randint(100, 999)}) Pause Full (G1 Compaction Pause) {used}M->{used - r.randint(1, 8)}M({limit_mib}M) {r.randint(900, 4000)}.{r.randint(100, 999)}ms"
+            return (
+                "WARN",
+                f"[gc] GC(4{r.randint(100, 999)}) Pause Full (G1 Compaction Pause) {used}M->{used - r.randint(1, 8)}M({limit_mib}M) {r.randint(900, 4000)}.{r.randint(100, 999)}ms",
+            )
     elif c.software == "node":
+
         def gc(r: random.Random) -> tuple[str, str]:
             used = limit_mib * r.uniform(0.93, 0.99)
-            return "WARN", f"[1:0x5f1c2d0] {r.randint(100000, 999999)} ms: Mark-Compact {used:.1f} ({limit_mib + 20:.1f}) -> {used - 3:.1f} ({limit_mib + 22:.1f}) MB, {r.randint(900, 2500)}.5 / 0.0 ms  (average mu = 0.{r.randint(100, 199)}) allocation failure; scavenge might not succeed"
+            return (
+                "WARN",
+                f"[1:0x5f1c2d0] {r.randint(100000, 999999)} ms: Mark-Compact {used:.1f} ({limit_mib + 20:.1f}) -> {used - 3:.1f} ({limit_mib + 22:.1f}) MB, {r.randint(900, 2500)}.5 / 0.0 ms  (average mu = 0.{r.randint(100, 199)}) allocation failure; scavenge might not succeed",
+            )
     elif c.family == "cache":
+
         def gc(r: random.Random) -> tuple[str, str]:
-            return "WARN", f"{r.randint(1, 99)}:M # WARNING: used_memory {limit_mib * r.uniform(0.93, 0.99):.0f}mb is close to maxmemory; evicting keys (allkeys-lru), evicted_keys={r.randint(1000, 90000)}"
+            return (
+                "WARN",
+                f"{r.randint(1, 99)}:M # WARNING: used_memory {limit_mib * r.uniform(0.93, 0.99):.0f}mb is close to maxmemory; evicting keys (allkeys-lru), evicted_keys={r.randint(1000, 90000)}",
+            )
     else:
+
         def gc(r: random.Random) -> tuple[str, str]:
-            return "WARN", f"memory usage high: heap_inuse={limit_mib * r.uniform(0.9, 0.99):.0f}MiB of {limit_mib}MiB limit, gc_pause_ms={r.randint(300, 2000)} goroutines/workers={r.randint(2000, 60000)}"
+            return (
+                "WARN",
+                f"memory usage high: heap_inuse={limit_mib * r.uniform(0.9, 0.99):.0f}MiB of {limit_mib}MiB limit, gc_pause_ms={r.randint(300, 2000)} goroutines/workers={r.randint(2000, 60000)}",
+            )
+
     plan.logs += repeat(ctx, o - 300, ctx.window_end, 45, gc)
     plan.alert = ("ContainerMemoryNearLimit", "warning")
     plan.alert_at = o + rng.randint(0, 600)
@@ -264,19 +323,38 @@ def oom_kill(ctx: FaultContext) -> FaultPlan:
         if host:
             plan.logs.append(
                 _once(
-                    ctx, k - rng.uniform(0.5, 2), "ERROR",
+                    ctx,
+                    k - rng.uniform(0.5, 2),
+                    "ERROR",
                     f"kernel: Memory cgroup out of memory: Killed process {pid} ({proc}) total-vm:{kb * 2}kB, "
                     f"anon-rss:{kb - rng.randint(100, 900)}kB, file-rss:{rng.randint(100, 9000)}kB, shmem-rss:0kB, "
                     f"UID:1000 pgtables:{rng.randint(2000, 9000)}kB oom_score_adj:{rng.choice((936, 999, 1000))} "
                     f"(cgroup /kubepods/burstable/{c.name})",
-                    service=host, host="",
+                    service=host,
+                    host="",
                 )
             )
-        plan.logs.append(_once(ctx, k + rng.uniform(1, 5), "WARN", f"container {c.name} terminated: reason=OOMKilled exitCode=137 restartCount={kills.index(k) + 1}"))
+        plan.logs.append(
+            _once(
+                ctx,
+                k + rng.uniform(1, 5),
+                "WARN",
+                f"container {c.name} terminated: reason=OOMKilled exitCode=137 restartCount={kills.index(k) + 1}",
+            )
+        )
         if c.software == "postgres":
-            plan.logs.append(_once(ctx, k + 6, "LOG", f"LOG:  server process (PID {pid}) was terminated by signal 9: Killed"))
+            plan.logs.append(
+                _once(ctx, k + 6, "LOG", f"LOG:  server process (PID {pid}) was terminated by signal 9: Killed")
+            )
             plan.logs.append(_once(ctx, k + 6.1, "LOG", "LOG:  terminating any other active server processes"))
-            plan.logs.append(_once(ctx, k + 9, "LOG", "LOG:  database system was not properly shut down; automatic recovery in progress"))
+            plan.logs.append(
+                _once(
+                    ctx,
+                    k + 9,
+                    "LOG",
+                    "LOG:  database system was not properly shut down; automatic recovery in progress",
+                )
+            )
     plan.alert = ("KubeContainerOOMKilled", "warning")
     plan.alert_at = kills[0] + 60 if kills else o + 300
     plan.also_acceptable = [(c.name, "memory_leak")]
@@ -285,7 +363,7 @@ def oom_kill(ctx: FaultContext) -> FaultPlan:
 
 
 _CRASH_REASONS = {
-    "java": "Exception in thread \"main\" liquibase.exception.LockException: Could not acquire change log lock.  Currently locked by {name}-7c9f since {since}",
+    "java": 'Exception in thread "main" liquibase.exception.LockException: Could not acquire change log lock.  Currently locked by {name}-7c9f since {since}',
     "go": "panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\nmain.loadShards(...)\n\t/src/cmd/server/main.go:118 +0x1d4",
     "node": "Error: EACCES: permission denied, open '/var/cache/{name}/index.lock'\n    at Object.openSync (node:fs:596:3)",
     "python": "sqlite3.DatabaseError: database disk image is malformed (while loading /data/{name}/state.db)",
@@ -308,7 +386,14 @@ def crash_loop(ctx: FaultContext) -> FaultPlan:
     for k, r in enumerate(restarts):
         plan.logs.append(_once(ctx, r + rng.uniform(2, 6), "FATAL" if c.software != "go" else "ERROR", reason))
         if k >= 1:
-            plan.logs.append(_once(ctx, r + rng.uniform(6, 9), "WARN", f"Back-off restarting failed container {c.name} in pod {c.name}-{logtext.hexid(rng, 5)} (CrashLoopBackOff)"))
+            plan.logs.append(
+                _once(
+                    ctx,
+                    r + rng.uniform(6, 9),
+                    "WARN",
+                    f"Back-off restarting failed container {c.name} in pod {c.name}-{logtext.hexid(rng, 5)} (CrashLoopBackOff)",
+                )
+            )
     plan.alert = ("KubePodCrashLooping", "warning")
     plan.alert_at = o + rng.randint(300, 900)
     plan.alert_prob = 0.5
@@ -323,16 +408,21 @@ def disk_full(ctx: FaultContext) -> FaultPlan:
     plan.shapes["disk_used_ratio"] = ramp_to(start, o, 1.0, hold_noise=0.004)
     if c.family == "database":
         plan.shapes["latency_p99_ms"] = step(o, rng.uniform(3, 10))
+    msgs: tuple[str, ...]
     if c.software in ("postgres", "mariadb"):
         msgs = (
-            "ERROR:  could not extend file \"base/16384/{n}\": No space left on device",
-            "PANIC:  could not write to file \"pg_wal/xlogtemp.{n}\": No space left on device",
+            'ERROR:  could not extend file "base/16384/{n}": No space left on device',
+            'PANIC:  could not write to file "pg_wal/xlogtemp.{n}": No space left on device',
             "ERROR:  could not write block {n} of temporary file: No space left on device",
         )
     elif c.software == "kafka":
-        msgs = ("ERROR Error while appending records to events-{p} in dir /var/lib/kafka (kafka.server.LogDirFailureChannel) java.io.IOException: No space left on device",)
+        msgs = (
+            "ERROR Error while appending records to events-{p} in dir /var/lib/kafka (kafka.server.LogDirFailureChannel) java.io.IOException: No space left on device",
+        )
     elif c.software == "clickhouse":
-        msgs = ("<Error> executeQuery: Code: 243. DB::Exception: Cannot reserve 1.00 MiB, not enough space. (NOT_ENOUGH_SPACE)",)
+        msgs = (
+            "<Error> executeQuery: Code: 243. DB::Exception: Cannot reserve 1.00 MiB, not enough space. (NOT_ENOUGH_SPACE)",
+        )
     elif c.family == "storage":
         msgs = (
             "zfs: pool 'tank' is 100% full, writes will fail (ENOSPC) on dataset tank/{p}",
@@ -344,7 +434,14 @@ def disk_full(ctx: FaultContext) -> FaultPlan:
             "kubelet[1022]: E0605 eviction_manager.go:574] eviction manager: attempting to reclaim ephemeral-storage, nodefs.available < 10%",
             "kernel: EXT4-fs warning (device sda1): ext4_dx_add_entry:2538: Directory index full! No space left on device",
         )
-    plan.logs += repeat(ctx, o, ctx.window_end, 25, lambda r: ("ERROR", r.choice(msgs).format(n=r.randint(1000, 99999), p=r.randint(1, 11))), host="" if c.family == "host" else None)
+    plan.logs += repeat(
+        ctx,
+        o,
+        ctx.window_end,
+        25,
+        lambda r: ("ERROR", r.choice(msgs).format(n=r.randint(1000, 99999), p=r.randint(1, 11))),
+        host="" if c.family == "host" else None,
+    )
     plan.alert = ("NodeFilesystemAlmostFull" if c.family in ("host", "storage") else "DiskUsageCritical", "warning")
     plan.alert_at = o + rng.randint(-300, 300)
     plan.alert_prob = 0.4
@@ -357,8 +454,13 @@ def network_latency(ctx: FaultContext) -> FaultPlan:
     plan = FaultPlan("network_latency", start=o, victim_mode="latency", victim_strength=rng.uniform(0.8, 1.3))
     if c.family == "external":
         url = c.attributes.get("url", f"https://{c.name}")
+
         def slow(caller: SimEntity, callee: str, r: random.Random) -> tuple[str, str]:
-            return "WARN", f"slow response from {callee} ({url}): {r.uniform(2.5, 9.0):.2f}s (p50 normally 0.12s) req_id={logtext.hexid(r)}"
+            return (
+                "WARN",
+                f"slow response from {callee} ({url}): {r.uniform(2.5, 9.0):.2f}s (p50 normally 0.12s) req_id={logtext.hexid(r)}",
+            )
+
         plan.caller_message = slow
         plan.notes = f"responses from {c.name} slowed to seconds at {_ts(o)}"
         plan.alert = None
@@ -367,9 +469,35 @@ def network_latency(ctx: FaultContext) -> FaultPlan:
         iface = rng.choice(("eno1", "eth0", "ens18", "enp3s0"))
         speed = rng.choice(("10 Mbps", "100 Mbps"))
         prefix = "kernel: " if c.family == "host" else ""
-        plan.logs.append(_once(ctx, o - rng.uniform(5, 40), "WARN", f"{prefix}e1000e 0000:00:1f.6 {iface}: NIC Link is Up {speed} Full Duplex, Flow Control: None", host=""))
-        plan.logs.append(_once(ctx, o - rng.uniform(1, 5), "WARN", f"{prefix}e1000e 0000:00:1f.6 {iface}: 10/100 speed: disabling TSO", host=""))
-        plan.logs += repeat(ctx, o, ctx.window_end, 90, lambda r: ("WARN", f"{prefix}TCP: request_sock_TCP: Possible SYN flooding on port 8080. Sending cookies. Check SNMP counters. (rtt {r.randint(80, 400)}ms)"), host="")
+        plan.logs.append(
+            _once(
+                ctx,
+                o - rng.uniform(5, 40),
+                "WARN",
+                f"{prefix}e1000e 0000:00:1f.6 {iface}: NIC Link is Up {speed} Full Duplex, Flow Control: None",
+                host="",
+            )
+        )
+        plan.logs.append(
+            _once(
+                ctx,
+                o - rng.uniform(1, 5),
+                "WARN",
+                f"{prefix}e1000e 0000:00:1f.6 {iface}: 10/100 speed: disabling TSO",
+                host="",
+            )
+        )
+        plan.logs += repeat(
+            ctx,
+            o,
+            ctx.window_end,
+            90,
+            lambda r: (
+                "WARN",
+                f"{prefix}TCP: request_sock_TCP: Possible SYN flooding on port 8080. Sending cookies. Check SNMP counters. (rtt {r.randint(80, 400)}ms)",
+            ),
+            host="",
+        )
         plan.notes = f"{c.name} link renegotiated down to {speed} at {_ts(o)}; round trips through it slowed"
         plan.alert = ("NodeNetworkLatencyHigh", "warning")
     plan.alert_at = o + rng.randint(120, 600)
@@ -386,11 +514,30 @@ def packet_loss(ctx: FaultContext) -> FaultPlan:
     prefix = "kernel: " if c.family == "host" else ""
     t = float(o)
     while t < ctx.window_end:
-        plan.logs.append(_once(ctx, t + rng.uniform(0, 5), "ERROR", f"{prefix}igb 0000:03:00.0 {iface}: NIC Link is Down", host=""))
-        plan.logs.append(_once(ctx, t + rng.uniform(6, 20), "INFO", f"{prefix}igb 0000:03:00.0 {iface}: NIC Link is Up 1000 Mbps Full Duplex, Flow Control: RX/TX", host=""))
+        plan.logs.append(
+            _once(ctx, t + rng.uniform(0, 5), "ERROR", f"{prefix}igb 0000:03:00.0 {iface}: NIC Link is Down", host="")
+        )
+        plan.logs.append(
+            _once(
+                ctx,
+                t + rng.uniform(6, 20),
+                "INFO",
+                f"{prefix}igb 0000:03:00.0 {iface}: NIC Link is Up 1000 Mbps Full Duplex, Flow Control: RX/TX",
+                host="",
+            )
+        )
         if rng.random() < 0.5:
-            plan.logs.append(_once(ctx, t + rng.uniform(20, 30), "WARN", f"{prefix}bond0: (slave {iface}): link status definitely down, disabling slave", host=""))
+            plan.logs.append(
+                _once(
+                    ctx,
+                    t + rng.uniform(20, 30),
+                    "WARN",
+                    f"{prefix}bond0: (slave {iface}): link status definitely down, disabling slave",
+                    host="",
+                )
+            )
         t += period * rng.uniform(0.7, 1.3)
+
     def reset(caller: SimEntity, callee: str, r: random.Random) -> tuple[str, str]:
         # Callers see resets and retransmits, not the link: they do not know which hop dropped them.
         return "ERROR", r.choice(
@@ -415,28 +562,47 @@ def dns_failure(ctx: FaultContext) -> FaultPlan:
     plan.shapes["error_rate"] = add_step(o, rng.uniform(0.3, 0.9), rise_s=60)
     plan.shapes["latency_p99_ms"] = step(o, rng.uniform(20, 200), rise_s=60)
     if c.software == "coredns":
+
         def line(r: random.Random) -> tuple[str, str]:
             name = r.choice(("payment-db", "catalog", "cart-redis", "api", "orders-db"))
-            return "ERROR", f"[ERROR] plugin/errors: 2 {name}.default.svc.cluster.local. A: read udp {logtext.private_ip(r)}:{r.randint(30000, 60000)}->{logtext.private_ip(r)}:53: i/o timeout"
+            return (
+                "ERROR",
+                f"[ERROR] plugin/errors: 2 {name}.default.svc.cluster.local. A: read udp {logtext.private_ip(r)}:{r.randint(30000, 60000)}->{logtext.private_ip(r)}:53: i/o timeout",
+            )
     elif c.software == "pihole":
+
         def line(r: random.Random) -> tuple[str, str]:
-            return "ERROR", f"dnsmasq[{r.randint(300, 900)}]: reply error is SERVFAIL for {r.choice(('api.github.com', 'nextcloud.lan', 's3.eu-central-003.backblazeb2.com'))}"
+            return (
+                "ERROR",
+                f"dnsmasq[{r.randint(300, 900)}]: reply error is SERVFAIL for {r.choice(('api.github.com', 'nextcloud.lan', 's3.eu-central-003.backblazeb2.com'))}",
+            )
     else:
+
         def line(r: random.Random) -> tuple[str, str]:
-            return "ERROR", f"unbound[{r.randint(300, 900)}:0] error: SERVFAIL <{r.choice(('feed.partner.example.com', 'warehouse.internal', 'kafka.internal'))}. A IN>: all the configured stub or forward servers failed, at zone ."
+            return (
+                "ERROR",
+                f"unbound[{r.randint(300, 900)}:0] error: SERVFAIL <{r.choice(('feed.partner.example.com', 'warehouse.internal', 'kafka.internal'))}. A IN>: all the configured stub or forward servers failed, at zone .",
+            )
+
     plan.logs += repeat(ctx, o, ctx.window_end, 8, line, host="" if not c.runs_on else None)
 
     def lookup(caller: SimEntity, callee: str, r: random.Random) -> tuple[str, str]:
         others = [d for d in caller.depends_on if d != callee] or [caller.name]
         target = r.choice(others)
         if caller.software == "java":
-            return "ERROR", f"java.net.UnknownHostException: {target}: Temporary failure in name resolution (resolver {addr})"
+            return (
+                "ERROR",
+                f"java.net.UnknownHostException: {target}: Temporary failure in name resolution (resolver {addr})",
+            )
         if caller.software == "node":
             return "ERROR", f"Error: getaddrinfo EAI_AGAIN {target} (dns {addr}:53)"
         if caller.software in ("nginx", "traefik"):
             return "ERROR", f"{target} could not be resolved (2: Server failure) by resolver {addr}"
         if caller.software in ("python", "spark", "php"):
-            return "ERROR", f"socket.gaierror: [Errno -3] Temporary failure in name resolution while connecting to {target} (nameserver {addr})"
+            return (
+                "ERROR",
+                f"socket.gaierror: [Errno -3] Temporary failure in name resolution while connecting to {target} (nameserver {addr})",
+            )
         return "ERROR", f"dial tcp: lookup {target} on {addr}:53: server misbehaving"
 
     plan.caller_message = lookup
@@ -448,7 +614,10 @@ def dns_failure(ctx: FaultContext) -> FaultPlan:
 
 
 _REFUSED = {
-    "database": (5432, "Connection to {callee}:5432 refused. Check that the hostname and port are correct and that the postmaster is accepting TCP/IP connections."),
+    "database": (
+        5432,
+        "Connection to {callee}:5432 refused. Check that the hostname and port are correct and that the postmaster is accepting TCP/IP connections.",
+    ),
     "cache": (6379, "Error: connect ECONNREFUSED {callee}:6379"),
     "queue": (9092, "Connection to node -1 ({callee}:9092) could not be established. Broker may not be available."),
 }
@@ -459,23 +628,33 @@ def dependency_down(ctx: FaultContext) -> FaultPlan:
     plan = FaultPlan("dependency_down", start=o, victim_mode="errors", victim_strength=rng.uniform(0.9, 1.4))
     if c.family == "external":
         url = c.attributes.get("url", f"https://{c.name}")
+
         def refused(caller: SimEntity, callee: str, r: random.Random) -> tuple[str, str]:
             return "ERROR", r.choice(
                 (
-                    f"error calling {callee}: Post \"{url}/v1/requests\": dial tcp {logtext.public_ip(r)}:443: connect: connection refused",
+                    f'error calling {callee}: Post "{url}/v1/requests": dial tcp {logtext.public_ip(r)}:443: connect: connection refused',
                     f"{callee} unavailable: 503 Service Unavailable from {url} (upstream connect error or disconnect/reset before headers)",
                 )
             )
+
         plan.caller_message = refused
         plan.notes = f"external {c.name} refuses connections from {_ts(o)}"
     else:
         plan.metrics_stop = o + rng.randint(0, 30)
+        last: tuple[str, ...]
         if c.software == "postgres":
-            last = ("LOG:  received fast shutdown request", "LOG:  aborting any active transactions", "LOG:  database system is shut down")
+            last = (
+                "LOG:  received fast shutdown request",
+                "LOG:  aborting any active transactions",
+                "LOG:  database system is shut down",
+            )
         elif c.software == "redis":
             last = ("# User requested shutdown...", "# Redis is now ready to exit, bye bye...")
         elif c.software == "kafka":
-            last = ("[KafkaServer id=1] shutting down (kafka.server.KafkaServer)", "[KafkaServer id=1] shut down completed (kafka.server.KafkaServer)")
+            last = (
+                "[KafkaServer id=1] shutting down (kafka.server.KafkaServer)",
+                "[KafkaServer id=1] shut down completed (kafka.server.KafkaServer)",
+            )
         else:
             last = ("received SIGTERM, shutting down", "graceful shutdown complete")
         for k, msg in enumerate(last):
@@ -512,15 +691,24 @@ def connection_pool_exhaustion(ctx: FaultContext) -> FaultPlan:
     db = _pool_target(ctx.topo, c) or ""
     pool = ctx.baseline("db_connections_max")
     size = int(pool.level)
-    plan = FaultPlan("connection_pool_exhaustion", start=o, victim_mode="latency", victim_strength=rng.uniform(0.8, 1.3))
+    plan = FaultPlan(
+        "connection_pool_exhaustion", start=o, victim_mode="latency", victim_strength=rng.uniform(0.8, 1.3)
+    )
     trigger = rng.choice(("config", "traffic", "leak"))
     if trigger == "config":
         smaller = max(4, size // 2)
         when = o - rng.randint(2, 12) * 60
         plan.changes.append(
-            {"id": f"config-{rng.randint(1000, 9999)}", "kind": "config", "service": c.name, "time": when,
-             "version": "", "author": rng.choice(("alice", "ops-bot", "marta")), "summary": "lower DB pool size to reduce load on the database",
-             "diff": f"- maximumPoolSize: {size}\n+ maximumPoolSize: {smaller}"}
+            {
+                "id": f"config-{rng.randint(1000, 9999)}",
+                "kind": "config",
+                "service": c.name,
+                "time": when,
+                "version": "",
+                "author": rng.choice(("alice", "ops-bot", "marta")),
+                "summary": "lower DB pool size to reduce load on the database",
+                "diff": f"- maximumPoolSize: {size}\n+ maximumPoolSize: {smaller}",
+            }
         )
         plan.shapes["db_connections_max"] = step(when, smaller / size, rise_s=30)
         limit = float(smaller)
@@ -539,7 +727,13 @@ def connection_pool_exhaustion(ctx: FaultContext) -> FaultPlan:
     line = _POOL_LINES.get(c.software, _POOL_LINES["go"])
     max_s = str(int(limit))
     plan.logs += repeat(ctx, o, ctx.window_end, 6, lambda r: ("ERROR", line.format(max=max_s)))
-    plan.logs += repeat(ctx, o, ctx.window_end, 60, lambda r: ("WARN", f"db pool stats: active={max_s}/{max_s} idle=0 waiting={r.randint(20, 120)} target={db}"))
+    plan.logs += repeat(
+        ctx,
+        o,
+        ctx.window_end,
+        60,
+        lambda r: ("WARN", f"db pool stats: active={max_s}/{max_s} idle=0 waiting={r.randint(20, 120)} target={db}"),
+    )
     plan.alert = ("DBConnectionPoolSaturated", "warning")
     plan.alert_at = o + rng.randint(60, 400)
     plan.alert_prob = 0.35
@@ -555,29 +749,63 @@ def db_lock_contention(ctx: FaultContext) -> FaultPlan:
     plan.shapes["latency_p99_ms"] = step(o, rng.uniform(15, 60), rise_s=90)
     plan.shapes["db_connections_in_use"] = step(o, rng.uniform(1.5, 2.5), rise_s=120)
     if c.software == "mariadb":
+
         def line(r: random.Random) -> tuple[str, str]:
-            return "ERROR", r.choice(("[ERROR] InnoDB: Lock wait timeout exceeded; try restarting transaction (table oc_filecache)", "[Note] InnoDB: Transactions deadlock detected, dumping detailed information. Deadlock found when trying to get lock"))
+            return "ERROR", r.choice(
+                (
+                    "[ERROR] InnoDB: Lock wait timeout exceeded; try restarting transaction (table oc_filecache)",
+                    "[Note] InnoDB: Transactions deadlock detected, dumping detailed information. Deadlock found when trying to get lock",
+                )
+            )
     elif c.software == "clickhouse":
+
         def line(r: random.Random) -> tuple[str, str]:
-            return "ERROR", "<Error> executeQuery: Code: 473. DB::Exception: Locking attempt timed out! Possible deadlock avoided. Client should retry. (DEADLOCK_AVOIDED)"
+            return (
+                "ERROR",
+                "<Error> executeQuery: Code: 473. DB::Exception: Locking attempt timed out! Possible deadlock avoided. Client should retry. (DEADLOCK_AVOIDED)",
+            )
     else:
+
         def line(r: random.Random) -> tuple[str, str]:
             pid = _pid(r)
             return r.choice(
                 (
-                    ("LOG", f"LOG:  process {pid} still waiting for ShareLock on transaction {r.randint(10**6, 10**7)} after {r.randint(1000, 9000)}.{r.randint(100, 999)} ms"),
-                    ("LOG", f"DETAIL:  Process holding the lock: {pid - r.randint(1, 90)}. Wait queue: {pid}, {pid + 3}, {pid + 9}."),
-                    ("ERROR", f"ERROR:  deadlock detected\nDETAIL:  Process {pid} waits for ShareLock on transaction {r.randint(10**6, 10**7)}; blocked by process {pid + 11}."),
+                    (
+                        "LOG",
+                        f"LOG:  process {pid} still waiting for ShareLock on transaction {r.randint(10**6, 10**7)} after {r.randint(1000, 9000)}.{r.randint(100, 999)} ms",
+                    ),
+                    (
+                        "LOG",
+                        f"DETAIL:  Process holding the lock: {pid - r.randint(1, 90)}. Wait queue: {pid}, {pid + 3}, {pid + 9}.",
+                    ),
+                    (
+                        "ERROR",
+                        f"ERROR:  deadlock detected\nDETAIL:  Process {pid} waits for ShareLock on transaction {r.randint(10**6, 10**7)}; blocked by process {pid + 11}.",
+                    ),
                     ("ERROR", "ERROR:  canceling statement due to lock timeout"),
                 )
             )
-    plan.logs.append(_once(ctx, o - rng.randint(30, 120), "LOG", "LOG:  statement: BEGIN; UPDATE inventory SET reserved = reserved + 1 WHERE sku IN (SELECT sku FROM cart_items WHERE ...) -- batch reconcile"))
+
+    plan.logs.append(
+        _once(
+            ctx,
+            o - rng.randint(30, 120),
+            "LOG",
+            "LOG:  statement: BEGIN; UPDATE inventory SET reserved = reserved + 1 WHERE sku IN (SELECT sku FROM cart_items WHERE ...) -- batch reconcile",
+        )
+    )
     plan.logs += repeat(ctx, o, ctx.window_end, 7, line)
 
     def cancel(caller: SimEntity, callee: str, r: random.Random) -> tuple[str, str]:
         if caller.software == "java":
-            return "ERROR", f"org.postgresql.util.PSQLException: ERROR: canceling statement due to statement timeout (query on {callee})"
-        return "ERROR", f"query on {callee} failed: pq: canceling statement due to statement timeout (elapsed {r.randint(5, 30)}s)"
+            return (
+                "ERROR",
+                f"org.postgresql.util.PSQLException: ERROR: canceling statement due to statement timeout (query on {callee})",
+            )
+        return (
+            "ERROR",
+            f"query on {callee} failed: pq: canceling statement due to statement timeout (elapsed {r.randint(5, 30)}s)",
+        )
 
     plan.caller_message = cancel
     plan.alert = ("PostgresLockWaitsHigh", "warning")
@@ -588,7 +816,7 @@ def db_lock_contention(ctx: FaultContext) -> FaultPlan:
 
 
 _REGRESSION_LINES = {
-    "java": "java.lang.NullPointerException: Cannot invoke \"com.acme.{cls}.apply(java.util.Map)\" because \"rule\" is null\n\tat com.acme.{name}.{cls}Service.handle({cls}Service.java:{line}) version={version}",
+    "java": 'java.lang.NullPointerException: Cannot invoke "com.acme.{cls}.apply(java.util.Map)" because "rule" is null\n\tat com.acme.{name}.{cls}Service.handle({cls}Service.java:{line}) version={version}',
     "go": "panic recovered in handler: runtime error: invalid memory address or nil pointer dereference (handlers/{name}.go:{line}) version={version}",
     "node": "TypeError: Cannot read properties of undefined (reading 'currency')\n    at /app/dist/handlers/{name}.js:{line}:31 version={version}",
     "python": "Traceback (most recent call last): ... KeyError: 'shipping_zone' in {name}/handlers.py line {line} version={version}",
@@ -604,23 +832,64 @@ def deploy_regression(ctx: FaultContext) -> FaultPlan:
     when = o - rng.randint(2, 18) * 60
     plan = FaultPlan("deploy_regression", start=when, victim_mode="errors", victim_strength=rng.uniform(0.6, 1.2))
     plan.changes.append(
-        {"id": f"deploy-{rng.randint(1000, 9999)}", "kind": "deploy", "service": c.name, "time": when, "version": new,
-         "author": rng.choice(("ci", "ci", "bob", "dana")),
-         "summary": rng.choice(("refactor pricing rules loader", "switch to new serializer", "add caching layer for lookups", "upgrade framework minor version")),
-         "diff": rng.choice(("- rules = loadRules(cfg)\n+ rules = cache.get(key)", "- serializer: jackson\n+ serializer: fastjson2", "")),}
+        {
+            "id": f"deploy-{rng.randint(1000, 9999)}",
+            "kind": "deploy",
+            "service": c.name,
+            "time": when,
+            "version": new,
+            "author": rng.choice(("ci", "ci", "bob", "dana")),
+            "summary": rng.choice(
+                (
+                    "refactor pricing rules loader",
+                    "switch to new serializer",
+                    "add caching layer for lookups",
+                    "upgrade framework minor version",
+                )
+            ),
+            "diff": rng.choice(
+                (
+                    "- rules = loadRules(cfg)\n+ rules = cache.get(key)",
+                    "- serializer: jackson\n+ serializer: fastjson2",
+                    "",
+                )
+            ),
+        }
     )
     slow = rng.random() < 0.3
     if slow:
-        plan.shapes["latency_p99_ms"] = step(o, rng.uniform(3, 7), rise_s=60)
+        plan.shapes["latency_p99_ms"] = step(o, rng.uniform(6, 12), rise_s=60)
         plan.shapes["cpu_usage"] = step(o, rng.uniform(1.8, 2.6), rise_s=60)
         plan.victim_mode = "latency"
-        plan.logs += repeat(ctx, o, ctx.window_end, 20, lambda r: ("WARN", f"slow query detected: SELECT * FROM items WHERE order_id = $1 executed {r.randint(40, 400)} times in one request (N+1) version={new}"))
+        plan.logs += repeat(
+            ctx,
+            o,
+            ctx.window_end,
+            20,
+            lambda r: (
+                "WARN",
+                f"slow query detected: SELECT * FROM items WHERE order_id = $1 executed {r.randint(40, 400)} times in one request (N+1) version={new}",
+            ),
+        )
     else:
-        plan.shapes["error_rate"] = add_step(o, rng.uniform(0.08, 0.45), rise_s=60)
+        plan.shapes["error_rate"] = add_step(o, rng.uniform(0.2, 0.5), rise_s=60)
         cls = rng.choice(("PriceRule", "Discount", "TaxRule", "Coupon"))
         tmpl = _REGRESSION_LINES.get(c.software, _REGRESSION_LINES["go"])
-        plan.logs += repeat(ctx, o, ctx.window_end, 6, lambda r: ("ERROR", tmpl.format(name=c.name, cls=cls, line=r.choice((88, 142, 217)), version=new)))
-    plan.logs.append(_once(ctx, when + rng.uniform(20, 60), "INFO", f"Started {c.name} {new} (previous {old}) in {rng.uniform(4, 20):.1f} seconds"))
+        plan.logs += repeat(
+            ctx,
+            o,
+            ctx.window_end,
+            6,
+            lambda r: ("ERROR", tmpl.format(name=c.name, cls=cls, line=r.choice((88, 142, 217)), version=new)),
+        )
+    plan.logs.append(
+        _once(
+            ctx,
+            when + rng.uniform(20, 60),
+            "INFO",
+            f"Started {c.name} {new} (previous {old}) in {rng.uniform(4, 20):.1f} seconds",
+        )
+    )
     plan.shapes["restarts_total"] = counter_steps([when + 30], 0.0)
     plan.alert = ("HighErrorRate" if not slow else "HighLatencyP99", "critical")
     plan.alert_at = o + rng.randint(60, 300)
@@ -634,19 +903,82 @@ def config_error(ctx: FaultContext) -> FaultPlan:
     when = o - rng.randint(1, 9) * 60
     plan = FaultPlan("config_error", start=when, victim_mode="errors", victim_strength=rng.uniform(0.7, 1.3))
     variant = rng.choice(("flag", "timeout", "credentials"))
-    dep = next((d for d in c.depends_on if ctx.topo.get(d).family in ("database", "cache", "queue")), c.depends_on[0] if c.depends_on else c.name)
+    dep = next(
+        (d for d in c.depends_on if ctx.topo.get(d).family in ("database", "cache", "queue")),
+        c.depends_on[0] if c.depends_on else c.name,
+    )
     cid = f"{'flag' if variant == 'flag' else 'config'}-{rng.randint(1000, 9999)}"
     if variant == "flag":
         flag = rng.choice(("new-pricing-engine", "async-checkout", "v2-search-ranking", "batch-writes"))
-        plan.changes.append({"id": cid, "kind": "feature_flag", "service": c.name, "time": when, "version": "", "author": rng.choice(("pm-tool", "carol")), "summary": f"enable {flag} for 100% of traffic", "diff": f"- {flag}: 5%\n+ {flag}: 100%"})
-        plan.logs += repeat(ctx, o, ctx.window_end, 7, lambda r: ("ERROR", f"request failed under flag {flag}=on: IllegalStateException: engine v2 has no rule set for region '{r.choice(('eu-west', 'us-east', 'ap-south'))}' req_id={logtext.hexid(r)}"))
+        plan.changes.append(
+            {
+                "id": cid,
+                "kind": "feature_flag",
+                "service": c.name,
+                "time": when,
+                "version": "",
+                "author": rng.choice(("pm-tool", "carol")),
+                "summary": f"enable {flag} for 100% of traffic",
+                "diff": f"- {flag}: 5%\n+ {flag}: 100%",
+            }
+        )
+        plan.logs += repeat(
+            ctx,
+            o,
+            ctx.window_end,
+            7,
+            lambda r: (
+                "ERROR",
+                f"request failed under flag {flag}=on: IllegalStateException: engine v2 has no rule set for region '{r.choice(('eu-west', 'us-east', 'ap-south'))}' req_id={logtext.hexid(r)}",
+            ),
+        )
     elif variant == "timeout":
-        plan.changes.append({"id": cid, "kind": "config", "service": c.name, "time": when, "version": "", "author": rng.choice(("alice", "ops-bot")), "summary": f"tune client timeouts for {dep}", "diff": f"- {dep}.timeout: 3s\n+ {dep}.timeout: 30ms"})
-        plan.logs += repeat(ctx, o, ctx.window_end, 6, lambda r: ("ERROR", f"call to {dep} aborted: client timeout 30ms exceeded (configured {dep}.timeout=30ms) req_id={logtext.hexid(r)}"))
+        plan.changes.append(
+            {
+                "id": cid,
+                "kind": "config",
+                "service": c.name,
+                "time": when,
+                "version": "",
+                "author": rng.choice(("alice", "ops-bot")),
+                "summary": f"tune client timeouts for {dep}",
+                "diff": f"- {dep}.timeout: 3s\n+ {dep}.timeout: 30ms",
+            }
+        )
+        plan.logs += repeat(
+            ctx,
+            o,
+            ctx.window_end,
+            6,
+            lambda r: (
+                "ERROR",
+                f"call to {dep} aborted: client timeout 30ms exceeded (configured {dep}.timeout=30ms) req_id={logtext.hexid(r)}",
+            ),
+        )
     else:
-        plan.changes.append({"id": cid, "kind": "config", "service": c.name, "time": when, "version": "", "author": rng.choice(("vault-sync", "alice")), "summary": f"rotate {dep} credentials", "diff": f"- secretRef: {dep}-creds-v3\n+ secretRef: {dep}-creds-v4"})
-        plan.logs += repeat(ctx, o, ctx.window_end, 6, lambda r: ("ERROR", f"FATAL:  password authentication failed for user \"app\" (connecting to {dep}; credentials from secret {dep}-creds-v4)"))
-    plan.shapes["error_rate"] = add_step(o, rng.uniform(0.15, 0.7), rise_s=60)
+        plan.changes.append(
+            {
+                "id": cid,
+                "kind": "config",
+                "service": c.name,
+                "time": when,
+                "version": "",
+                "author": rng.choice(("vault-sync", "alice")),
+                "summary": f"rotate {dep} credentials",
+                "diff": f"- secretRef: {dep}-creds-v3\n+ secretRef: {dep}-creds-v4",
+            }
+        )
+        plan.logs += repeat(
+            ctx,
+            o,
+            ctx.window_end,
+            6,
+            lambda r: (
+                "ERROR",
+                f'FATAL:  password authentication failed for user "app" (connecting to {dep}; credentials from secret {dep}-creds-v4)',
+            ),
+        )
+    plan.shapes["error_rate"] = add_step(o, rng.uniform(0.25, 0.7), rise_s=60)
     plan.alert = ("HighErrorRate", "critical")
     plan.alert_at = o + rng.randint(60, 300)
     plan.alert_prob = 0.45
@@ -665,20 +997,51 @@ def certificate_expiry(ctx: FaultContext) -> FaultPlan:
     def x509(caller: SimEntity, callee: str, r: random.Random) -> tuple[str, str]:
         sw = caller.software
         if sw == "java":
-            return "ERROR", f"javax.net.ssl.SSLHandshakeException: PKIX path validation failed: java.security.cert.CertPathValidatorException: validity check failed (connecting to {callee} https://{host})"
+            return (
+                "ERROR",
+                f"javax.net.ssl.SSLHandshakeException: PKIX path validation failed: java.security.cert.CertPathValidatorException: validity check failed (connecting to {callee} https://{host})",
+            )
         if sw == "node":
-            return "ERROR", f"Error: certificate has expired (code: CERT_HAS_EXPIRED) calling {callee} at https://{host}"
+            return (
+                "ERROR",
+                f"Error: certificate has expired (code: CERT_HAS_EXPIRED) calling {callee} at https://{host}",
+            )
         if sw in ("python", "spark", "php"):
-            return "ERROR", f"ssl.SSLCertVerificationError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate has expired (_ssl.c:1006) host='{callee}'"
+            return (
+                "ERROR",
+                f"ssl.SSLCertVerificationError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate has expired (_ssl.c:1006) host='{callee}'",
+            )
         if sw in ("nginx", "traefik"):
-            return "ERROR", f"upstream SSL certificate verify error: (10:certificate has expired) while SSL handshaking to upstream, upstream: \"https://{callee}:443\""
-        return "ERROR", f"Post \"https://{host}/v1\": x509: certificate has expired or is not yet valid: current time {now} is after {not_after} (calling {callee})"
+            return (
+                "ERROR",
+                f'upstream SSL certificate verify error: (10:certificate has expired) while SSL handshaking to upstream, upstream: "https://{callee}:443"',
+            )
+        return (
+            "ERROR",
+            f'Post "https://{host}/v1": x509: certificate has expired or is not yet valid: current time {now} is after {not_after} (calling {callee})',
+        )
 
     plan.caller_message = x509
     if c.family != "external":
         plan.shapes["request_rate"] = step(expiry, rng.uniform(0.05, 0.2), rise_s=30)
-        plan.logs += repeat(ctx, expiry, ctx.window_end, 5, lambda r: ("INFO", f"http: TLS handshake error from {logtext.private_ip(r)}:{r.randint(30000, 60000)}: remote error: tls: bad certificate"))
-        plan.logs.append(_once(ctx, ctx.window_start + rng.randint(60, 600), "WARN", f"cert-manager: Failed to renew certificate {c.name}-tls: ACME order failed: 429 urn:ietf:params:acme:error:rateLimited (expires {not_after})"))
+        plan.logs += repeat(
+            ctx,
+            expiry,
+            ctx.window_end,
+            5,
+            lambda r: (
+                "INFO",
+                f"http: TLS handshake error from {logtext.private_ip(r)}:{r.randint(30000, 60000)}: remote error: tls: bad certificate",
+            ),
+        )
+        plan.logs.append(
+            _once(
+                ctx,
+                ctx.window_start + rng.randint(60, 600),
+                "WARN",
+                f"cert-manager: Failed to renew certificate {c.name}-tls: ACME order failed: 429 urn:ietf:params:acme:error:rateLimited (expires {not_after})",
+            )
+        )
         plan.alert = ("ProbeSSLCertExpired", "critical")
     plan.alert_at = expiry + rng.randint(60, 300)
     plan.alert_prob = 0.35
@@ -691,19 +1054,33 @@ def traffic_surge(ctx: FaultContext) -> FaultPlan:
     factor = rng.uniform(3, 6)
     start = o - rng.randint(60, 240)
     end = None if rng.random() < 0.7 else ctx.window_end - rng.randint(180, 480)
-    plan = FaultPlan("traffic_surge", start=start, victim_mode="latency", victim_strength=rng.uniform(0.6, 1.0), propagation="down")
+    plan = FaultPlan(
+        "traffic_surge", start=start, victim_mode="latency", victim_strength=rng.uniform(0.6, 1.0), propagation="down"
+    )
     cpu = ctx.baseline("cpu_usage")
     plan.shapes["request_rate"] = step(start, factor, rise_s=o - start, end=end)
-    plan.shapes["cpu_usage"] = plateau(start, cpu.limit * rng.uniform(0.9, 1.0), rise_s=o - start) if end is None else compose(step(start, 3.0, rise_s=o - start, end=end))
+    plan.shapes["cpu_usage"] = (
+        plateau(start, cpu.limit * rng.uniform(0.9, 1.0), rise_s=o - start)
+        if end is None
+        else compose(step(start, 3.0, rise_s=o - start, end=end))
+    )
     plan.shapes["latency_p99_ms"] = step(o, rng.uniform(3, 8), rise_s=120, end=end)
     plan.shapes["error_rate"] = add_step(o, rng.uniform(0.02, 0.12), rise_s=120, end=end)
-    campaign = rng.choice(("newsletter campaign", "bot scraping /api/v1/search", "partner batch replay", "retry storm from mobile app v4.2"))
-    if c.software == "java":
-        line: Callable[[random.Random], tuple[str, str]] = lambda r: ("WARN", f"o.a.tomcat.util.threads.ThreadPoolExecutor: Thread pool exhausted: maxThreads=200, queue={r.randint(100, 2000)}")
-    elif c.software in ("nginx", "traefik"):
-        line = lambda r: ("WARN", f"limiting requests, excess: {r.uniform(5, 90):.3f} by zone \"perip\", client: {logtext.public_ip(r)}, request: \"GET /api/v1/search HTTP/1.1\"")
-    else:
-        line = lambda r: ("WARN", f"rate limiter: rejecting request with 429, current {r.randint(900, 4000)} rps > limit {r.randint(300, 800)} rps")
+    campaign = rng.choice(
+        (
+            "newsletter campaign",
+            "bot scraping /api/v1/search",
+            "partner batch replay",
+            "retry storm from mobile app v4.2",
+        )
+    )
+    def line(r: random.Random) -> tuple[str, str]:
+        if c.software == "java":
+            return "WARN", f"o.a.tomcat.util.threads.ThreadPoolExecutor: Thread pool exhausted: maxThreads=200, queue={r.randint(100, 2000)}"
+        if c.software in ("nginx", "traefik"):
+            return "WARN", f'limiting requests, excess: {r.uniform(5, 90):.3f} by zone "perip", client: {logtext.public_ip(r)}, request: "GET /api/v1/search HTTP/1.1"'
+        return "WARN", f"rate limiter: rejecting request with 429, current {r.randint(900, 4000)} rps > limit {r.randint(300, 800)} rps"
+
     plan.logs += repeat(ctx, o, end or ctx.window_end, 8, line)
     plan.alert = ("HighRequestRate", "warning")
     plan.alert_at = o + rng.randint(0, 300)
@@ -733,20 +1110,24 @@ FAULTS: dict[str, Callable[[FaultContext], FaultPlan]] = {
 
 # The signature a senior SRE would look for on the cause entity: (metric family that moves,
 # pattern in the cause's own logs or, for entities without telemetry, in its callers' logs).
-SIGNATURES: dict[str, tuple[str | None, str]] = {
-    "cpu_saturation": ("cpu_usage", r"soft lockup|blocked for more than|starvation|slow request|duration: \d{4}|load average"),
-    "memory_leak": ("memory_bytes", r"GC|Mark-Compact|maxmemory|memory usage high"),
-    "oom_kill": ("restarts_total", r"OOMKilled|out of memory|signal 9"),
-    "crash_loop": ("restarts_total", r"Back-off restarting|panic|Exception|Error|malformed"),
-    "disk_full": ("disk_used_ratio", r"No space left|NOT_ENOUGH_SPACE|100% full|insufficient|reclaim"),
-    "network_latency": ("network_rtt_ms", r"NIC Link is Up (10|100) Mbps|slow response from"),
-    "packet_loss": ("packet_loss_ratio", r"NIC Link is Down"),
-    "dns_failure": ("error_rate", r"SERVFAIL|plugin/errors|i/o timeout"),
-    "dependency_down": (None, r"shut|SIGTERM|exit|refused|unavailable|503"),
-    "connection_pool_exhaustion": ("db_connections_in_use", r"Connection is not available|pool|Timeout acquiring|QueuePool|r2d2"),
-    "db_lock_contention": ("lock_waits", r"ShareLock|deadlock|Lock wait|lock timeout|DEADLOCK"),
-    "deploy_regression": ("error_rate", r"version=|Started "),
-    "config_error": ("error_rate", r"flag|timeout|password authentication"),
-    "certificate_expiry": (None, r"x509|certificate|CERT_HAS_EXPIRED|PKIX|tls"),
-    "traffic_surge": ("request_rate", r"limiting requests|Thread pool exhausted|rate limiter"),
+SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
+    "cpu_saturation": (("cpu_usage",),
+        r"soft lockup|blocked for more than|starvation|slow request|duration: \d{4}|load average",
+    ),
+    "memory_leak": (("memory_bytes",), r"GC|Mark-Compact|maxmemory|memory usage high"),
+    "oom_kill": (("restarts_total",), r"OOMKilled|out of memory|signal 9"),
+    "crash_loop": (("restarts_total",), r"Back-off restarting|panic|Exception|Error|malformed"),
+    "disk_full": (("disk_used_ratio",), r"No space left|NOT_ENOUGH_SPACE|100% full|insufficient|reclaim"),
+    "network_latency": (("network_rtt_ms",), r"NIC Link is Up (10|100) Mbps|slow response from"),
+    "packet_loss": (("packet_loss_ratio",), r"NIC Link is Down"),
+    "dns_failure": (("error_rate",), r"SERVFAIL|plugin/errors|i/o timeout"),
+    "dependency_down": ((), r"shut|SIGTERM|exit|refused|unavailable|503"),
+    "connection_pool_exhaustion": (("db_connections_in_use",),
+        r"Connection is not available|pool|Timeout acquiring|QueuePool|r2d2",
+    ),
+    "db_lock_contention": (("lock_waits",), r"ShareLock|deadlock|Lock wait|lock timeout|DEADLOCK"),
+    "deploy_regression": (("error_rate", "latency_p99_ms"), r"version=|Started "),
+    "config_error": (("error_rate",), r"flag|timeout|password authentication"),
+    "certificate_expiry": ((), r"x509|certificate|CERT_HAS_EXPIRED|PKIX|tls"),
+    "traffic_surge": (("request_rate",), r"limiting requests|Thread pool exhausted|rate limiter"),
 }

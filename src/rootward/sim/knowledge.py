@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 _RUNBOOK_STEPS = {
     "HighLatencyP99": (
         "Open the latency panel and find which downstream call got slow first.",
-        "Compare the dependencies' p99 in the same window; the slowest one that got slow earliest is usually the place to look.",
+        "Compare the dependencies' p99 in the same window; the one that got slow earliest is the place to look.",
         "Check for deploys and config changes in the last hour.",
         "Check the host the pods run on (CPU steal, disk, network).",
     ),

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (log message tables: one real-world line per literal reads better unsplit)
 """Log lines as the real software writes them.
 
 Background chatter, the errors a caller logs when a dependency misbehaves,
@@ -16,7 +17,7 @@ _DOMAINS = ("example.com", "mail.example.org", "corp.example.net")
 
 
 def hexid(rng: random.Random, n: int = 16) -> str:
-    return "".join(rng.choice("0123456789abcdef") for _ in range(n))
+    return f"{rng.getrandbits(4 * n):0{n}x}"
 
 
 def private_ip(rng: random.Random) -> str:
@@ -52,7 +53,7 @@ def background(software: str, family: str, name: str, rng: random.Random) -> tup
         return "INFO", rng.choice(
             (
                 f"systemd[1]: Started Session {rng.randint(10, 900)} of user root.",
-                "CRON[{}]: (root) CMD (run-parts /etc/cron.hourly)".format(rng.randint(100, 9999)),
+                f"CRON[{rng.randint(100, 9999)}]: (root) CMD (run-parts /etc/cron.hourly)",
                 f"systemd-timesyncd[512]: Synchronized to time server {public_ip(rng)}:123 (ntp.ubuntu.com).",
                 f"sshd[{rng.randint(1000, 9000)}]: Accepted publickey for deploy from {private_ip(rng)} port "
                 f"{rng.randint(30000, 60000)} ssh2",
@@ -61,18 +62,23 @@ def background(software: str, family: str, name: str, rng: random.Random) -> tup
         )
     if family == "database":
         if software == "clickhouse":
-            return "INFO", f"<Information> executeQuery: Read {rng.randint(1, 900)}000 rows, {rng.randint(1, 90)} MiB in {ms / 1000:.3f} sec."
+            return (
+                "INFO",
+                f"<Information> executeQuery: Read {rng.randint(1, 900)}000 rows, {rng.randint(1, 90)} MiB in {ms / 1000:.3f} sec.",
+            )
         if software == "mariadb":
             return "INFO", rng.choice(
-                (f"[Note] Aborted connection {rng.randint(10, 9999)} to db: 'nextcloud' user: 'nc' host: '172.18.0.5' (Got timeout reading communication packets)",
-                 "[Note] InnoDB: Buffer pool(s) load completed")
+                (
+                    f"[Note] Aborted connection {rng.randint(10, 9999)} to db: 'nextcloud' user: 'nc' host: '172.18.0.5' (Got timeout reading communication packets)",
+                    "[Note] InnoDB: Buffer pool(s) load completed",
+                )
             )
         return "INFO", rng.choice(
             (
                 f"LOG:  checkpoint complete: wrote {rng.randint(10, 900)} buffers ({rng.uniform(0, 3):.1f}%); "
                 f"write={rng.uniform(0.1, 30):.3f} s, sync={rng.uniform(0, 0.1):.3f} s",
                 f"LOG:  duration: {ms}.{rng.randint(100, 999)} ms  statement: SELECT id, status FROM orders WHERE id = $1",
-                f"LOG:  automatic vacuum of table \"{name.replace('-', '_')}.public.events\": index scans: 1",
+                f'LOG:  automatic vacuum of table "{name.replace("-", "_")}.public.events": index scans: 1',
                 "LOG:  connection authorized: user=app database=app application_name=app",
             )
         )
@@ -93,12 +99,24 @@ def background(software: str, family: str, name: str, rng: random.Random) -> tup
                 )
             )
         if software == "mosquitto":
-            return "INFO", f"New client connected from {private_ip(rng)}:{rng.randint(30000, 60000)} as sensor-{hexid(rng, 4)} (p2, c1, k60)."
-        return "INFO", f"accepting AMQP connection <0.{rng.randint(100, 999)}.0> ({private_ip(rng)}:{rng.randint(30000, 60000)} -> 10.0.0.5:5672)"
+            return (
+                "INFO",
+                f"New client connected from {private_ip(rng)}:{rng.randint(30000, 60000)} as sensor-{hexid(rng, 4)} (p2, c1, k60).",
+            )
+        return (
+            "INFO",
+            f"accepting AMQP connection <0.{rng.randint(100, 999)}.0> ({private_ip(rng)}:{rng.randint(30000, 60000)} -> 10.0.0.5:5672)",
+        )
     if family == "dns":
         if software == "coredns":
-            return "INFO", f"[INFO] {private_ip(rng)}:{rng.randint(30000, 60000)} - {rng.randint(1, 65000)} \"A IN {rng.choice(('api', 'db', 'cache'))}.svc.cluster.local. udp 52 false 512\" NOERROR qr,aa,rd {rng.uniform(0.0001, 0.002):.6f}s"
-        return "INFO", f"query[A] {rng.choice(('github.com', 'api.example.com', 'ntp.ubuntu.com'))} from {private_ip(rng)}"
+            return (
+                "INFO",
+                f'[INFO] {private_ip(rng)}:{rng.randint(30000, 60000)} - {rng.randint(1, 65000)} "A IN {rng.choice(("api", "db", "cache"))}.svc.cluster.local. udp 52 false 512" NOERROR qr,aa,rd {rng.uniform(0.0001, 0.002):.6f}s',
+            )
+        return (
+            "INFO",
+            f"query[A] {rng.choice(('github.com', 'api.example.com', 'ntp.ubuntu.com'))} from {private_ip(rng)}",
+        )
     if family == "storage":
         return "INFO", rng.choice(
             (
@@ -117,11 +135,16 @@ def background(software: str, family: str, name: str, rng: random.Random) -> tup
         )
     # services and everything else that serves requests
     if software == "nginx" or software == "traefik":
-        return "INFO", f'{public_ip(rng)} - - "GET {path} HTTP/1.1" 200 {rng.randint(200, 9000)} "-" "Mozilla/5.0" rt={ms / 1000:.3f}'
+        return (
+            "INFO",
+            f'{public_ip(rng)} - - "GET {path} HTTP/1.1" 200 {rng.randint(200, 9000)} "-" "Mozilla/5.0" rt={ms / 1000:.3f}',
+        )
     if software == "spark":
         return "INFO", rng.choice(
-            (f"INFO TaskSetManager: Finished task {rng.randint(0, 200)}.0 in stage {rng.randint(1, 9)}.0 (TID {rng.randint(1, 9999)}) in {ms * 10} ms",
-             f"INFO DAGScheduler: Job {rng.randint(1, 90)} finished: save at Loader.scala:{rng.randint(20, 90)}")
+            (
+                f"INFO TaskSetManager: Finished task {rng.randint(0, 200)}.0 in stage {rng.randint(1, 9)}.0 (TID {rng.randint(1, 9999)}) in {ms * 10} ms",
+                f"INFO DAGScheduler: Job {rng.randint(1, 90)} finished: save at Loader.scala:{rng.randint(20, 90)}",
+            )
         )
     if r < 0.55:
         return "INFO", f"{rng.choice(('GET', 'GET', 'POST'))} {path} 200 {ms}ms req_id={hexid(rng)}"
@@ -177,7 +200,7 @@ def caller_error(software: str, callee: str, mode: str, rng: random.Random) -> t
         if software == "java":
             return "ERROR", (
                 f"org.springframework.web.client.ResourceAccessException: I/O error on POST request for "
-                f"\"http://{callee}:{port}/api\": Read timed out req_id={rid}"
+                f'"http://{callee}:{port}/api": Read timed out req_id={rid}'
             )
         if software == "node":
             return "ERROR", f"Error: request to http://{callee}:{port}/api failed, reason: ETIMEDOUT req_id={rid}"
@@ -189,8 +212,8 @@ def caller_error(software: str, callee: str, mode: str, rng: random.Random) -> t
         if software in ("nginx", "traefik"):
             return "ERROR", (
                 f"upstream timed out (110: Connection timed out) while reading response header from upstream, "
-                f"client: {public_ip(rng)}, request: \"GET {rng.choice(_PATHS)} HTTP/1.1\", upstream: "
-                f"\"http://{callee}:{port}{rng.choice(_PATHS)}\""
+                f'client: {public_ip(rng)}, request: "GET {rng.choice(_PATHS)} HTTP/1.1", upstream: '
+                f'"http://{callee}:{port}{rng.choice(_PATHS)}"'
             )
         return "ERROR", (
             f"call to {callee} failed: context deadline exceeded (Client.Timeout exceeded while awaiting headers) "
@@ -204,7 +227,7 @@ def caller_error(software: str, callee: str, mode: str, rng: random.Random) -> t
     if software in ("nginx", "traefik"):
         return "ERROR", (
             f"upstream prematurely closed connection while reading response header from upstream, client: "
-            f"{public_ip(rng)}, upstream: \"http://{callee}:{port}/\""
+            f'{public_ip(rng)}, upstream: "http://{callee}:{port}/"'
         )
     if software in ("python", "spark"):
         return "ERROR", f"upstream {callee} returned HTTP 503: Service Unavailable req_id={rid}"

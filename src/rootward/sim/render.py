@@ -46,7 +46,7 @@ def alert_payloads(sc: Scenario) -> list[dict[str, Any]]:
         payloads.append(
             {
                 "version": "4",
-                "groupKey": "{}:{alertname=\"" + a.name + "\"}",
+                "groupKey": '{}:{alertname="' + a.name + '"}',
                 "truncatedAlerts": 0,
                 "status": "firing",
                 "receiver": "rootward",
@@ -90,7 +90,7 @@ def _victim_value(sc: Scenario, name: str, metric: str, t: int, v: float, b: Bas
     if metric == "latency_p99_ms":
         return v * (1.0 + (3.0 if mode == "latency" else 0.8) * p)
     if metric == "error_rate" and (mode == "errors" or victim.relation == "runs_on"):
-        return v + 0.18 * p
+        return v + 0.1 * p
     if metric == "error_rate":
         return v + 0.02 * p
     return v
@@ -130,7 +130,7 @@ def _log_events(sc: Scenario, rng: random.Random) -> list[LogEvent]:
     for ent in topo.entities:
         if ent.family == "external":
             continue
-        gap = rng.uniform(20, 70)
+        gap = rng.uniform(30, 90)
         t = sc.window_start + rng.uniform(0, gap)
         stop = sc.plan.metrics_stop if ent.name == sc.cause.name and sc.plan.metrics_stop else sc.window_end
         host = "" if ent.family == "host" else host_of(ent)
@@ -164,11 +164,12 @@ def _log_events(sc: Scenario, rng: random.Random) -> list[LogEvent]:
 
 def logs_jsonl(sc: Scenario, rng: random.Random) -> str:
     lines = []
+    hosts = {e.name for e in sc.topology.entities if e.family == "host"}
     for e in _log_events(sc, rng):
         obj: dict[str, str] = {"ts": _iso(e.ts), "service": e.service, "level": e.level, "message": e.message}
         if e.host:
             obj["host"] = e.host
-        if sc.kubernetes and sc.topology.get(e.service).family != "host":
+        if sc.kubernetes and e.service not in hosts:
             obj["pod"] = _pod(e.service)
         lines.append(json.dumps(obj, ensure_ascii=False))
     return "\n".join(lines) + "\n"

@@ -102,13 +102,17 @@ def _victims(topo: SimTopology, cause: SimEntity, plan: FaultPlan, rng: random.R
             if plan.propagation == "down":
                 neigh = [(d, "load") for d in topo.get(node).depends_on]
             else:
-                neigh = [(d.name, "runs_on" if node in d.runs_on else "depends_on") for d in topo.entities if node in d.dependencies]
+                neigh = [
+                    (d.name, "runs_on" if node in d.runs_on else "depends_on")
+                    for d in topo.entities
+                    if node in d.dependencies
+                ]
             for name, rel in neigh:
                 if name in out or name == cause.name:
                     continue
                 delay = onset_at[node] + rng.randint(20, 150)
                 onset_at[name] = delay
-                strength = plan.victim_strength * (0.7 ** (depth - 1)) * rng.uniform(0.8, 1.2)
+                strength = min(1.0, plan.victim_strength * (0.7 ** (depth - 1)) * rng.uniform(0.8, 1.2))
                 out[name] = Victim(name, depth, node, rel, delay, round(strength, 4))
                 nxt.append((name, delay))
         frontier = nxt
@@ -148,7 +152,11 @@ def _alerts(sc: Scenario, rng: random.Random) -> list[AlertSpec]:
             alerts.append(AlertSpec(alertname, v.name, "critical", at, f"{alertname} on {v.name}"))
         else:
             alertname, severity = plan.alert or ("ServiceDegraded", "critical")
-            alerts.append(AlertSpec(alertname, sc.cause.name, severity, min(latest, sc.onset + 120), f"{alertname} on {sc.cause.name}"))
+            alerts.append(
+                AlertSpec(
+                    alertname, sc.cause.name, severity, min(latest, sc.onset + 120), f"{alertname} on {sc.cause.name}"
+                )
+            )
     if rng.random() < 0.35:
         others = [e.name for e in topo.entities if e.name != sc.cause.name and e.family != "external"]
         name = rng.choice(others)
@@ -186,26 +194,46 @@ def _changes(sc: Scenario, rng: random.Random) -> list[dict[str, str | int]]:
             break
         summary, diff = rng.choice(_DEPLOY_SUMMARIES)
         changes.append(
-            {"id": new_id("deploy"), "kind": "deploy", "service": rng.choice(services),
-             "time": rng.randint(sc.window_start + 120, sc.window_end - 300),
-             "version": f"v{rng.randint(1, 5)}.{rng.randint(0, 40)}.{rng.randint(0, 9)}",
-             "author": rng.choice(("ci", "bob", "dana", "renovate[bot]")), "summary": summary, "diff": diff}
+            {
+                "id": new_id("deploy"),
+                "kind": "deploy",
+                "service": rng.choice(services),
+                "time": rng.randint(sc.window_start + 120, sc.window_end - 300),
+                "version": f"v{rng.randint(1, 5)}.{rng.randint(0, 40)}.{rng.randint(0, 9)}",
+                "author": rng.choice(("ci", "bob", "dana", "renovate[bot]")),
+                "summary": summary,
+                "diff": diff,
+            }
         )
     if services and rng.random() < 0.4:
         # A red herring: a harmless deploy right before the onset, often on a service that then alerts.
         near = [v for v in sc.victims if v in services] or services
         summary, diff = rng.choice(_DEPLOY_SUMMARIES)
         changes.append(
-            {"id": new_id("deploy"), "kind": "deploy", "service": rng.choice(near),
-             "time": sc.onset - rng.randint(30, 300), "version": f"v{rng.randint(1, 5)}.{rng.randint(0, 40)}.0",
-             "author": "ci", "summary": summary, "diff": diff}
+            {
+                "id": new_id("deploy"),
+                "kind": "deploy",
+                "service": rng.choice(near),
+                "time": sc.onset - rng.randint(30, 300),
+                "version": f"v{rng.randint(1, 5)}.{rng.randint(0, 40)}.0",
+                "author": "ci",
+                "summary": summary,
+                "diff": diff,
+            }
         )
     hosts = [e.name for e in topo.entities if e.family == "host"]
     if hosts and rng.random() < 0.25:
         changes.append(
-            {"id": new_id("infra"), "kind": "infra", "service": rng.choice(hosts),
-             "time": rng.randint(sc.window_start + 60, sc.window_end - 600), "version": "", "author": "terraform",
-             "summary": "apply security patches (unattended-upgrades)", "diff": ""}
+            {
+                "id": new_id("infra"),
+                "kind": "infra",
+                "service": rng.choice(hosts),
+                "time": rng.randint(sc.window_start + 60, sc.window_end - 600),
+                "version": "",
+                "author": "terraform",
+                "summary": "apply security patches (unattended-upgrades)",
+                "diff": "",
+            }
         )
     return sorted(changes, key=lambda c: (int(c["time"]), str(c["id"])))
 
@@ -272,7 +300,12 @@ def build_scenario(
     window_end -= window_end % resolution
     baselines = _baselines(topo, rng)
     ctx = FaultContext(
-        topo=topo, cause=cause, onset=onset, window_start=window_start, window_end=window_end, rng=rng,
+        topo=topo,
+        cause=cause,
+        onset=onset,
+        window_start=window_start,
+        window_end=window_end,
+        rng=rng,
         baseline=lambda m: baselines.get((cause.name, m)) or draw_baseline(cause.family, m, rng),
     )
     plan = FAULTS[fault_type](ctx)
@@ -280,9 +313,18 @@ def build_scenario(
         plan.start = onset
     victims = _victims(topo, cause, plan, rng)
     sc = Scenario(
-        id=bundle_id, topology=topo, fault_type=fault_type, cause=cause, onset=onset,
-        window_start=window_start, window_end=window_end, resolution=resolution, plan=plan,
-        victims=victims, baselines=baselines, also_acceptable=list(plan.also_acceptable),
+        id=bundle_id,
+        topology=topo,
+        fault_type=fault_type,
+        cause=cause,
+        onset=onset,
+        window_start=window_start,
+        window_end=window_end,
+        resolution=resolution,
+        plan=plan,
+        victims=victims,
+        baselines=baselines,
+        also_acceptable=list(plan.also_acceptable),
         kubernetes=topo.name == "shop",
     )
     sc.alerts = _alerts(sc, rng)

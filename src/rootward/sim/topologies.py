@@ -262,9 +262,7 @@ def topology_from_dict(name: str, data: dict[str, Any]) -> SimTopology:
                 software = _DEFAULT_SOFTWARE[kind.lower()]
             else:
                 software = _SERVICE_LANGUAGES[sum(map(ord, str(ename))) % len(_SERVICE_LANGUAGES)]
-        attrs = {
-            str(k): str(v) for k, v in spec.items() if k not in ("kind", "depends_on", "runs_on", "software")
-        }
+        attrs = {str(k): str(v) for k, v in spec.items() if k not in ("kind", "depends_on", "runs_on", "software")}
         entities.append(
             SimEntity(str(ename), kind, software, _list(spec.get("depends_on")), _list(spec.get("runs_on")), attrs)
         )

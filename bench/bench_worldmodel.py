@@ -1,0 +1,143 @@
+"""World model benchmark: prediction latency on a 10,000-entity graph, and the golden-set backtest.
+
+Writes bench/results/worldmodel.json:
+- `predict_p50_ms` / `predict_p95_ms` (target p50 <= 50 ms) for actions and faults at
+  random targets of a generated estate, and the same for `explain_score`;
+- the backtest of the golden set (`golden/` when present, else generated into a
+  temporary directory): coverage, control coverage and `control_ratio` (target <= 0.5),
+  with the structural prior and with k-fold learned dynamics.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+import time
+from pathlib import Path
+from statistics import median
+from typing import Any
+
+from rootward.domain.topology import Entity, Topology
+from rootward.worldmodel.graph import WorldGraph
+from rootward.worldmodel.predict import ACTION_VERBS, explain_score, predict
+
+HERE = Path(__file__).resolve().parent
+RESULT = HERE / "results" / "worldmodel.json"
+GOLDEN = HERE.parent / "golden"
+
+
+def estate(entities: int = 10_000, seed: int = 42) -> Topology:
+    """A layered estate: hosts, data stores, and five tiers of services calling lower tiers."""
+    rng = random.Random(seed)
+    hosts = [f"host-{i}" for i in range(entities // 20)]
+    stores = [(f"db-{i}", "database") for i in range(entities // 50)] + [
+        (f"cache-{i}", "cache") for i in range(entities // 100)
+    ]
+    n_services = entities - len(hosts) - len(stores)
+    tiers: list[list[str]] = [[] for _ in range(5)]
+    for i in range(n_services):
+        tiers[min(4, int(rng.random() ** 0.7 * 5))].append(f"svc-{i}")
+    out: dict[str, Entity] = {h: Entity(h, "host") for h in hosts}
+    for name, kind in stores:
+        out[name] = Entity(name, kind, runs_on=(rng.choice(hosts),))
+    for level, tier in enumerate(tiers):
+        lower = [s for t in tiers[level + 1 :] for s in t]
+        for name in tier:
+            deps = rng.sample(lower, k=min(len(lower), rng.randint(1, 4))) if lower else []
+            if rng.random() < 0.4:
+                deps.append(rng.choice(stores)[0])
+            out[name] = Entity(name, "service", depends_on=tuple(deps), runs_on=(rng.choice(hosts),))
+    return Topology(entities=out)
+
+
+def _timed(fn: Any, runs: list[Any]) -> list[float]:
+    samples = []
+    for args in runs:
+        started = time.perf_counter()
+        fn(*args)
+        samples.append((time.perf_counter() - started) * 1000)
+    return samples
+
+
+def _p95(samples: list[float]) -> float:
+    ordered = sorted(samples)
+    return ordered[int(0.95 * (len(ordered) - 1))]
+
+
+def latency(samples: int = 100) -> dict[str, Any]:
+    """Timings over targets that have dependents (a leaf's prediction is trivially fast)."""
+    built = time.perf_counter()
+    graph = WorldGraph.from_topology(estate())
+    build_ms = (time.perf_counter() - built) * 1000
+    rng = random.Random(7)
+    with_dependents = [n for n in graph.entities() if graph.dependents(n)]
+    targets = rng.sample(with_dependents, samples * 2)
+    hosts = [n for n in with_dependents if graph.kind(n) == "host"][:samples]
+    runs = [(graph, t, ACTION_VERBS[i % len(ACTION_VERBS)]) for i, t in enumerate(targets[:samples])]
+    faults = [(graph, t) for t in targets[samples:]]
+    action_ms = _timed(lambda g, t, v: predict(g, t, action=v), runs)
+    fault_ms = _timed(lambda g, t: predict(g, t, fault_type="dependency_down"), faults)
+    reboot_ms = _timed(lambda g, t: predict(g, t, action="reboot"), [(graph, h) for h in hosts])
+    observed = rng.sample(graph.entities(), 5)
+    explain_ms = _timed(lambda g, t: explain_score(g, t, observed), faults)
+    both = action_ms + fault_ms
+    sizes = [len(predict(graph, t, fault_type="dependency_down").entities) for t in targets[samples:]]
+    return {
+        "entities": len(graph),
+        "edges": graph.g.number_of_edges(),
+        "build_ms": round(build_ms, 1),
+        "targets": "random entities with at least one dependent",
+        "predict_p50_ms": round(median(both), 3),
+        "predict_p95_ms": round(_p95(both), 3),
+        "predict_max_ms": round(max(both), 3),
+        "predict_action_p50_ms": round(median(action_ms), 3),
+        "predict_fault_p50_ms": round(median(fault_ms), 3),
+        "host_reboot_p50_ms": round(median(reboot_ms), 3),
+        "explain_score_p50_ms": round(median(explain_ms), 3),
+        "blast_radius_entities_p50": median(sizes),
+        "blast_radius_entities_max": max(sizes),
+        "target_p50_ms": 50,
+    }
+
+
+def backtest() -> dict[str, Any]:
+    from rootward.eval.truth import read_truth
+    from rootward.sources.bundle import load_bundle
+    from rootward.worldmodel.backtest import bundle_dirs_under, load_cases, run_backtest
+
+    with tempfile.TemporaryDirectory() as tmp:
+        source = GOLDEN
+        if not bundle_dirs_under(GOLDEN):
+            from rootward.sim.generate import generate_golden
+
+            source = Path(tmp)
+            generate_golden(source)
+        cases, skipped = load_cases(bundle_dirs_under(source), read_truth, load_bundle)
+        prior = run_backtest(cases, seed=0, learn=False).to_json()
+        learned = run_backtest(cases, seed=0, learn=True).to_json()
+    per_case = prior.pop("per_case")
+    learned.pop("per_case")
+    return {
+        "golden": "golden/" if source == GOLDEN else "generated golden set (sim.generate_golden)",
+        **prior,
+        "skipped": [*skipped, *prior["skipped"]],
+        "learned": {k: learned[k] for k in ("coverage", "control_coverage", "control_ratio", "hit_coverage")},
+        "worst_cases": sorted(per_case, key=lambda c: c["coverage"])[:5],
+    }
+
+
+def main() -> dict[str, Any]:
+    result = {"latency": latency(), "backtest": backtest()}
+    RESULT.parent.mkdir(parents=True, exist_ok=True)
+    RESULT.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    lat, bt = result["latency"], result["backtest"]
+    print(
+        f"predict p50 {lat['predict_p50_ms']} ms (p95 {lat['predict_p95_ms']}) on {lat['entities']} entities; "
+        f"backtest coverage {bt['coverage']}, control_ratio {bt['control_ratio']}"
+    )
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from rootward.knowledge.lexical import STOPWORDS, exact_terms
 
 _NEGATION = re.compile(
-    r"\b(?:not|no|without|except|excluding|other than|rather than|isn't|wasn't|aren't|never|"
-    r"ruled out|rule out|unrelated to)\b"
-    r"(?:\s+(?:the|a|an|caused|due|by|to|from|related|involving|a|about|because|of))*"
+    r"(?:\b(?:it|this|that)(?:'s| is| was)? (?:not|n't)\b|\b(?:isn't|wasn't|not caused by|not due to|not the|"
+    r"not a|not an|without|except|excluding|other than|rather than|ruled out|rule out|unrelated to)\b)"
+    r"(?:\s+(?:the|a|an|caused|due|by|to|from|related|involving|about|because|of))*"
     r"\s+(?P<phrase>[\w.:-]+(?:\s+[\w.:-]+){0,2})",
     re.IGNORECASE,
 )

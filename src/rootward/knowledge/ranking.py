@@ -16,6 +16,7 @@ STALE_FACTOR = 0.7  # a stale runbook keeps 70% of its score: lower, still retri
 SERVICE_MATCH_FACTOR = 1.35
 EXACT_MATCH_FACTOR = 1.5
 NEGATED_FACTOR = 0.35
+RUNBOOK_FACTOR = 1.2  # a runbook says what to do; a postmortem of the same fault ranks just behind it
 RECENCY_WEIGHT = 0.1  # a runbook updated today gets up to +10%
 RECENCY_HALF_LIFE_DAYS = 180
 
@@ -59,3 +60,7 @@ def service_factor(doc_services: Sequence[str], wanted: Sequence[str]) -> float:
 
 def stale_factor_for(kind: str, updated: date | None, now: date) -> float:
     return STALE_FACTOR if is_stale(kind, updated, now) else 1.0
+
+
+def kind_factor(kind: str) -> float:
+    return RUNBOOK_FACTOR if kind == "runbook" else 1.0

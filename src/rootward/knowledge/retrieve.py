@@ -26,6 +26,7 @@ from rootward.knowledge.ranking import (
     EXACT_MATCH_FACTOR,
     NEGATED_FACTOR,
     is_stale,
+    kind_factor,
     recency_factor,
     reciprocal_rank_fusion,
     service_factor,
@@ -139,7 +140,7 @@ class KnowledgeIndex:
         for i, base in fused.items():
             c = self.chunks[i]
             score = base * service_factor(c.services, wanted) * recency_factor(c.kind, c.updated, now)
-            score *= stale_factor_for(c.kind, c.updated, now)
+            score *= stale_factor_for(c.kind, c.updated, now) * kind_factor(c.kind)
             if exact and any(self._lexical.contains_all(i, t) for t in exact if t):
                 score *= EXACT_MATCH_FACTOR
             if negated and any(self._lexical.contains_all(i, t) for t in negated if t):

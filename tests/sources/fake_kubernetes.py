@@ -19,8 +19,14 @@ def ts(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _meta(name: str, *, labels: dict[str, str] | None = None, owner: tuple[str, str] | None = None,
-          created: datetime = NOW - timedelta(days=3), annotations: dict[str, str] | None = None) -> dict[str, Any]:
+def _meta(
+    name: str,
+    *,
+    labels: dict[str, str] | None = None,
+    owner: tuple[str, str] | None = None,
+    created: datetime = NOW - timedelta(days=3),
+    annotations: dict[str, str] | None = None,
+) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": name, "namespace": NS, "creationTimestamp": ts(created)}
     if labels:
         meta["labels"] = labels
@@ -76,36 +82,68 @@ def objects() -> dict[str, list[dict[str, Any]]]:
         _replicaset("checkout-66aa1", "checkout", 1, "registry/checkout:v1.0.0", "10", NOW - timedelta(days=9)),
     ]
     pods = [
-        _pod("payment-7d9f2-abcde", "payment-7d9f2", "payment", "node-2", {
-            "name": "app", "image": "registry/payment:v2.31.0", "imageID": "", "ready": True, "restartCount": 3,
-            "state": {"running": {"startedAt": ts(NOW - timedelta(minutes=1))}},
-            "lastState": {"terminated": {"reason": "OOMKilled", "exitCode": 137,
-                                         "finishedAt": ts(NOW - timedelta(minutes=2))}},
-        }),
-        _pod("checkout-66aa1-xyz12", "checkout-66aa1", "checkout", "node-1", {
-            "name": "app", "image": "registry/checkout:v1.0.0", "imageID": "", "ready": False, "restartCount": 7,
-            "state": {"waiting": {"reason": "CrashLoopBackOff"}},
-            "lastState": {"terminated": {"reason": "Error", "exitCode": 1,
-                                         "finishedAt": ts(NOW - timedelta(minutes=3))}},
-        }),
+        _pod(
+            "payment-7d9f2-abcde",
+            "payment-7d9f2",
+            "payment",
+            "node-2",
+            {
+                "name": "app",
+                "image": "registry/payment:v2.31.0",
+                "imageID": "",
+                "ready": True,
+                "restartCount": 3,
+                "state": {"running": {"startedAt": ts(NOW - timedelta(minutes=1))}},
+                "lastState": {
+                    "terminated": {"reason": "OOMKilled", "exitCode": 137, "finishedAt": ts(NOW - timedelta(minutes=2))}
+                },
+            },
+        ),
+        _pod(
+            "checkout-66aa1-xyz12",
+            "checkout-66aa1",
+            "checkout",
+            "node-1",
+            {
+                "name": "app",
+                "image": "registry/checkout:v1.0.0",
+                "imageID": "",
+                "ready": False,
+                "restartCount": 7,
+                "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+                "lastState": {
+                    "terminated": {"reason": "Error", "exitCode": 1, "finishedAt": ts(NOW - timedelta(minutes=3))}
+                },
+            },
+        ),
     ]
     events = [
         {
             "metadata": _meta("payment-7d9f2-abcde.1", created=NOW - timedelta(minutes=2)),
             "involvedObject": {"kind": "Pod", "name": "payment-7d9f2-abcde", "namespace": NS},
-            "reason": "BackOff", "message": "Back-off restarting failed container app", "type": "Warning",
-            "count": 4, "lastTimestamp": ts(NOW - timedelta(minutes=2)),
+            "reason": "BackOff",
+            "message": "Back-off restarting failed container app",
+            "type": "Warning",
+            "count": 4,
+            "lastTimestamp": ts(NOW - timedelta(minutes=2)),
         },
         {
             "metadata": _meta("payment.2", created=NOW - timedelta(minutes=10)),
             "involvedObject": {"kind": "Deployment", "name": "payment", "namespace": NS},
-            "reason": "ScalingReplicaSet", "message": "Scaled up replica set payment-7d9f2 to 1", "type": "Normal",
+            "reason": "ScalingReplicaSet",
+            "message": "Scaled up replica set payment-7d9f2 to 1",
+            "type": "Normal",
             "lastTimestamp": ts(NOW - timedelta(minutes=10)),
         },
     ]
     deployments = [
-        {"metadata": _meta(d), "spec": {"selector": {"matchLabels": {"app": d}},
-                                        "template": {"spec": {"containers": [{"name": "app", "image": "x"}]}}}}
+        {
+            "metadata": _meta(d),
+            "spec": {
+                "selector": {"matchLabels": {"app": d}},
+                "template": {"spec": {"containers": [{"name": "app", "image": "x"}]}},
+            },
+        }
         for d in ("payment", "checkout")
     ]
     services = [

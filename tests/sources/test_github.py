@@ -40,11 +40,21 @@ def github_route(base: list[str]) -> Route:
                 headers["Link"] = f'<{base[0]}/repos/acme/payments/deployments?per_page=2&page={page + 1}>; rel="next"'
             return Reply(200, chunk, headers)
         if request.path.startswith("/repos/acme/payments/compare/"):
-            return Reply(200, {
-                "commits": [{"sha": "abcdef123", "commit": {"message": "Shrink pool\n\nbody"}}],
-                "files": [{"filename": "config/pool.yaml", "status": "modified", "additions": 1, "deletions": 1,
-                           "patch": "-maximumPoolSize: 40\n+maximumPoolSize: 20"}],
-            })
+            return Reply(
+                200,
+                {
+                    "commits": [{"sha": "abcdef123", "commit": {"message": "Shrink pool\n\nbody"}}],
+                    "files": [
+                        {
+                            "filename": "config/pool.yaml",
+                            "status": "modified",
+                            "additions": 1,
+                            "deletions": 1,
+                            "patch": "-maximumPoolSize: 40\n+maximumPoolSize: 20",
+                        }
+                    ],
+                },
+            )
         return Reply(404, {"message": "Not Found"})
 
     return route
@@ -52,7 +62,10 @@ def github_route(base: list[str]) -> Route:
 
 def _source(url: str, **overrides: Any) -> GitHubDeploymentSource:
     settings = GitHubSettings(
-        base_url=url, token="ghp_x", repos=[GitHubRepo(repo="acme/payments", service="payment")], timeout_s=5,
+        base_url=url,
+        token="ghp_x",
+        repos=[GitHubRepo(repo="acme/payments", service="payment")],
+        timeout_s=5,
         **overrides,
     )
     return GitHubDeploymentSource(settings)

@@ -141,7 +141,7 @@ def replicaset_owners(replicasets: Sequence[Any]) -> dict[str, str]:
 def pod_health(pod: Any, rs_owners: dict[str, str], service_label: str) -> PodHealth:
     containers = []
     status = pod.status
-    for cs in (getattr(status, "container_statuses", None) or []):
+    for cs in getattr(status, "container_statuses", None) or []:
         waiting = getattr(getattr(cs, "state", None), "waiting", None)
         terminated = getattr(getattr(cs, "last_state", None), "terminated", None)
         containers.append(
@@ -242,9 +242,9 @@ def _template_lines(rs: Any) -> list[str]:
     """The pod template's containers as diffable lines: image, env names/values, resources."""
     lines: list[str] = []
     spec = getattr(getattr(rs.spec, "template", None), "spec", None)
-    for c in (getattr(spec, "containers", None) or []):
+    for c in getattr(spec, "containers", None) or []:
         lines.append(f"container {c.name} image: {c.image}")
-        for env in (getattr(c, "env", None) or []):
+        for env in getattr(c, "env", None) or []:
             value = env.value if env.value is not None else "<from source>"
             lines.append(f"container {c.name} env {env.name}: {value}")
         res = getattr(c, "resources", None)

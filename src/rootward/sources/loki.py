@@ -44,7 +44,7 @@ class LokiSettings(ConnectorSettings):
     page_size: int = Field(default=1000, gt=0, le=5000, description="Lines per query_range request.")
     max_lines: int = Field(default=5000, gt=0, description="Stop paging after this many lines per query.")
     case_insensitive_filter: bool = Field(
-        default=True, description="Match the filter text case-insensitively (`|~ \"(?i)...\"`) rather than `|=`."
+        default=True, description='Match the filter text case-insensitively (`|~ "(?i)..."`) rather than `|=`.'
     )
     tenant_id: str | None = Field(default=None, description="Sent as X-Scope-OrgID for multi-tenant Loki.")
     bearer_token: SecretStr | None = Field(default=None, description="Sent as `Authorization: Bearer`.")

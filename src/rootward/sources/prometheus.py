@@ -72,8 +72,7 @@ class PrometheusSettings(ConnectorSettings):
     verify_tls: bool = Field(default=True, description="Verify the server's TLS certificate.")
     host_labels: list[str] = Field(
         default_factory=lambda: ["node", "kubernetes_node", "nodename", "host", "instance"],
-        description="Target labels naming the host a target runs on, first present wins "
-        "(`instance` loses its port).",
+        description="Target labels naming the host a target runs on, first present wins (`instance` loses its port).",
     )
 
 

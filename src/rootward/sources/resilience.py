@@ -35,9 +35,7 @@ class ConnectorSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     timeout_s: float = Field(default=30.0, gt=0, description="Seconds one call may take before it is a gap.")
-    breaker_failures: int = Field(
-        default=5, gt=0, description="Consecutive failures that open the circuit breaker."
-    )
+    breaker_failures: int = Field(default=5, gt=0, description="Consecutive failures that open the circuit breaker.")
     breaker_cooldown_s: float = Field(
         default=30.0, gt=0, description="Seconds the breaker stays open before one trial call is let through."
     )

@@ -31,7 +31,10 @@ class ChangeIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str | None = Field(
-        default=None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:/#@-]+$",
+        default=None,
+        min_length=1,
+        max_length=128,
+        pattern=r"^[A-Za-z0-9._:/#@-]+$",
         description="Your id for the change (e.g. the CI run); empty: rootward makes one.",
     )
     kind: Literal["deploy", "config", "infra", "feature_flag"]

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
 
 from rootward.domain.investigation import HypothesisOut
 from rootward.domain.telemetry import Change
@@ -64,3 +67,19 @@ def test_kill_switch_withholds_every_proposal_but_keeps_the_analysis() -> None:
     [item] = propose([_h("payment", "memory_leak")], shop_topology(), settings=WorldModelSettings(disabled=True))
     assert item["status"] == "withheld" and item["reason"] == "kill_switch"
     assert item["prediction"] is not None
+
+
+def test_kill_switch_from_the_environment_holds_when_the_caller_passes_no_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ROOTWARD_WORLDMODEL__DISABLED", "true")
+    [item] = propose([_h("payment", "memory_leak")], shop_topology())
+    assert item["status"] == "withheld" and item["reason"] == "kill_switch"
+
+
+def test_unreadable_configuration_fails_closed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    broken = tmp_path / "rootward.yaml"
+    broken.write_text("worldmodel: {disabled: maybe}\n")
+    monkeypatch.setenv("ROOTWARD_CONFIG", str(broken))
+    [item] = propose([_h("payment", "memory_leak")], shop_topology())
+    assert item["reason"] == "kill_switch"

@@ -85,6 +85,16 @@ def remedy_for(fault_type: str, entity: str, kind: str, changes: Sequence[Change
     return None
 
 
+def configured_settings() -> WorldModelSettings:
+    """The `worldmodel` section of the effective configuration; unreadable: kill switch on."""
+    from rootward.settings import load_settings
+
+    try:
+        return load_settings().worldmodel
+    except Exception:  # a broken config must not let remediation through
+        return WorldModelSettings(disabled=True)
+
+
 def propose(
     hypotheses: list[HypothesisOut],
     topology: Topology,
@@ -96,8 +106,12 @@ def propose(
     dynamics: Dynamics | None = None,
     ledger: PredictionLedger | None = None,
 ) -> list[dict[str, Any]]:
-    """The spec's `proposals` entries for the top hypothesis (an empty list when none applies)."""
-    settings = settings or WorldModelSettings()
+    """The spec's `proposals` entries for the top hypothesis (an empty list when none applies).
+
+    Without `settings`, the configured `worldmodel` section is read, so the kill switch holds
+    even for a caller that forgot to pass it; a configuration that cannot be read fails closed.
+    """
+    settings = settings or configured_settings()
     if not hypotheses:
         return []
     top = hypotheses[0]

@@ -83,9 +83,7 @@ def _new_miner(config: ClusterConfig) -> TemplateMiner:
     return TemplateMiner(persistence_handler=None, config=miner_config)
 
 
-def assign_templates(
-    messages: Iterable[str], config: ClusterConfig | None = None
-) -> tuple[list[int], dict[int, str]]:
+def assign_templates(messages: Iterable[str], config: ClusterConfig | None = None) -> tuple[list[int], dict[int, str]]:
     """Cluster `messages`; return each message's cluster id and each id's template.
 
     This is the pure grouping step shared by `cluster_logs`, `cluster_messages`

@@ -13,9 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 class AlertmanagerSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    url: str = Field("http://127.0.0.1:9093", description="Alertmanager base URL")
-    timeout_s: float = Field(10.0, gt=0)
-    max_silence: timedelta = Field(timedelta(hours=4), description="Longest silence rootward may create")
+    url: str = Field(default="http://127.0.0.1:9093", description="Alertmanager base URL")
+    timeout_s: float = Field(default=10.0, gt=0)
+    max_silence: timedelta = Field(default=timedelta(hours=4), description="Longest silence rootward may create")
 
 
 class AlertmanagerError(Exception):

@@ -25,9 +25,9 @@ class AwxSettings(BaseModel):
     url: str = Field(description="AWX base URL")
     token: SecretStr = Field(description="OAuth2 token of the executor's AWX user")
     templates: dict[str, int] = Field(default_factory=dict, description="Verb → job template id")
-    timeout_s: float = Field(30.0, gt=0)
-    wait_s: float = Field(600.0, gt=0, description="How long to wait for a job to finish")
-    poll_s: float = Field(2.0, gt=0)
+    timeout_s: float = Field(default=30.0, gt=0)
+    wait_s: float = Field(default=600.0, gt=0, description="How long to wait for a job to finish")
+    poll_s: float = Field(default=2.0, gt=0)
 
 
 class AwxBackend:

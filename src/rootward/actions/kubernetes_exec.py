@@ -24,11 +24,11 @@ class KubernetesExecSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     host: str = Field(description="API server URL")
-    token: SecretStr | None = Field(None, description="Bearer token of the executor's service account")
+    token: SecretStr | None = Field(default=None, description="Bearer token of the executor's service account")
     verify_ssl: bool = True
     ca_cert: str | None = None
-    namespace: str = Field("default", description="Namespace when the action names none")
-    timeout_s: float = Field(30.0, gt=0)
+    namespace: str = Field(default="default", description="Namespace when the action names none")
+    timeout_s: float = Field(default=30.0, gt=0)
 
 
 class KubernetesBackend:

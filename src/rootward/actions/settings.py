@@ -20,7 +20,7 @@ class ExecutorSettings(BaseModel):
     )
     kubernetes: KubernetesExecSettings | None = None
     awx: AwxSettings | None = None
-    poll_s: float = Field(1.0, gt=0)
+    poll_s: float = Field(default=1.0, gt=0)
 
 
 class ActionsSettings(BaseModel):
@@ -30,7 +30,7 @@ class ActionsSettings(BaseModel):
         default_factory=lambda: ["silence_alert", "flag_for_human_review", "annotate", "query_km"],
         description=f"L2 safe actions run automatically; choose from {', '.join(SAFE_ACTIONS)}",
     )
-    safe_quota: int = Field(5, ge=0, description="Safe actions per investigation")
+    safe_quota: int = Field(default=5, ge=0, description="Safe actions per investigation")
     alertmanager: AlertmanagerSettings | None = None
-    approval_ttl: timedelta = Field(timedelta(minutes=30), description="Approval requests expire after this")
+    approval_ttl: timedelta = Field(default=timedelta(minutes=30), description="Approval requests expire after this")
     executor: ExecutorSettings = Field(default_factory=ExecutorSettings)

@@ -13,31 +13,31 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 class ModelPrice(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    input_per_mtok: float = Field(0.0, ge=0, description="USD per million input tokens")
-    output_per_mtok: float = Field(0.0, ge=0, description="USD per million output tokens")
+    input_per_mtok: float = Field(default=0.0, ge=0, description="USD per million input tokens")
+    output_per_mtok: float = Field(default=0.0, ge=0, description="USD per million output tokens")
 
 
 class LLMSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     provider: Literal["none", "openai", "anthropic"] = Field(
-        "none", description="`openai` covers any OpenAI-compatible server via base_url; `none` = rule mode"
+        default="none", description="`openai` covers any OpenAI-compatible server via base_url; `none` = rule mode"
     )
-    base_url: str | None = Field(None, description="API base URL, e.g. http://127.0.0.1:11434/v1 for Ollama")
-    api_key: SecretStr = Field(SecretStr(""), description="API key (local servers accept any value)")
-    model: str = Field("gpt-4o-mini", description="Default model when no tier-specific one is set")
+    base_url: str | None = Field(default=None, description="API base URL, e.g. http://127.0.0.1:11434/v1 for Ollama")
+    api_key: SecretStr = Field(default=SecretStr(""), description="API key (local servers accept any value)")
+    model: str = Field(default="gpt-4o-mini", description="Default model when no tier-specific one is set")
     models: dict[str, str] = Field(
         default_factory=dict,
         description="Model per severity tier, e.g. {P1: big-model, P3: small-model}; "
         "`escalate` names the model used when an investigation stays inconclusive",
     )
     prices: dict[str, ModelPrice] = Field(default_factory=dict, description="Price per model for cost accounting")
-    timeout_s: float = Field(60.0, gt=0, description="Per-call timeout")
-    max_output_tokens: int = Field(2048, gt=0)
-    max_input_tokens: int = Field(32_000, gt=0, description="Tokens per call; larger prompts are refused")
-    breaker_failures: int = Field(3, ge=1, description="Consecutive failures that open the circuit")
-    breaker_cooldown_s: float = Field(60.0, ge=0, description="Seconds before a half-open retry")
-    daily_call_cap: int = Field(0, ge=0, description="Calls per provider per day; 0 = unlimited")
+    timeout_s: float = Field(default=60.0, gt=0, description="Per-call timeout")
+    max_output_tokens: int = Field(default=2048, gt=0)
+    max_input_tokens: int = Field(default=32_000, gt=0, description="Tokens per call; larger prompts are refused")
+    breaker_failures: int = Field(default=3, ge=1, description="Consecutive failures that open the circuit")
+    breaker_cooldown_s: float = Field(default=60.0, ge=0, description="Seconds before a half-open retry")
+    daily_call_cap: int = Field(default=0, ge=0, description="Calls per provider per day; 0 = unlimited")
 
     def model_for(self, severity: str, *, escalate: bool = False) -> str:
         if escalate and "escalate" in self.models:

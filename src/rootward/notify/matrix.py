@@ -23,8 +23,8 @@ class MatrixSettings(BaseModel):
     user_id: str = Field(description="Bot user, e.g. @rootward:example.org")
     access_token: SecretStr = Field(description="Access token of the bot user")
     room_id: str = Field(description="Incident room id, e.g. !abc:example.org")
-    device_id: str = Field("ROOTWARD", description="Device id the token belongs to")
-    timeout_s: float = Field(10.0, gt=0)
+    device_id: str = Field(default="ROOTWARD", description="Device id the token belongs to")
+    timeout_s: float = Field(default=10.0, gt=0)
 
 
 def matrix_html(n: Notification) -> str:

@@ -22,7 +22,7 @@ class ShadowSettings(BaseModel):
 class NotifySettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    console_url: str = Field("http://127.0.0.1:8080", description="Base URL of the web console, for links")
+    console_url: str = Field(default="http://127.0.0.1:8080", description="Base URL of the web console, for links")
     slack: SlackSettings | None = None
     matrix: MatrixSettings | None = None
     webhooks: list[WebhookSettings] = Field(default_factory=list)
@@ -31,4 +31,4 @@ class NotifySettings(BaseModel):
         description="Investigations of these services/teams run and are stored, but nothing is sent "
         "and no action runs; promotion out of shadow is removing them here.",
     )
-    poll_s: float = Field(1.0, gt=0, description="Outbox dispatcher poll interval")
+    poll_s: float = Field(default=1.0, gt=0, description="Outbox dispatcher poll interval")

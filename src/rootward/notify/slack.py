@@ -14,12 +14,12 @@ from rootward.notify.message import Notification, plain_text, slack_blocks
 class SlackSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    webhook_url: SecretStr | None = Field(None, description="Incoming webhook URL (simplest setup)")
-    bot_token: SecretStr | None = Field(None, description="Bot token (xoxb-...) for chat.postMessage")
-    channel: str = Field("", description="Channel id or name for chat.postMessage")
-    api_url: str = Field("https://slack.com/api/", description="Slack Web API base URL")
-    signing_secret: SecretStr | None = Field(None, description="Verifies interactive (approval) requests")
-    timeout_s: float = Field(10.0, gt=0)
+    webhook_url: SecretStr | None = Field(default=None, description="Incoming webhook URL (simplest setup)")
+    bot_token: SecretStr | None = Field(default=None, description="Bot token (xoxb-...) for chat.postMessage")
+    channel: str = Field(default="", description="Channel id or name for chat.postMessage")
+    api_url: str = Field(default="https://slack.com/api/", description="Slack Web API base URL")
+    signing_secret: SecretStr | None = Field(default=None, description="Verifies interactive (approval) requests")
+    timeout_s: float = Field(default=10.0, gt=0)
 
 
 class SlackChannel:

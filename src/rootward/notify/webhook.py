@@ -22,10 +22,10 @@ from rootward.notify.message import Notification
 class WebhookSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field("webhook", description="Channel name in the outbox")
+    name: str = Field(default="webhook", description="Channel name in the outbox")
     url: str
     secret: SecretStr = Field(description="HMAC key shared with the receiver")
-    timeout_s: float = Field(10.0, gt=0)
+    timeout_s: float = Field(default=10.0, gt=0)
 
 
 def sign(secret: str, timestamp: str, body: bytes) -> str:

@@ -128,6 +128,14 @@ def objects() -> dict[str, list[dict[str, Any]]]:
             "lastTimestamp": ts(NOW - timedelta(minutes=2)),
         },
         {
+            "metadata": _meta("payment-7d9f2-gone1.1", created=NOW - timedelta(minutes=6)),
+            "involvedObject": {"kind": "Pod", "name": "payment-7d9f2-gone1", "namespace": NS},
+            "reason": "Killing",
+            "message": "Stopping container app",
+            "type": "Normal",
+            "lastTimestamp": ts(NOW - timedelta(minutes=6)),
+        },
+        {
             "metadata": _meta("payment.2", created=NOW - timedelta(minutes=10)),
             "involvedObject": {"kind": "Deployment", "name": "payment", "namespace": NS},
             "reason": "ScalingReplicaSet",
@@ -145,10 +153,23 @@ def objects() -> dict[str, list[dict[str, Any]]]:
             },
         }
         for d in ("payment", "checkout")
+    ] + [
+        {
+            "metadata": _meta("ledger"),
+            "spec": {
+                "replicas": 0,
+                "selector": {"matchLabels": {"app": "ledger"}},
+                "template": {
+                    "metadata": {"labels": {"app": "ledger"}},
+                    "spec": {"containers": [{"name": "app", "image": "registry/ledger:v3"}]},
+                },
+            },
+        }
     ]
     services = [
         {"metadata": _meta("payment-api"), "spec": {"selector": {"app": "payment"}}},
         {"metadata": _meta("checkout"), "spec": {"selector": {"app": "checkout"}}},
+        {"metadata": _meta("ledger-api"), "spec": {"selector": {"app": "ledger"}}},
     ]
     return {
         f"/api/v1/namespaces/{NS}/events": events,

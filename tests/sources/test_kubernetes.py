@@ -76,3 +76,17 @@ def test_service_label_setting_names_services_by_pod_label() -> None:
         settings = KubernetesSettings(host=url, namespaces=[NS], service_label="app", timeout_s=5)
         health = KubernetesSource(settings).pod_health("checkout")
     assert [h.pod for h in health] == ["checkout-66aa1-xyz12"]
+
+
+def test_events_of_deleted_pods_are_attributed_through_their_replicaset() -> None:
+    with serve(kubernetes_route()) as (url, _seen):
+        records = _source(url).query(None, NOW - timedelta(minutes=7), NOW - timedelta(minutes=5))
+    assert [(r.service, r.pod, r.extra["reason"]) for r in records] == [("payment", "payment-7d9f2-gone1", "Killing")]
+
+
+def test_deployment_scaled_to_zero_stays_in_the_topology_behind_its_service() -> None:
+    with serve(kubernetes_route()) as (url, _seen):
+        topology = _source(url).graph()
+    assert topology.entities["ledger"].attributes["pods"] == "0"
+    assert topology.entities["ledger"].runs_on == ()
+    assert topology.entities["ledger-api"].depends_on == ("ledger",)

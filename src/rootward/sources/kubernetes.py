@@ -215,7 +215,8 @@ def event_record(event: Any, pod_services: dict[str, str], rs_owners: dict[str, 
     obj = event.involved_object
     kind, name = str(obj.kind or ""), str(obj.name or "")
     if kind == "Pod":
-        service = pod_services.get(name, name)
+        # A pod deleted since (the usual fate of a crashing one) is named <replicaset>-<suffix>.
+        service = pod_services.get(name) or rs_owners.get(name.rsplit("-", 1)[0], name)
     elif kind == "ReplicaSet":
         service = rs_owners.get(name, name)
     else:
@@ -309,9 +310,18 @@ def _selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
 
 
 def cluster_topology(
-    pods: Sequence[Any], replicasets: Sequence[Any], services: Sequence[Any], service_label: str
+    pods: Sequence[Any],
+    replicasets: Sequence[Any],
+    services: Sequence[Any],
+    service_label: str,
+    deployments: Sequence[Any] = (),
 ) -> Topology:
-    """Workloads run on their pods' nodes; a Service whose name differs from its workload depends on it."""
+    """Workloads run on their pods' nodes; a Service whose name differs from its workload depends on it.
+
+    Deployments scaled to zero still appear (with `pods: 0`), and a Service
+    selecting their pod template still depends on them: an outage that
+    removed every pod must not remove the service from the graph.
+    """
     rs_owners = replicaset_owners(replicasets)
     runs_on: dict[str, list[str]] = {}
     namespace_of: dict[str, str] = {}
@@ -324,6 +334,15 @@ def cluster_topology(
             nodes.append(node)
         namespace_of[svc] = str(pod.metadata.namespace or "")
         pods_of.setdefault(svc, []).append(pod)
+    template_labels: dict[str, dict[str, str]] = {}
+    for deployment in deployments:
+        name = str(deployment.metadata.name)
+        template = getattr(getattr(deployment.spec, "template", None), "metadata", None)
+        template_labels[name] = dict(getattr(template, "labels", None) or {})
+        if not service_label and name not in runs_on:
+            runs_on[name] = []
+            namespace_of[name] = str(deployment.metadata.namespace or "")
+            pods_of[name] = []
     entities: dict[str, Entity] = {}
     for svc, nodes in runs_on.items():
         entities[svc] = Entity(
@@ -337,7 +356,9 @@ def cluster_topology(
     for service in services:
         name = str(service.metadata.name)
         selector = dict(getattr(service.spec, "selector", None) or {})
-        backends = sorted({w for w, ps in pods_of.items() for p in ps if _selects(selector, _labels(p))} - {name})
+        by_pods = {w for w, ps in pods_of.items() for p in ps if _selects(selector, _labels(p))}
+        by_template = {d for d, labels in template_labels.items() if not service_label and _selects(selector, labels)}
+        backends = sorted((by_pods | by_template) - {name})
         if name in entities:
             if backends:
                 old = entities[name]
@@ -482,7 +503,9 @@ class KubernetesSource:
     # --- TopologySource ---
 
     def graph(self) -> Topology:
-        return cluster_topology(self.pods(), self.replicasets(), self.services(), self.settings.service_label)
+        return cluster_topology(
+            self.pods(), self.replicasets(), self.services(), self.settings.service_label, self.deployments()
+        )
 
 
 def _aware(moment: datetime) -> datetime:

@@ -57,6 +57,22 @@ def openmetrics_history(start: int) -> str:
     for pod in ("payment-a", "payment-b"):
         for i in range(0, HISTORY_S, STEP):
             lines.append(f'container_memory_working_set_bytes{{service="payment",pod="{pod}"}} {1e8 + i} {start + i}')
+    lines += ["# HELP http_request_duration_seconds Latency.", "# TYPE http_request_duration_seconds histogram"]
+    bounds = ("0.05", "0.1", "0.25", "0.5", "1", "+Inf")
+    slow = {"0.05": 0.0, "0.1": 0.0, "0.25": 0.5, "0.5": 0.7, "1": 1.0, "+Inf": 1.0}  # share at or under bound
+    fast = {"0.05": 0.9, "0.1": 1.0, "0.25": 1.0, "0.5": 1.0, "1": 1.0, "+Inf": 1.0}
+    counts = dict.fromkeys(bounds, 0.0)
+    total = 0.0
+    for i in range(0, HISTORY_S, STEP):
+        shares = slow if i >= 2 * 3600 else fast
+        for bound in bounds:
+            counts[bound] += 10 * STEP * shares[bound]
+            lines.append(
+                f'http_request_duration_seconds_bucket{{service="payment",le="{bound}"}} {counts[bound]} {start + i}'
+            )
+        total += 10 * STEP
+        lines.append(f'http_request_duration_seconds_count{{service="payment"}} {total} {start + i}')
+        lines.append(f'http_request_duration_seconds_sum{{service="payment"}} {total * 0.05} {start + i}')
     lines.append("# EOF")
     return "\n".join(lines) + "\n"
 
@@ -153,7 +169,19 @@ def test_all_metrics_of_a_service_include_discovered_raw_series(prometheus: Live
     assert 'container_memory_working_set_bytes{pod="payment-a"}' in names
     assert "memory_bytes" in names  # the template sums both pods
     assert 'http_requests_total{status="500"}' in names  # counters are discovered as rates
-    assert "latency_p99_ms" not in names  # no histogram in the history: no series, not an empty one
+    assert "latency_p99_ms" in names
+    assert not any(n.startswith("http_request_duration_seconds_bucket") for n in names)  # buckets stay raw-only
+
+
+def test_latency_template_reads_the_histogram_in_milliseconds(prometheus: LivePrometheus) -> None:
+    source = _source(prometheus)
+    (series,) = source.series("payment", prometheus.start + timedelta(minutes=90), prometheus.end, "latency_p99_ms")
+    assert max(series.values[:60]) < 100 < 900 < min(series.values[-20:]) <= 1000
+
+
+def test_service_without_a_metric_yields_no_series_not_an_empty_one(prometheus: LivePrometheus) -> None:
+    source = _source(prometheus)
+    assert source.series("checkout", prometheus.start, prometheus.end, "latency_p99_ms") == []
 
 
 def test_service_none_queries_every_service_label_value(prometheus: LivePrometheus) -> None:

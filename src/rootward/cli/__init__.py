@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "evaluate",  # eval (evaluation harness)
     "kb",  # kb ingest|list|search|eval (knowledge)
     "graph",  # graph seed|show|deps|blast-radius|backtest (world model)
+    "actions",  # executor, approvals, users, tokens (action ladder)
 )
 
 

@@ -1,0 +1,182 @@
+"""Verbs of the action ladder: `executor`, `approvals`, `users`, `tokens`."""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+from pathlib import Path
+
+import typer
+from sqlalchemy import select
+
+from rootward.actions.approvals import decide
+from rootward.actions.backends import Backend
+from rootward.actions.executor import Executor
+from rootward.domain.roles import Role
+from rootward.settings import Settings
+from rootward.store.approvals import ApprovalRow
+from rootward.store.db import make_engine, make_session_factory
+from rootward.store.users import add_user, create_token, list_users
+from rootward.store.worldmodel import DbPredictionLedger
+
+ConfigOption = typer.Option(None, "--config", "-c", help="rootward.yaml (default: $ROOTWARD_CONFIG)")
+
+approvals_app = typer.Typer(help="Remediation approval requests.", no_args_is_help=True)
+users_app = typer.Typer(help="Users and their roles.", no_args_is_help=True)
+tokens_app = typer.Typer(help="API tokens (for the console, the API and chat approvals).", no_args_is_help=True)
+
+
+def _settings(config: Path | None) -> Settings:
+    from rootward.cli.serve import settings_or_exit
+
+    return settings_or_exit(config)
+
+
+def _sessions(settings: Settings):  # type: ignore[no-untyped-def]
+    from rootward.store.migrate import upgrade
+
+    upgrade(settings.database_url)
+    return make_session_factory(make_engine(settings.database_url))
+
+
+def build_backends(settings: Settings) -> dict[str, Backend]:
+    backends: dict[str, Backend] = {}
+    ex = settings.actions.executor
+    if ex.kubernetes is not None:
+        from rootward.actions.kubernetes_exec import KubernetesBackend
+
+        k8s = KubernetesBackend(ex.kubernetes)
+        backends.update({verb: k8s for verb in k8s.verbs})
+    if ex.awx is not None:
+        from rootward.actions.awx import AwxBackend
+
+        awx = AwxBackend(ex.awx)
+        backends.update({verb: awx for verb in awx.verbs})
+    return backends
+
+
+def executor_command(
+    config: Path | None = ConfigOption,
+    once: bool = typer.Option(False, "--once", help="Run what is approved now, then exit"),
+) -> None:
+    """Run approved remediation (a separate process with its own config and credentials)."""
+    settings = _settings(config)
+    sessions = _sessions(settings)
+    backends = build_backends(settings)
+    allow = set(settings.actions.executor.allowlist)
+    typer.echo(f"executor: verbs allowed {sorted(allow) or 'none'}; backends for {sorted(backends) or 'none'}")
+    executor = Executor(sessions, DbPredictionLedger, backends, allowlist=allow, worldmodel=settings.worldmodel)
+    if once:
+        for approval_id, status in executor.run_once():
+            typer.echo(f"{approval_id}: {status}")
+        return
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    executor.run(stop, settings.actions.executor.poll_s)
+
+
+@approvals_app.command("list")
+def approvals_list(
+    config: Path | None = ConfigOption,
+    status: str | None = typer.Option(None, help="pending, approved, executed, refused, ..."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """List approval requests, newest first."""
+    sessions = _sessions(_settings(config))
+    with sessions() as s:
+        query = select(ApprovalRow).order_by(ApprovalRow.requested_at.desc()).limit(100)
+        if status:
+            query = query.where(ApprovalRow.status == status)
+        rows = s.scalars(query).all()
+    if as_json:
+        typer.echo(json.dumps([{"id": r.id, "status": r.status, "action": json.loads(r.action_json)} for r in rows]))
+        return
+    for r in rows:
+        action = json.loads(r.action_json)
+        who = f" by {r.decided_by} via {r.decided_via}" if r.decided_by else ""
+        typer.echo(f"{r.id}  {r.status:<9} {action['verb']} {action['target']} {action['params']}{who}")
+
+
+def _decide(config: Path | None, approval_id: str, user: str, decision: str) -> None:
+    sessions = _sessions(_settings(config))
+    with sessions() as s, s.begin():
+        found = next((u for u in list_users(s) if u.name == user), None)
+        outcome = decide(s, approval_id, found, "approve" if decision == "approve" else "reject", via="cli")
+    if not outcome.ok:
+        typer.echo(f"refused: {outcome.reason}", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"{approval_id}: {outcome.status}")
+
+
+@approvals_app.command("approve")
+def approvals_approve(
+    approval_id: str,
+    user: str = typer.Option(..., "--as", help="Approver's user name"),
+    config: Path | None = ConfigOption,
+) -> None:
+    """Approve a pending request (needs the approver role)."""
+    _decide(config, approval_id, user, "approve")
+
+
+@approvals_app.command("reject")
+def approvals_reject(
+    approval_id: str,
+    user: str = typer.Option(..., "--as", help="Approver's user name"),
+    config: Path | None = ConfigOption,
+) -> None:
+    """Reject a pending request."""
+    _decide(config, approval_id, user, "reject")
+
+
+@users_app.command("add")
+def users_add(
+    name: str,
+    role: Role = typer.Option(Role.VIEWER, help="viewer, responder, approver or admin"),
+    slack: str | None = typer.Option(None, help="Slack user id, for approvals from Slack"),
+    matrix: str | None = typer.Option(None, help="Matrix user id, for approvals from Matrix"),
+    config: Path | None = ConfigOption,
+) -> None:
+    """Add a user."""
+    sessions = _sessions(_settings(config))
+    try:
+        with sessions() as s, s.begin():
+            user = add_user(s, name, role, slack_user_id=slack, matrix_user_id=matrix)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"added {user.name} ({user.role.value})")
+
+
+@users_app.command("list")
+def users_list(config: Path | None = ConfigOption) -> None:
+    """List users and roles."""
+    with _sessions(_settings(config))() as s:
+        for user in list_users(s):
+            typer.echo(
+                f"{user.name:<20} {user.role.value:<10} slack={user.slack_user_id or '-'} "
+                f"matrix={user.matrix_user_id or '-'}"
+            )
+
+
+@tokens_app.command("create")
+def tokens_create(
+    user: str, label: str = typer.Option("", help="What the token is for"), config: Path | None = ConfigOption
+) -> None:
+    """Create an API token for a user; it is printed once and stored only as a hash."""
+    sessions = _sessions(_settings(config))
+    try:
+        with sessions() as s, s.begin():
+            token = create_token(s, user, label)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(token)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("executor")(executor_command)
+    app.add_typer(approvals_app, name="approvals")
+    app.add_typer(users_app, name="users")
+    app.add_typer(tokens_app, name="tokens")

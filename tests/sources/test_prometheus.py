@@ -184,11 +184,26 @@ def test_service_without_a_metric_yields_no_series_not_an_empty_one(prometheus: 
     assert source.series("checkout", prometheus.start, prometheus.end, "latency_p99_ms") == []
 
 
-def test_service_none_queries_every_service_label_value(prometheus: LivePrometheus) -> None:
-    source = _source(prometheus, discover=False)
+def test_service_none_asks_once_per_template_grouped_by_service(prometheus: LivePrometheus) -> None:
+    source = _source(prometheus)
     start, end = prometheus.end - timedelta(minutes=10), prometheus.end
-    services = {s.service for s in source.series(None, start, end, "request_rate")}
-    assert services == {"payment", "checkout"}
+    series = source.series(None, start, end)
+    assert {(s.service, s.metric) for s in series} >= {
+        ("payment", "request_rate"),
+        ("checkout", "request_rate"),
+        ("payment", "error_rate"),
+        ("payment", "latency_p99_ms"),
+        ("payment", "memory_bytes"),
+    }
+    assert len(source.last_invocations) == len(source.settings.metrics)  # no per-service fan-out
+    assert 'service=~".+"' in source.last_invocations[0]
+
+
+def test_template_without_by_runs_once_per_service_label_value(prometheus: LivePrometheus) -> None:
+    source = _source(prometheus, metrics={"requests": "sum(rate(http_requests_total{{selector}}[5m]))"})
+    start, end = prometheus.end - timedelta(minutes=10), prometheus.end
+    assert {s.service for s in source.series(None, start, end, "requests")} == {"payment", "checkout"}
+    assert len(source.last_invocations) == 2
 
 
 def test_unmapped_metric_word_is_a_gap_not_a_crash(prometheus: LivePrometheus) -> None:
@@ -221,6 +236,7 @@ def test_bad_promql_is_a_readable_gap(prometheus: LivePrometheus) -> None:
 def test_render_template_fills_selector_and_escapes_quotes() -> None:
     assert render_template("up{{selector}}", "app", 'a"b') == 'up{app="a\\"b"}'
     assert render_template('x{job="{service}"}', "service", "pay") == 'x{job="pay"}'
+    assert render_template("sum by ({by}) (up{{selector}})", "app", None) == 'sum by (app) (up{app=~".+"})'
 
 
 def test_series_name_keeps_distinguishing_labels_only_when_several() -> None:

@@ -37,14 +37,14 @@ _RATE_SUFFIXES = ("_total", "_count", "_sum")
 def default_templates() -> dict[str, str]:
     """The bundle spec's metric words over the usual exporters' metric names."""
     return {
-        "request_rate": "sum(rate(http_requests_total{{selector}}[5m]))",
-        "error_rate": 'sum(rate(http_requests_total{{selector},status=~"5.."}[5m]))'
-        " / clamp_min(sum(rate(http_requests_total{{selector}}[5m])), 1e-9)",
+        "request_rate": "sum by ({by}) (rate(http_requests_total{{selector}}[5m]))",
+        "error_rate": 'sum by ({by}) (rate(http_requests_total{{selector},status=~"5.."}[5m]))'
+        " / clamp_min(sum by ({by}) (rate(http_requests_total{{selector}}[5m])), 1e-9)",
         "latency_p99_ms": "1000 * histogram_quantile(0.99, "
-        "sum by (le) (rate(http_request_duration_seconds_bucket{{selector}}[5m])))",
-        "cpu_usage": "sum(rate(container_cpu_usage_seconds_total{{selector}}[5m]))",
-        "memory_bytes": "sum(container_memory_working_set_bytes{{selector}})",
-        "restarts_total": "sum(kube_pod_container_status_restarts_total{{selector}})",
+        "sum by (le, {by}) (rate(http_request_duration_seconds_bucket{{selector}}[5m])))",
+        "cpu_usage": "sum by ({by}) (rate(container_cpu_usage_seconds_total{{selector}}[5m]))",
+        "memory_bytes": "sum by ({by}) (container_memory_working_set_bytes{{selector}})",
+        "restarts_total": "sum by ({by}) (kube_pod_container_status_restarts_total{{selector}})",
     }
 
 
@@ -55,7 +55,8 @@ class PrometheusSettings(ConnectorSettings):
     metrics: dict[str, str] = Field(
         default_factory=default_templates,
         description="rootward metric name → PromQL template. `{selector}` becomes "
-        '`<service_label>="<service>"`, `{service}` the escaped service name.',
+        '`<service_label>="<service>"`, `{service}` the escaped service name, `{by}` the service label '
+        "(write `sum by ({by}) (...)` so one query answers for all services).",
     )
     discover: bool = Field(
         default=True,
@@ -93,21 +94,42 @@ class CitedSeries:
     invocation: str
 
 
+@dataclass(frozen=True)
+class _Query:
+    name: str  # the series' metric name
+    expr: str
+    service: str | None  # None: the results carry the service label
+
+
 def escape_label_value(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
-def render_template(template: str, service_label: str, service: str) -> str:
-    """Fill `{selector}` and `{service}`; PromQL's own braces stay untouched."""
-    escaped = escape_label_value(service)
-    return template.replace("{selector}", f'{service_label}="{escaped}"').replace("{service}", escaped)
+def render_template(template: str, service_label: str, service: str | None) -> str:
+    """Fill `{selector}`, `{service}` and `{by}`; PromQL's own braces stay untouched.
+
+    With service None the selector matches every service (`service=~".+"`).
+    """
+    if service is None:
+        selector = f'{service_label}=~".+"'
+        escaped = ".+"
+    else:
+        escaped = escape_label_value(service)
+        selector = f'{service_label}="{escaped}"'
+    return template.replace("{selector}", selector).replace("{service}", escaped).replace("{by}", service_label)
 
 
-def discovered_query(name: str, service_label: str, service: str) -> str | None:
+def spans_services(template: str) -> bool:
+    """Whether one query of `template` answers for every service: it keeps the label via `{by}`."""
+    return "{by}" in template and "{service}" not in template
+
+
+def discovered_query(name: str, service_label: str, service: str | None) -> str | None:
     """PromQL for a raw discovered metric; None for histogram buckets (quantiles come from templates)."""
     if name.endswith("_bucket"):
         return None
-    selector = f'{name}{{{service_label}="{escape_label_value(service)}"}}'
+    matcher = f'{service_label}=~".+"' if service is None else f'{service_label}="{escape_label_value(service)}"'
+    selector = f"{name}{{{matcher}}}"
     if name.endswith(_RATE_SUFFIXES):
         return f"rate({selector}[5m])"
     return selector
@@ -229,19 +251,32 @@ class PrometheusSource:
     def series_with_invocations(
         self, service: str | None, start: datetime, end: datetime, metric: str | None = None
     ) -> list[CitedSeries]:
-        """Like `series`, each with its PromQL and range; also kept in `last_invocations`."""
-        services = [service] if service is not None else self._services()
+        """Like `series`, each with its PromQL and range.
+
+        `last_invocations` afterwards lists every query that ran, including
+        those that matched nothing (a "no data" finding can cite them too).
+
+        For one service every template and discovered metric is one query.
+        For all services (service None) a template with `{by}` is one query
+        grouped by the service label; other templates run once per service
+        label value (at most `max_services`); raw discovery is skipped.
+        """
         out: list[CitedSeries] = []
-        for svc in services:
-            for name, expr in self._queries(svc, start, end, metric):
-                results = self.query_range(expr, start, end)
-                invocation = invocation_text(expr, start, end, self.settings.step)
-                for prom in results:
-                    if not prom.timestamps:
-                        continue
-                    label = series_name(name, prom.labels, len(results), self.settings.service_label)
-                    out.append(CitedSeries(MetricSeries(svc, label, prom.timestamps, prom.values), invocation))
-        self.last_invocations = tuple(dict.fromkeys(c.invocation for c in out))
+        ran: list[str] = []
+        for query in self._queries(service, start, end, metric):
+            results = self.query_range(query.expr, start, end)
+            invocation = invocation_text(query.expr, start, end, self.settings.step)
+            ran.append(invocation)
+            by_service: dict[str, list[PromSeries]] = {}
+            for prom in results:
+                owner = query.service or prom.labels.get(self.settings.service_label)
+                if owner and prom.timestamps:
+                    by_service.setdefault(owner, []).append(prom)
+            for owner, proms in by_service.items():
+                for prom in proms:
+                    label = series_name(query.name, prom.labels, len(proms), self.settings.service_label)
+                    out.append(CitedSeries(MetricSeries(owner, label, prom.timestamps, prom.values), invocation))
+        self.last_invocations = tuple(dict.fromkeys(ran))
         return out
 
     def graph(self) -> Topology:
@@ -251,18 +286,18 @@ class PrometheusSource:
         values = self.label_values(self.settings.service_label)
         return sorted(values)[: self.settings.max_services]
 
-    def _queries(self, service: str, start: datetime, end: datetime, metric: str | None) -> list[tuple[str, str]]:
+    def _queries(self, service: str | None, start: datetime, end: datetime, metric: str | None) -> list[_Query]:
         label = self.settings.service_label
         templates = self.settings.metrics
         if metric is not None:
             if metric in templates:
-                return [(metric, render_template(templates[metric], label, service))]
+                return self._template_queries(metric, templates[metric], service)
             if not _METRIC_NAME_RE.match(metric):
                 raise SourceUnavailable(SOURCE, f"no PromQL template for metric '{metric}'")
             expr = discovered_query(metric, label, service)
-            return [(metric, expr)] if expr else []
-        queries = [(name, render_template(t, label, service)) for name, t in templates.items()]
-        if self.settings.discover and self.settings.max_discovered:
+            return [_Query(metric, expr, service)] if expr else []
+        queries = [q for name, t in templates.items() for q in self._template_queries(name, t, service)]
+        if service is not None and self.settings.discover and self.settings.max_discovered:
             match = f'{{{label}="{escape_label_value(service)}"}}'
             names = sorted({s.get("__name__", "") for s in self.series_labels(match, start, end)} - {""})
             picked = 0
@@ -272,9 +307,17 @@ class PrometheusSource:
                     continue
                 if picked >= self.settings.max_discovered:
                     break
-                queries.append((name, expr))
+                queries.append(_Query(name, expr, service))
                 picked += 1
         return queries
+
+    def _template_queries(self, name: str, template: str, service: str | None) -> list[_Query]:
+        label = self.settings.service_label
+        if service is not None:
+            return [_Query(name, render_template(template, label, service), service)]
+        if spans_services(template):
+            return [_Query(name, render_template(template, label, None), None)]
+        return [_Query(name, render_template(template, label, svc), svc) for svc in self._services()]
 
     def close(self) -> None:
         self.api.close()

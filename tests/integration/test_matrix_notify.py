@@ -86,3 +86,71 @@ def test_wrong_token_is_a_delivery_failure_not_a_crash(synapse: Synapse, tmp_pat
     )
     with pytest.raises(DeliveryFailed):
         channel.send(Notification("i", "t", "L1", "s", "rule"), idempotency_key="k")
+
+
+def test_approver_reaction_and_non_approver_command_in_the_room(synapse: Synapse, tmp_path: Path) -> None:
+    from rootward.actions.approvals import request_approval
+    from rootward.actions.matrix_approvals import MatrixApprovals
+    from rootward.domain.roles import Role
+    from rootward.store.approvals import ApprovalRow
+    from rootward.store.db import make_engine, make_session_factory
+    from rootward.store.migrate import upgrade
+    from rootward.store.users import add_user
+    from rootward.worldmodel.gate import MemoryLedger, ProposedAction, commit_prediction
+
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    upgrade(url)
+    sessions = make_session_factory(make_engine(url))
+    bot = synapse.register("rwbot")
+    anna = synapse.register("anna")
+    vic = synapse.register("vic")
+    room = _api(synapse, bot["access_token"], "POST", "/createRoom", {"name": "inc", "preset": "public_chat"})[
+        "room_id"
+    ]
+    for member in (anna, vic):
+        _api(synapse, member["access_token"], "POST", f"/join/{room}", {})
+    action = ProposedAction.of("restart", "payment", namespace="shop")
+    ledger = MemoryLedger()
+    commit_prediction(ledger, action, {"entities": [], "alerts": [], "window_s": 300})
+    with sessions() as s, s.begin():
+        first = request_approval(s, action, ledger, investigation_id="inv-7")
+        second = request_approval(s, ProposedAction.of("scale", "payment", replicas=4), ledger, investigation_id="x")
+        assert isinstance(first, ApprovalRow) and not isinstance(second, ApprovalRow)
+        approval_id = first.id
+        add_user(s, "anna", Role.APPROVER, matrix_user_id=anna["user_id"])
+        add_user(s, "vic", Role.VIEWER, matrix_user_id=vic["user_id"])
+
+    settings = MatrixSettings(
+        homeserver=synapse.url,
+        user_id=bot["user_id"],
+        access_token=SecretStr(bot["access_token"]),
+        room_id=room,
+        device_id=bot["device_id"],
+    )
+    note = Notification(
+        "inv-7", "restart payment?", "L3", "approve the restart", "rule", extra={"approval_id": approval_id}
+    )
+    message_id = MatrixChannel(settings).send(note, idempotency_key="appr-msg")
+    listener = MatrixApprovals(settings, sessions)
+    assert listener.poll_once() == []  # first sync only marks where to start
+
+    _api(
+        synapse,
+        vic["access_token"],
+        "PUT",
+        f"/rooms/{room}/send/m.room.message/t1",
+        {"msgtype": "m.text", "body": f"!approve {approval_id}"},
+    )
+    _api(
+        synapse,
+        anna["access_token"],
+        "PUT",
+        f"/rooms/{room}/send/m.reaction/t2",
+        {"m.relates_to": {"rel_type": "m.annotation", "event_id": message_id, "key": "✅"}},
+    )
+    results = listener.poll_once()
+    assert [(v.sender, o.ok) for v, o in results] == [(vic["user_id"], False), (anna["user_id"], True)]
+    with sessions() as s:
+        row = s.get(ApprovalRow, approval_id)
+        assert row is not None and row.status == "approved" and row.decided_via == "matrix"
+        assert row.decided_by == "anna"

@@ -50,6 +50,9 @@ class MatrixChannel:
                 "formatted_body": matrix_html(notification),
                 "org.rootward.investigation_id": notification.investigation_id,
             }
+            if notification.extra.get("approval_id"):
+                # Reactions to this message approve or reject it (actions/matrix_approvals.py).
+                content["org.rootward.approval_id"] = str(notification.extra["approval_id"])
             response = await asyncio.wait_for(
                 client.room_send(s.room_id, "m.room.message", content, tx_id=idempotency_key), s.timeout_s
             )

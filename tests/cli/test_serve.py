@@ -66,7 +66,7 @@ def test_db_upgrade_then_alerts_list_and_audit_verify(migrated_db_url: str, monk
     ok = runner.invoke(app, ["audit", "verify"])
     assert ok.exit_code == 0 and "audit chain ok" in ok.output
     with sessions.begin() as s:
-        row_id = s.execute(text("SELECT min(id) FROM audit_log WHERE kind = 'alert.routed'")).scalar()
+        row_id = s.execute(text("SELECT min(id) FROM audit_log WHERE kind = 'alert.intake'")).scalar()
         s.execute(text("UPDATE audit_log SET subject = 'forged' WHERE id = :id"), {"id": row_id})
     engine.dispose()
     broken = runner.invoke(app, ["audit", "verify"])

@@ -79,7 +79,7 @@ def test_batch_of_many_requests_for_seven_services_makes_seven_groups(sessions: 
     assert count(sessions, Job) == 7
     with sessions() as s:
         assert verify_chain(s).ok
-        assert s.scalar(select(func.count()).where(AuditRow.kind == "alert.routed")) == 200
+        assert s.scalar(select(func.count()).where(AuditRow.kind == "alert.intake")) == 200
 
 
 def test_failure_while_storing_writes_nothing(sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch) -> None:

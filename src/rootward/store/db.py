@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -29,13 +30,21 @@ def normalise_url(url: str) -> str:
     return url
 
 
+def _json_dumps(value: Any) -> str:
+    """JSON columns through orjson: several times faster than json.dumps on the intake path."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+JSON_CODEC: dict[str, Any] = {"json_serializer": _json_dumps, "json_deserializer": orjson.loads}
+
+
 def make_engine(url: str, *, echo: bool = False) -> Engine:
     url = normalise_url(url)
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, echo=echo, connect_args={"timeout": 30, "check_same_thread": False})
+        engine = create_engine(url, echo=echo, connect_args={"timeout": 30, "check_same_thread": False}, **JSON_CODEC)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -53,7 +62,7 @@ def make_engine(url: str, *, echo: bool = False) -> Engine:
             conn.exec_driver_sql("BEGIN IMMEDIATE")
 
         return engine
-    return create_engine(url, echo=echo, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return create_engine(url, echo=echo, pool_pre_ping=True, pool_size=10, max_overflow=20, **JSON_CODEC)
 
 
 def make_session_factory(engine: Engine) -> sessionmaker[Session]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import nio
 from sqlalchemy.orm import Session, sessionmaker
 
-from rootward.actions.approvals import DecisionOutcome, decide
+from rootward.actions.approvals import Decision, DecisionOutcome, decide
 from rootward.notify.matrix import MatrixSettings
 from rootward.store.users import user_by_chat_id
 
@@ -94,8 +94,8 @@ class MatrixApprovals:
             for vote in await self._votes(client, joined.timeline.events):
                 with self._sessions() as session, session.begin():
                     user = user_by_chat_id(session, matrix=vote.sender)
-                    decision = "approve" if vote.decision == "approve" else "reject"
-                    outcome = decide(session, vote.approval_id, user, decision, via="matrix")
+                    verb: Decision = "approve" if vote.decision == "approve" else "reject"
+                    outcome = decide(session, vote.approval_id, user, verb, via="matrix")
                 results.append((vote, outcome))
                 reply = f"{vote.approval_id}: {outcome.status}" if outcome.ok else f"refused: {outcome.reason}"
                 await client.room_send(room, "m.room.message", {"msgtype": "m.notice", "body": reply})

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from rootward.settings import Settings
+from rootward.settings import DatabaseSettings, RuntimeSettings, Settings
 from rootward.store.db import make_engine, make_session_factory
 
 
@@ -30,4 +30,8 @@ def runtime_settings(db_url: str, **runtime: Any) -> Settings:
     """Settings for a test database with runtime overrides (fast leases and polls by default)."""
     values: dict[str, Any] = {"lease_s": 2, "heartbeat_s": 0.2, "poll_s": 0.05, "workers": 2}
     values.update(runtime)
-    return Settings(database={"url": db_url}, runtime=values, data_dir=Path("/nonexistent-unused"))
+    return Settings(
+        database=DatabaseSettings(url=db_url),
+        runtime=RuntimeSettings(**values),
+        data_dir=Path("/nonexistent-unused"),
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from rootward.runtime.pipeline import (
@@ -40,11 +42,12 @@ def test_default_pipeline_has_the_investigation_steps_in_order() -> None:
 
 
 def test_placeholder_steps_record_what_ran_without_touching_other_state() -> None:
-    state: dict[str, object] = {"group_id": "g1"}
+    state: dict[str, Any] = {"group_id": "g1"}
     for step in default_pipeline().steps:
         state = step.run(state)
     assert state["group_id"] == "g1"
-    assert [entry["step"] for entry in state["steps"]] == list(DEFAULT_STEP_NAMES)  # type: ignore[union-attr]
+    assert [entry["step"] for entry in state["steps"]] == list(DEFAULT_STEP_NAMES)
+    assert all(entry["placeholder"] for entry in state["steps"])
 
 
 def test_placeholder_delay_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

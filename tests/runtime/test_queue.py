@@ -7,6 +7,7 @@ from datetime import timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.runtime.checkpoint import Lease
 from rootward.runtime.queue import claim, enqueue_investigation, expire_overdue, heartbeat, live_workers
 from rootward.store.audit import AuditRow, verify_chain
 from rootward.store.jobs import Job, utcnow
@@ -113,15 +114,19 @@ def test_job_whose_workers_keep_dying_is_failed_after_max_attempts(
         assert job.status == "failed" and job.error and "3 times" in job.error
 
 
-def test_heartbeat_extends_live_leases_and_records_the_worker(session_factory: sessionmaker[Session]) -> None:
-    _enqueue(session_factory, "g1", 1)
-    _enqueue(session_factory, "g2", 1)
+def test_heartbeat_extends_only_the_given_leases_of_its_own_worker(
+    session_factory: sessionmaker[Session],
+) -> None:
+    for n in range(3):
+        _enqueue(session_factory, f"g{n}", 1)
     now = utcnow()
     with session_factory() as session:
-        mine = claim(session, "w1", 10, now=now)
+        working = claim(session, "w1", 10, now=now)
+    with session_factory() as session:
+        crashed_slot = claim(session, "w1", 10, now=now)
     with session_factory() as session:
         other = claim(session, "w2", 10, now=now)
-    assert mine and other
+    assert working and crashed_slot and other
     with session_factory() as session:
         extended = heartbeat(
             session,
@@ -131,11 +136,13 @@ def test_heartbeat_extends_live_leases_and_records_the_worker(session_factory: s
             slots=2,
             lease_s=60,
             started_at=now,
+            leases=[Lease.of(working), Lease.of(other)],  # w2's lease is not w1's to renew
             now=now + timedelta(seconds=5),
         )
     assert extended == 1
     with session_factory() as session:
-        assert session.get_one(Job, mine.id).lease_expires_at == now + timedelta(seconds=65)
+        assert session.get_one(Job, working.id).lease_expires_at == now + timedelta(seconds=65)
+        assert session.get_one(Job, crashed_slot.id).lease_expires_at == now + timedelta(seconds=10)
         assert session.get_one(Job, other.id).lease_expires_at == now + timedelta(seconds=10)
         assert [w.worker_id for w in live_workers(session, 30)] == ["w1"]
 
@@ -148,4 +155,10 @@ def test_heartbeat_does_not_revive_a_lease_that_ran_out(session_factory: session
     assert job is not None
     with session_factory() as session:
         later = now + timedelta(seconds=2)
-        assert heartbeat(session, "w1", host="h", pid=1, slots=1, lease_s=30, started_at=now, now=later) == 0
+        leases = [Lease.of(job)]
+        assert (
+            heartbeat(
+                session, "w1", host="h", pid=1, slots=1, lease_s=30, started_at=now, leases=leases, now=later
+            )
+            == 0
+        )

@@ -7,9 +7,12 @@ import time
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.runtime import execution
 from rootward.runtime.pipeline import Pipeline, Step
 from rootward.runtime.queue import enqueue_investigation
 from rootward.runtime.worker import WorkerPool
@@ -87,3 +90,32 @@ def test_stopping_pool_finishes_the_current_step_and_hands_the_job_back(
     with session_factory() as session:
         job = session.get_one(Job, job_id)
         assert (job.status, job.next_step, job.lease_owner) == ("queued", 1, None)
+
+
+def test_job_of_a_slot_that_hit_a_database_error_is_not_renewed_and_gets_resumed(
+    migrated_db_url: str, session_factory: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_save = execution.save_checkpoint
+    failures = []
+
+    def flaky_save(*args: Any, **kwargs: Any) -> None:
+        if not failures:
+            failures.append(1)
+            raise OperationalError("INSERT ...", {}, Exception("connection reset"))
+        real_save(*args, **kwargs)
+
+    monkeypatch.setattr(execution, "save_checkpoint", flaky_save)
+    with session_factory() as session:
+        job_id = enqueue_investigation(session, "g", 1, "L2")
+        session.commit()
+    pipeline = Pipeline([Step("only", lambda s: {**s, "only": True})])
+    settings = runtime_settings(migrated_db_url, lease_s=1, heartbeat_s=0.1)
+    pool = WorkerPool(settings, session_factory, pipeline=pipeline, concurrency=1)
+    pool.start()
+    try:
+        assert _wait_for(lambda: _statuses(session_factory) == ["done"], 20)
+    finally:
+        pool.stop()
+    assert pool.outcomes["error"] == 1 and pool.outcomes["done"] == 1
+    with session_factory() as session:
+        assert session.get_one(Job, job_id).attempts == 2  # the lease lapsed, then the job was claimed again

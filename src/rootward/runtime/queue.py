@@ -22,12 +22,14 @@ worker must present (see `runtime/checkpoint.py`).
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, Executable, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
+from rootward.runtime.checkpoint import Lease
 from rootward.store.audit import append_audit
 from rootward.store.ids import new_id
 from rootward.store.jobs import Job, WorkerHeartbeat, utcnow
@@ -199,21 +201,32 @@ def heartbeat(
     slots: int,
     lease_s: float,
     started_at: datetime,
+    leases: Collection[Lease] = (),
     now: datetime | None = None,
 ) -> int:
-    """Record that `worker_id` is alive and extend its live leases; returns how many. Commits.
+    """Record that `worker_id` is alive and extend `leases`; returns how many were extended. Commits.
 
-    A lease that already ran out is not revived: another worker may be
-    claiming that job at this moment.
+    Only the leases a slot is actively working on are renewed, never "every job
+    of this owner": a job whose slot crashed must lose its lease so another
+    worker resumes it. A lease that already ran out is not revived either:
+    another worker may be claiming that job at this moment.
     """
     now = now or utcnow()
-    extended = _rowcount(
-        session,
-        update(Job)
-        .where(Job.status == "running", Job.lease_owner == worker_id, Job.lease_expires_at > now)
-        .values(lease_expires_at=now + timedelta(seconds=lease_s))
-        .execution_options(synchronize_session=False),
-    )
+    extended = 0
+    for lease in leases:
+        extended += _rowcount(
+            session,
+            update(Job)
+            .where(
+                Job.id == lease.job_id,
+                Job.status == "running",
+                Job.lease_owner == worker_id,
+                Job.attempts == lease.attempt,
+                Job.lease_expires_at > now,
+            )
+            .values(lease_expires_at=now + timedelta(seconds=lease_s))
+            .execution_options(synchronize_session=False),
+        )
     beat = session.get(WorkerHeartbeat, worker_id)
     if beat is None:
         session.add(

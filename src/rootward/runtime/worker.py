@@ -4,8 +4,9 @@
 `rootward worker` runs alone; any number of pools in any number of processes
 can share one PostgreSQL. A pool has one identity (`host:pid:random`), which
 owns the leases of all its slots; its heartbeat thread records the pool as
-alive, renews those leases and expires overdue queued jobs (so a TTL is
-enforced even by a pool with no slots).
+alive, renews the leases its slots are working on (a slot that crashed stops
+renewing, so its job is resumed elsewhere) and expires overdue queued jobs (so
+a TTL is enforced even by a pool with no slots).
 
 Stopping is graceful: slots finish the step they are in, checkpoint it, and
 hand their job back to the queue, while the heartbeat keeps their leases alive.
@@ -26,6 +27,7 @@ from types import FrameType
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.runtime.checkpoint import Lease
 from rootward.runtime.execution import run_job
 from rootward.runtime.pipeline import Pipeline, default_pipeline
 from rootward.runtime.queue import claim, expire_overdue, forget_worker, heartbeat
@@ -65,6 +67,7 @@ class WorkerPool:
         self._slots: list[threading.Thread] = []
         self._beat: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._active: set[Lease] = set()  # leases the slots are working on; only these are renewed
 
     def start(self) -> None:
         if self._beat is not None:
@@ -144,6 +147,8 @@ class WorkerPool:
                 log.exception("worker %s: heartbeat failed", self.worker_id)
 
     def _beat_once(self) -> None:
+        with self._lock:
+            leases = list(self._active)
         with self.session_factory() as session:
             heartbeat(
                 session,
@@ -153,6 +158,7 @@ class WorkerPool:
                 slots=self.concurrency,
                 lease_s=self.runtime.lease_s,
                 started_at=self._started_at,
+                leases=leases,
             )
         with self.session_factory() as session:
             expire_overdue(session, self.runtime.queue_ttl_s)

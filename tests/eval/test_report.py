@@ -1,0 +1,50 @@
+"""Report rendering and the baseline gate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from rootward.cli import app
+from rootward.eval.report import build_report, compare, to_markdown
+from rootward.eval.score import BundleScore
+
+
+def _score(name: str, fault: str, hit: int | None) -> BundleScore:
+    return BundleScore(
+        bundle=name, topology="shop", fault_type=fault, truth=f"x/{fault}", status="validated", hit_rank=hit
+    )
+
+
+def test_report_has_breakdowns_and_lists_misses() -> None:
+    report = build_report([_score("a", "disk_full", 1), _score("b", "oom_kill", 2), _score("c", "oom_kill", None)])
+    assert report["by_fault_type"]["oom_kill"]["ac@3"] == 0.5
+    assert report["by_topology"]["shop"]["bundles"] == 3
+    md = to_markdown(report)
+    assert "| AC@1 | 33.3% |" in md and "## Misses" in md and "| b | x/oom_kill |" in md
+
+
+def _summary(ac1: float, cites: float | None) -> dict[str, object]:
+    return {"summary": {"ac@1": ac1, "citation_accuracy": cites}}
+
+
+def test_baseline_gate_allows_drops_within_margin_only() -> None:
+    assert compare(_summary(0.70, 1.0), _summary(0.74, 1.0)) == []
+    [r] = compare(_summary(0.60, 1.0), _summary(0.74, 1.0))
+    assert r.metric == "ac@1"
+    [r] = compare(_summary(0.74, 0.99), _summary(0.74, 1.0))
+    assert r.metric == "citation_accuracy"
+    assert compare(_summary(0.74, None), _summary(0.74, 0.5))[0].current == 0.0
+
+
+def test_eval_cli_exits_nonzero_on_regression(example_bundles: list[Path], tmp_path: Path) -> None:
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(json.dumps({"summary": {"ac@1": 2.0, "citation_accuracy": 0.0}}))
+    res = CliRunner().invoke(app, ["eval", str(example_bundles[0]), "--json", "--baseline", str(baseline)])
+    assert res.exit_code == 1
+    assert "REGRESSION: ac@1" in res.output
+    baseline.write_text(json.dumps({"summary": {"ac@1": 0.0, "citation_accuracy": 0.0}}))
+    ok = CliRunner().invoke(app, ["eval", str(example_bundles[0]), "--baseline", str(baseline)])
+    assert ok.exit_code == 0, ok.output

@@ -12,7 +12,7 @@ NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
 def am_body(**alert: object) -> bytes:
-    item = {
+    item: dict[str, object] = {
         "status": "firing",
         "labels": {"alertname": "HighErrorRate", "service": "checkout", "severity": "critical"},
         "annotations": {"summary": "5xx above 5%"},

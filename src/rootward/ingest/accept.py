@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.domain.alert import Alert, Severity, Tier
@@ -28,8 +28,9 @@ from rootward.store.ids import new_id
 Enqueue = Callable[[Session, str, int, str], str]
 
 # Core statements on the tables (not ORM bulk operations): a fraction of the per-request cost.
-_GROUPS = AlertGroupRow.__table__
-_ALERTS = AlertRow.__table__
+_GROUPS = cast(Table, AlertGroupRow.__table__)
+_ALERTS = cast(Table, AlertRow.__table__)
+_DECISIONS = cast(Table, RoutingDecisionRow.__table__)
 _UPDATE_GROUP = (
     update(_GROUPS)
     .where(_GROUPS.c.id == bindparam("b_id"))
@@ -110,13 +111,13 @@ def _load_state(
     services = list({a.service for a in alerts})
     known: dict[str, KnownAlert] = {}
     rows = session.execute(
-        select(_ALERTS.c.id, _ALERTS.c.fingerprint, _ALERTS.c.group_id, _ALERTS.c.status, _ALERTS.c.count).where(
-            _ALERTS.c.fingerprint.in_(fingerprints)
-        )
+        select(
+            _ALERTS.c.id, _ALERTS.c.fingerprint, _ALERTS.c.group_id, _ALERTS.c.status, _ALERTS.c.count.label("n")
+        ).where(_ALERTS.c.fingerprint.in_(fingerprints))
     ).all()
     for r in rows:  # ids are time-ordered: keep the newest occurrence
         if r.fingerprint not in known or r.id > known[r.fingerprint].id:
-            known[r.fingerprint] = KnownAlert(r.id, r.fingerprint, r.group_id, r.status, r.count)
+            known[r.fingerprint] = KnownAlert(r.id, r.fingerprint, r.group_id, r.status, r.n)
     groups_by_id: dict[str, GroupState] = {}
     open_groups: dict[str, GroupState] = {}
     group_ids = {k.group_id for k in known.values()}
@@ -205,7 +206,7 @@ def _write(
         if repeating:
             session.execute(_UPDATE_ALERT, repeating)
     session.execute(
-        RoutingDecisionRow.__table__.insert(),
+        _DECISIONS.insert(),
         [
             {
                 "id": new_id(),

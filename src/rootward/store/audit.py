@@ -16,10 +16,10 @@ import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import orjson
-from sqlalchemy import BigInteger, Integer, String, Text, event, select, text
+from sqlalchemy import BigInteger, Integer, String, Table, Text, event, select, text
 from sqlalchemy.orm import Mapped, Session, SessionTransaction, mapped_column
 
 from rootward.store.base import Base
@@ -42,7 +42,7 @@ class AuditRow(Base):
     hash: Mapped[str] = mapped_column(String(64))
 
 
-_TABLE = AuditRow.__table__
+_TABLE = cast(Table, AuditRow.__table__)
 _TAIL_HASH = select(_TABLE.c.hash).order_by(_TABLE.c.id.desc()).limit(1)
 _INSERT = _TABLE.insert()
 

@@ -71,7 +71,7 @@ def test_pages_until_the_window_is_read_without_losing_or_doubling_lines() -> No
 
 def test_max_lines_caps_and_backward_keeps_the_newest() -> None:
     with serve(loki_route(_lines())) as (url, _seen):
-        records = _source(url, max_lines=10, page_size=4, direction="backward").query(
+        records = _source(url, max_lines=10, page_size=4, direction="backward", slices=1).query(
             "payment", T0, T0 + timedelta(minutes=5)
         )
     assert len(records) == 10
@@ -89,3 +89,10 @@ def test_tenant_and_token_headers_are_sent() -> None:
 def test_logql_for_all_services_with_extra_selector() -> None:
     settings = LokiSettings(base_url="http://x", selector='namespace="prod"', case_insensitive_filter=False)
     assert build_logql(settings, None, 'say "hi"') == '{service=~".+", namespace="prod"} |= "say \\"hi\\""'
+
+
+def test_capped_window_is_read_as_slices_so_its_end_is_seen_too() -> None:
+    with serve(loki_route(_lines())) as (url, _seen):
+        records = _source(url, max_lines=12, page_size=100, slices=3).query("payment", T0, T0 + timedelta(seconds=60))
+    seconds = [int((r.ts - T0).total_seconds()) for r in records]
+    assert seconds == [0, 1, 2, 3, 20, 21, 22, 23, 40, 41, 42, 43]

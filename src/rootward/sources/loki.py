@@ -43,6 +43,12 @@ class LokiSettings(ConnectorSettings):
     )
     page_size: int = Field(default=1000, gt=0, le=5000, description="Lines per query_range request.")
     max_lines: int = Field(default=5000, gt=0, description="Stop paging after this many lines per query.")
+    slices: int = Field(
+        default=6,
+        ge=1,
+        description="When a window holds more than max_lines, read it again as this many equal slices "
+        "with an equal share of max_lines each, so the lines cover the whole window, not only its start.",
+    )
     case_insensitive_filter: bool = Field(
         default=True, description='Match the filter text case-insensitively (`|~ "(?i)..."`) rather than `|=`.'
     )
@@ -163,9 +169,10 @@ class LokiSource:
         de-duplicated), so lines sharing a nanosecond across a page boundary
         are neither lost nor doubled.
         """
-        cap = limit or self.settings.max_lines
+        return self._range_ns(logql, _ns(start), _ns(end), limit or self.settings.max_lines, direction)
+
+    def _range_ns(self, logql: str, lo: int, hi: int, cap: int, direction: Direction | None = None) -> list[LokiEntry]:
         order: Direction = direction or self.settings.direction
-        lo, hi = _ns(start), _ns(end)
         seen: set[tuple[int, str, tuple[tuple[str, str], ...]]] = set()
         out: list[LokiEntry] = []
         while len(out) < cap and lo <= hi:
@@ -201,9 +208,28 @@ class LokiSource:
         logql = build_logql(self.settings, service, filter)
         self.last_invocations = (f"LogQL {logql} [{_iso(start)} .. {_iso(end)}]",)
         entries = self.query_range(logql, start, end)
+        if len(entries) >= self.settings.max_lines and self.settings.slices > 1:
+            entries = self._spread(logql, start, end)
         records = [to_record(e, self.settings.service_label, service) for e in entries]
         records.sort(key=lambda r: r.ts)
         return records
+
+    def _spread(self, logql: str, start: datetime, end: datetime) -> list[LokiEntry]:
+        """The capped window again, as equal slices with an equal share of the cap each.
+
+        A busy window capped from one end would show only its first (or last)
+        minutes; baseline and incident must both be seen for surges to show.
+        """
+        count = self.settings.slices
+        share = max(1, self.settings.max_lines // count)
+        lo, hi = _ns(start), _ns(end)
+        width = (hi - lo) // count
+        out: list[LokiEntry] = []
+        for index in range(count):
+            s_lo = lo + index * width
+            s_hi = hi if index == count - 1 else s_lo + width - 1
+            out += self._range_ns(logql, s_lo, s_hi, share)
+        return out
 
     def close(self) -> None:
         self.api.close()

@@ -5,18 +5,18 @@ shows one template with a count, when it started, which levels and services
 it came from, and whether it is new or surging compared with the baseline.
 
 Speed matters because this runs inside every investigation, so the work is
-done once per distinct text: identical messages are grouped before masking,
-and identical masked forms are sent to Drain only once. Both are exact
-(a message is always assigned the cluster its masked form got), so the
-grouping is the same as feeding every line to Drain, but it costs one Drain
-call per distinct masked form rather than per line.
+done once per distinct text: messages that differ only in their digits are
+masked once (masking is blind to digit values, so this is exact), and
+identical masked forms are sent to Drain only once (a message always gets
+the cluster its masked form got). The grouping is the same as masking every
+line and feeding it to Drain, at one Drain call per distinct masked form.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from drain3 import TemplateMiner
@@ -24,12 +24,14 @@ from drain3.template_miner_config import TemplateMinerConfig
 
 from rootward.context.log_templates import merge_equivalent_templates
 from rootward.context.masking import mask_message
+from rootward.context.scrub import scrub_text
 from rootward.domain.telemetry import LogRecord
 
 ERROR_LEVELS = frozenset(
     {"ERROR", "ERR", "FATAL", "CRITICAL", "CRIT", "PANIC", "EMERG", "EMERGENCY", "ALERT", "SEVERE"}
 )
 WARN_LEVELS = frozenset({"WARN", "WARNING"})
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
 
 @dataclass(frozen=True)
@@ -92,11 +94,16 @@ def assign_templates(messages: Iterable[str], config: ClusterConfig | None = Non
     config = config or ClusterConfig()
     miner = _new_miner(config)
     drain = miner.drain
-    by_message: dict[str, int] = {}
+    by_shape: dict[bytes, int] = {}
     by_masked: dict[str, int] = {}
     assignment: list[int] = []
+    append = assignment.append
     for message in messages:
-        cluster_id = by_message.get(message)
+        # Masking treats every digit alike and removes them all, so messages
+        # that differ only in their digits have the same masked form: one
+        # bytes.translate finds them without masking again.
+        shape = message.encode("utf-8", "surrogatepass").translate(_DIGITS_TO_ZERO)
+        cluster_id = by_shape.get(shape)
         if cluster_id is None:
             masked = mask_message(message)
             cluster_id = by_masked.get(masked)
@@ -104,8 +111,8 @@ def assign_templates(messages: Iterable[str], config: ClusterConfig | None = Non
                 cluster, _ = drain.add_log_message(masked)
                 cluster_id = cluster.cluster_id
                 by_masked[masked] = cluster_id
-            by_message[message] = cluster_id
-        assignment.append(cluster_id)
+            by_shape[shape] = cluster_id
+        append(cluster_id)
     templates = {c.cluster_id: c.get_template() for c in drain.clusters}
     if config.merge_templates:
         remap, templates = merge_equivalent_templates(templates)
@@ -281,3 +288,12 @@ def cluster_messages(messages: Sequence[str], config: ClusterConfig | None = Non
         for cid, numbers in lines.items()
     ]
     return sort_by_relevance(clusters)
+
+
+def scrubbed(cluster: LogCluster) -> LogCluster:
+    """The cluster with its template and example scrubbed of PII and secrets.
+
+    Raw lines never leave the local store; templates and examples do, so
+    this is the scrub point for log text on its way to an LLM.
+    """
+    return replace(cluster, template=scrub_text(cluster.template), example=scrub_text(cluster.example))

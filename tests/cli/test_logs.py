@@ -1,0 +1,48 @@
+"""`rootward logs cluster|accuracy` through the real CLI app."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from rootward.cli import app
+
+LOGHUB = Path(__file__).resolve().parents[3] / "shared" / "data" / "loghub"
+
+
+def test_logs_cluster_json_lists_templates_with_counts_and_line_numbers(tmp_path: Path) -> None:
+    log = tmp_path / "app.log"
+    log.write_text(
+        "db timeout after 30s on 10.0.0.5\n"
+        "cache warmed in 120ms\n"
+        "\n"
+        "db timeout after 31s on 10.0.0.9\r\n"
+        "db timeout after 29s on 10.0.0.5\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(app, ["logs", "cluster", str(log), "--json"])
+    assert result.exit_code == 0, result.output
+    clusters = json.loads(result.output)["clusters"]
+    assert clusters[0] == {"template": "db timeout after <NUM> on <IP>", "count": 3, "lines": [1, 4, 5]}
+    assert clusters[1] == {"template": "cache warmed in <NUM>", "count": 1, "lines": [2]}
+
+
+def test_logs_cluster_text_mode_summarises(tmp_path: Path) -> None:
+    log = tmp_path / "app.log"
+    log.write_text("\n".join(f"job {i} done" for i in range(10)) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["logs", "cluster", str(log)])
+    assert result.exit_code == 0, result.output
+    assert "10 lines, 1 templates" in result.output
+    assert "job <NUM> done" in result.output
+
+
+@pytest.mark.skipif(not LOGHUB.is_dir(), reason="shared LogHub data not present")
+def test_logs_accuracy_reports_every_system() -> None:
+    result = CliRunner().invoke(app, ["logs", "accuracy", str(LOGHUB), "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert {s["system"] for s in payload["systems"]} >= {"HDFS", "Linux", "OpenSSH"}
+    assert all(0.0 <= s["grouping_accuracy"] <= 1.0 for s in payload["systems"])

@@ -24,6 +24,10 @@ import numpy as np
 LOCAL_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 LOCAL_DIMENSION = 384
 LOCAL_MAX_WORDPIECES = 256  # the model's max_seq_length in sentence-transformers
+# Default cut for indexing: the head of a chunk (title, tags, first section) carries its meaning,
+# BM25 covers the rest, and attention cost grows with the square of the length.
+DEFAULT_MAX_WORDPIECES = 128
+_SEP_ID = 102  # [SEP] in the uncased BERT vocabulary MiniLM uses
 ENV_MODEL_PATH = "ROOTWARD_EMBEDDING_MODEL_PATH"
 ENV_TOKENIZER_PATH = "ROOTWARD_EMBEDDING_TOKENIZER_PATH"
 
@@ -117,13 +121,18 @@ class LocalEmbedder:
     """all-MiniLM-L6-v2 (int8 ONNX): mean pooling over the attention mask, then L2, like sentence-transformers.
 
     Texts are embedded in batches sorted by length, so padding stays small.
-    Text past 256 word pieces is truncated (the model's own limit); BM25 still
-    sees the whole chunk.
+    Text past `max_wordpieces` (default 128; the model's own limit is 256) is
+    truncated for the vector; BM25 still sees the whole chunk.
     """
 
     def __init__(
-        self, model_path: Path | None = None, tokenizer_path: Path | None = None, batch_size: int = 32
+        self,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+        batch_size: int = 16,
+        max_wordpieces: int = DEFAULT_MAX_WORDPIECES,
     ) -> None:
+        self.max_wordpieces = min(max_wordpieces, LOCAL_MAX_WORDPIECES)
         self._model_path = model_path
         self._tokenizer_path = tokenizer_path
         self.batch_size = batch_size
@@ -150,14 +159,20 @@ class LocalEmbedder:
         out = np.zeros((len(texts), LOCAL_DIMENSION), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
             idx = order[start : start + self.batch_size]
-            out[idx] = self._encode(model, [texts[i] for i in idx])
+            out[idx] = self._encode(model, [texts[i] for i in idx], self.max_wordpieces)
         return out
 
     @staticmethod
-    def _encode(model: _LoadedModel, texts: list[str]) -> np.ndarray:
+    def _encode(model: _LoadedModel, texts: list[str], max_wordpieces: int) -> np.ndarray:
         encodings = model.tokenizer.encode_batch(texts)
+        # the shared tokenizer truncates at 256 and pads to the longest; cut to our limit
+        # (keeping the final [SEP] of truncated rows, like the tokenizer's own truncation would)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        if ids.shape[1] > max_wordpieces:
+            cut = mask[:, max_wordpieces:].any(axis=1)
+            ids, mask = ids[:, :max_wordpieces].copy(), mask[:, :max_wordpieces].copy()
+            ids[cut, -1] = _SEP_ID
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in model.input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)

@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from rootward.knowledge.ingest import ingest_directory, load_index
+from rootward.store.db import make_engine, make_session_factory
+from tests.knowledge.fakes import HashingEmbedder
+
+NOW = date(2026, 10, 1)
+POOL = "---\nservice: payment\nupdated: 2026-09-01\n---\n# payment pool\n\nPool exhausted, PAY-E4417.\n"
+DISK = "---\nservice: payment-db\nupdated: 2026-09-01\n---\n# payment-db disk\n\nVolume full, ENOSPC.\n"
+
+
+def _write(root: Path, rel: str, text: str) -> None:
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_text(text, encoding="utf-8")
+
+
+def test_unchanged_changed_and_removed_documents(migrated_db_url: str, tmp_path: Path) -> None:
+    root = tmp_path / "kb"
+    _write(root, "runbooks/pool.md", POOL)
+    _write(root, "runbooks/disk.md", DISK)
+    _write(root, "bits/payment.md", "# payment notes\n\n- gateway flaky on Sundays\n")
+    sessions = make_session_factory(make_engine(migrated_db_url))
+    embedder = HashingEmbedder()
+
+    first = ingest_directory(sessions, root, embedder)
+    assert sorted(first.added) == ["bits/payment.md", "runbooks/disk.md", "runbooks/pool.md"]
+    assert first.embedded_chunks == 3
+
+    embedder.calls = 0
+    again = ingest_directory(sessions, root, embedder)
+    assert embedder.calls == 0  # unchanged → no embedding work at all
+    assert len(again.unchanged) == 3 and not again.added and not again.changed
+
+    _write(root, "runbooks/pool.md", POOL.replace("PAY-E4417", "PAY-E9999"))
+    (root / "runbooks/disk.md").unlink()
+    embedder.texts.clear()
+    third = ingest_directory(sessions, root, embedder)
+    assert third.changed == ["runbooks/pool.md"] and third.removed == ["runbooks/disk.md"]
+    assert len(embedder.texts) == 1 and "PAY-E9999" in embedder.texts[0]
+
+    index = load_index(sessions, embedder)
+    assert index.degraded is None
+    assert {c.path for c in index.chunks} == {"runbooks/pool.md", "bits/payment.md"}
+    assert index.search("PAY-E9999", now=NOW)[0].evidence.cite == "knowledge/runbooks/pool.md#0"
+    assert not index.search("PAY-E4417 ENOSPC", now=NOW) or all(
+        "disk" not in h.path for h in index.search("ENOSPC", now=NOW)
+    )
+
+
+def test_vectors_of_another_model_load_as_bm25_only(migrated_db_url: str, tmp_path: Path) -> None:
+    root = tmp_path / "kb"
+    _write(root, "runbooks/pool.md", POOL)
+    sessions = make_session_factory(make_engine(migrated_db_url))
+    ingest_directory(sessions, root, HashingEmbedder(dim=64))
+    index = load_index(sessions, HashingEmbedder(dim=128))
+    assert index.degraded and "BM25 only" in index.degraded
+    assert index.search("pool exhausted", now=NOW)[0].path == "runbooks/pool.md"
+    # re-ingesting with the new model re-embeds although the text is unchanged
+    report = ingest_directory(sessions, root, HashingEmbedder(dim=128))
+    assert report.changed == ["runbooks/pool.md"]
+    assert load_index(sessions, HashingEmbedder(dim=128)).degraded is None

@@ -24,9 +24,21 @@ from rootward.domain.evidence import EvidenceRef, metric_cite
 from rootward.domain.telemetry import MetricSeries
 
 Family = Literal[
-    "cpu", "memory", "disk", "restarts", "packet_loss", "connections", "latency", "errors", "traffic", "other"
+    "cpu",
+    "memory",
+    "disk",
+    "restarts",
+    "packet_loss",
+    "connections",
+    "network",
+    "latency",
+    "errors",
+    "traffic",
+    "other",
 ]
-RESOURCE_FAMILIES: frozenset[str] = frozenset({"cpu", "memory", "disk", "restarts", "packet_loss", "connections"})
+RESOURCE_FAMILIES: frozenset[str] = frozenset(
+    {"cpu", "memory", "disk", "restarts", "packet_loss", "connections", "network"}
+)
 SYMPTOM_FAMILIES: frozenset[str] = frozenset({"latency", "errors"})
 
 # Ordered: the first family whose pattern matches the metric name wins.
@@ -35,6 +47,7 @@ _FAMILY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("packet_loss", re.compile(r"packet|loss|drop|retrans", re.I)),
     ("connections", re.compile(r"conn|pool|thread|socket", re.I)),
     ("disk", re.compile(r"disk|fs_|filesystem|volume|inode|storage", re.I)),
+    ("network", re.compile(r"rtt|round_?trip|network|net_|ping|tcp|link|bandwidth|jitter", re.I)),
     ("cpu", re.compile(r"cpu|throttl|load", re.I)),
     ("memory", re.compile(r"mem|heap|rss|gc_", re.I)),
     ("latency", re.compile(r"latency|duration|p99|p95|p50|response_time|_ms$|seconds", re.I)),
@@ -141,6 +154,29 @@ def change_point(
     return best
 
 
+def _ramp(series: MetricSeries, fired_at: int, end: int) -> ScoredSeries | None:
+    family = family_of(series.metric)
+    if family not in RAMP_FAMILIES or "/" in series.metric:
+        return None
+    ts = np.asarray(series.timestamps, dtype=np.int64)
+    keep = (ts >= fired_at - RAMP_SPAN) & (ts <= end)
+    found = ramp_fit(ts[keep], np.asarray(series.values, dtype=float)[keep])
+    if found is None or found[0] < RAMP_MIN_SCORE:
+        return None
+    score, onset, level, end_value = found
+    return ScoredSeries(
+        service=series.service,
+        metric=series.metric,
+        family=family,
+        score=score,
+        signed=score,
+        baseline=level,
+        after=end_value,
+        peak=end_value,
+        onset=onset,
+    )
+
+
 def score_series(series: MetricSeries, fired_at: int, lookback: int, end: int) -> ScoredSeries | None:
     ts = np.asarray(series.timestamps, dtype=np.int64)
     vs = np.asarray(series.values, dtype=float)
@@ -159,6 +195,56 @@ def score_series(series: MetricSeries, fired_at: int, lookback: int, end: int) -
         peak=peak,
         onset=onset,
     )
+
+
+RAMP_FAMILIES = frozenset({"memory", "disk", "connections"})
+RAMP_SPAN = 60 * 60
+RAMP_MIN_SCORE = 8.0
+
+
+def ramp_fit(ts: np.ndarray, vs: np.ndarray) -> tuple[float, int, float, float] | None:
+    """Flat-then-linear ("hinge") fit, when it beats any single step: (score, onset, level, end value).
+
+    Leaks and filling disks climb steadily, often from long before the alert;
+    a change-point test against a recent baseline misses them because the
+    baseline is already climbing. The score is the rise over the residual
+    noise; None when the series is better described by a step or by nothing.
+    """
+    n = len(ts)
+    if n < 10:
+        return None
+    t = (ts - ts[0]).astype(float)
+    y = vs.astype(float)
+    ks = np.arange(0, n - 4)
+    x = np.maximum(0.0, t[None, :] - t[ks][:, None])  # one row per candidate hinge
+    xm = x.mean(axis=1)
+    ym = y.mean()
+    var = ((x - xm[:, None]) ** 2).sum(axis=1)
+    cov = ((x - xm[:, None]) * (y - ym)[None, :]).sum(axis=1)
+    b = np.where(var > 0, cov / np.where(var > 0, var, 1.0), 0.0)
+    c = ym - b * xm
+    resid = y[None, :] - (c[:, None] + b[:, None] * x)
+    sse = (resid**2).sum(axis=1)
+    best = int(np.argmin(sse))
+    if b[best] <= 0:
+        return None
+    # Best single step, for comparison (prefix sums).
+    cs, cs2 = np.cumsum(y), np.cumsum(y**2)
+    total = cs2[-1]
+    k = np.arange(1, n)
+    left = cs[:-1] ** 2 / k
+    right = (cs[-1] - cs[:-1]) ** 2 / (n - k)
+    step_sse = float(np.min(total - left - right))
+    if sse[best] > 0.7 * step_sse:
+        return None
+    r = resid[best]
+    noise = max(1.4826 * float(np.median(np.abs(r - np.median(r)))), 1e-12)
+    level = float(c[best])
+    end_value = float(c[best] + b[best] * x[best, -1])
+    rise = end_value - level
+    if rise < 0.1 * max(abs(level), 1e-12):
+        return None
+    return (min(SCORE_CAP, rise / noise), int(ts[ks[best]]), level, end_value)
 
 
 def _per_request(series: Sequence[MetricSeries]) -> list[MetricSeries]:
@@ -198,6 +284,9 @@ def detect_anomalies(
     anomalies: list[Anomaly] = []
     for s in [*chosen, *_per_request(chosen)]:
         sc = score_series(s, fired_at, lookback, end)
+        ramp = _ramp(s, fired_at, end)
+        if ramp is not None and (sc is None or sc.score < threshold or ramp.onset < sc.onset):
+            sc = ramp
         if sc is None:
             continue
         scored.append(sc)
@@ -209,7 +298,7 @@ def detect_anomalies(
         if not inside:
             continue
         start, stop = inside[0], inside[-1]
-        shape = shape_of(s, sc.onset, end, sc.baseline, sc.after, sc.peak)
+        shape = "ramp" if sc is ramp else shape_of(s, sc.onset, end, sc.baseline, sc.after, sc.peak)
         direction: Literal["up", "down"] = "up" if sc.signed > 0 else "down"
         what = f"{base_metric} per {per}" if per else base_metric
         excerpt = (

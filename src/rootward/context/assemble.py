@@ -102,7 +102,8 @@ def _knowledge(docs: Sequence[Document], services: set[str], alert_names: set[st
         from rootward.knowledge.retrieve import KnowledgeIndex
     except ImportError:  # the retriever is optional: fall back to front-matter matching
         return _knowledge_by_front_matter(docs, services, alert_names)
-    index = KnowledgeIndex.from_documents(list(docs))
+    # BM25 only: loading the embedding model costs seconds per process, too much before a first hypothesis.
+    index = KnowledgeIndex.from_documents(list(docs), dense=False)
     query = " ".join(sorted(alert_names)) + " " + " ".join(sorted(services))
     return [
         KnowledgeItem(
@@ -121,9 +122,7 @@ def _knowledge_by_front_matter(
     docs: Sequence[Document], services: set[str], alert_names: set[str]
 ) -> list[KnowledgeItem]:
     picked = [d for d in docs if d.kind == "bits" and set(d.services) & services]
-    picked += [
-        d for d in docs if d.kind != "bits" and (set(d.services) & services or set(d.monitors) & alert_names)
-    ]
+    picked += [d for d in docs if d.kind != "bits" and (set(d.services) & services or set(d.monitors) & alert_names)]
     return [
         KnowledgeItem(
             path=d.path,
@@ -182,7 +181,8 @@ def assemble_context(
     anomalies, scored = detect_anomalies(
         series, fired_at=int(meta.fired_at.timestamp()), end=int(window.end.timestamp()), entities=members
     )
-    onset = derive_onset([(a.onset, a.score) for a in anomalies if a.family in ("latency", "errors") or a.score])
+    # Slow climbs (leaks) start long before the incident; its onset is where things broke.
+    onset = derive_onset([(a.onset, a.score) for a in anomalies if a.shape != "ramp"])
     window = with_onset(window, datetime.fromtimestamp(onset, meta.fired_at.tzinfo) if onset else None)
 
     telemetry: dict[str, list[str]] = {}

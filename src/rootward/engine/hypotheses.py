@@ -23,7 +23,6 @@ within evidence later, never drop a top-ranked one.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -32,7 +31,7 @@ from rootward.context.assemble import Context
 from rootward.context.log_signals import LogSignal
 from rootward.context.topology import upstream_closure
 from rootward.domain.evidence import EvidenceRef
-from rootward.engine.signals import EntityProfile, entity_profiles
+from rootward.engine.signals import EntityProfile, entity_profiles, mentions
 from rootward.engine.signatures import Signature, classify, log_matches
 
 MIN_HYPOTHESES = 3
@@ -105,8 +104,7 @@ def _borrowed(
 
 
 def _points_at(profile: EntityProfile, dependency: str) -> bool:
-    pattern = re.compile(rf"(?<![\w-]){re.escape(dependency)}(?![\w-])", re.I)
-    return any(pattern.search(s.template) for s in profile.own_logs)
+    return any(mentions(s, dependency) for s in profile.own_logs)
 
 
 def score_entities(ctx: Context) -> list[EntityScore]:
@@ -131,6 +129,9 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         if own <= 0:
             continue
         reach = (upstream_closure(g, e) | {e}) if e in g else {e}
+        if any(a.direction == "up" and a.ratio >= 1.5 for a in p.traffic) and e in g:
+            # Load flows the other way: a surge at e reaches what e calls.
+            reach |= set(nx.descendants(g, e))
         coverage = 0.6 * len(alerting & reach) / len(alerting) + 0.4 * len(abnormal & reach) / len(abnormal)
         victim_of = None
         for d in g.successors(e) if e in g else []:
@@ -140,7 +141,8 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             d_evidence = dp.abnormal or bool(borrowed[d])
             if not d_evidence:
                 continue
-            if _points_at(p, d) or (dp.resource_strength > p.resource_strength and dp.resource_strength > 0):
+            stronger = dp.resource_strength >= 0.35 and dp.resource_strength > p.resource_strength + 0.1
+            if _points_at(p, d) or stronger:
                 victim_of = d
                 break
             if not p.resources and not p.own_logs and (dp.resources or dp.own_logs or borrowed[d]):
@@ -154,7 +156,15 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         if earliest is not None and p.onset is not None and p.onset <= earliest + 30:
             score *= 1.1
             reasons.append("earliest onset")
-        reach_errors = [a for r in reach for a in profiles[r].symptoms if a.family == "errors" and r in profiles]
+        # A code fault shows as errors; where the entity has no error series of its own,
+        # its direct dependents' error rates stand in for it.
+        own_error_series = any(x.service == e and x.family == "errors" for x in ctx.series)
+        callers = set(g.predecessors(e)) if e in g else set()
+        reach_errors = (
+            []
+            if own_error_series
+            else [a for r in callers if r in profiles for a in profiles[r].symptoms if a.family == "errors"]
+        )
         sigs = classify(p, b, onset=incident_onset, reach_errors=reach_errors)
         out.append(EntityScore(e, score, own, coverage, victim_of, sigs, reasons))
     out.sort(key=lambda s: (-s.score, s.entity))

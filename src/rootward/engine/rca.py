@@ -136,8 +136,7 @@ def template_claims(
         lead_min = int((ctx.window.fired_at - onset).total_seconds() // 60)
         claims.append(
             Claim(
-                text=f"The incident's signals began around {_clock(onset)}, "
-                f"{lead_min} min before the alert time.",
+                text=f"The incident's signals began around {_clock(onset)}, {lead_min} min before the alert time.",
                 evidence=book.ids([earliest.evidence]),
             )
         )

@@ -18,6 +18,9 @@ from rootward.context.log_signals import LogSignal
 # A change this long before the onset can still be its cause; after the onset it cannot.
 CHANGE_HORIZON_S = 6 * 3600
 CHANGE_GRACE_AFTER_S = 120
+INFRA_KINDS = frozenset(
+    {"host", "node", "vm", "hypervisor", "network", "firewall", "switch", "router", "link", "storage", "disk", "nic"}
+)
 
 
 def strength(score: float, threshold: float = 4.0) -> float:
@@ -68,6 +71,11 @@ class EntityProfile:
         return min(1.0, math.log1p(n) / math.log1p(50)) if n else 0.0
 
     @property
+    def deployable(self) -> bool:
+        """Hosts, VMs and network gear are not deployed to; their faults are physical."""
+        return self.kind.lower() not in INFRA_KINDS
+
+    @property
     def abnormal(self) -> bool:
         return bool(self.symptoms or self.resources or self.own_logs)
 
@@ -75,8 +83,10 @@ class EntityProfile:
         return {a.family for a in self.resources + self.symptoms + self.traffic}
 
 
-def _mentions(template: str, entity: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(entity)}(?![\w-])", template, re.I) is not None
+def mentions(signal: LogSignal, entity: str) -> bool:
+    """Whether a log signal names the entity (in its template or its representative raw line)."""
+    pattern = re.compile(rf"(?<![\w-]){re.escape(entity)}(?![\w-])", re.I)
+    return pattern.search(signal.template) is not None or pattern.search(signal.example) is not None
 
 
 def entity_profiles(ctx: Context) -> dict[str, EntityProfile]:
@@ -105,7 +115,7 @@ def entity_profiles(ctx: Context) -> dict[str, EntityProfile]:
                 first = int(s.first_ts.timestamp())
                 p.onset = first if p.onset is None else min(p.onset, first)
         for other in profiles.values():
-            if other.entity != s.service and _mentions(s.template, other.entity):
+            if other.entity != s.service and mentions(s, other.entity):
                 other.mentions.append(s)
     for c in ctx.changes:
         p = profiles.get(c.service)

@@ -82,6 +82,7 @@ METRIC_SIGNATURES: dict[str, str] = {
     "connections": "connection_pool_exhaustion",
     "memory": "memory_leak",
     "restarts": "crash_loop",
+    "network": "network_latency",
 }
 
 
@@ -109,6 +110,9 @@ def log_matches(signals: list[LogSignal]) -> dict[str, list[LogSignal]]:
 
 # A resource that started moving this long after the incident's onset is a consequence, not a cause.
 LATE_S = 120
+# A climb that began this long before the onset was building up to it (a leak, a filling disk).
+LONG_RAMP_S = 10 * 60
+METRIC_SPECIFICITY: dict[str, float] = {"cpu_saturation": 0.9}
 
 
 def classify(
@@ -121,9 +125,10 @@ def classify(
     """Fault types for a fault *at* this entity, best first, each with its evidence.
 
     `borrowed` are log signals from other entities that point at this one
-    (callers naming it, or dependents sharing a symptom): the only evidence a
-    dependency without telemetry has. `reach_errors` are error-rate rises on
-    the entity or on what depends on it: a code fault shows as errors, while
+    (callers naming it, or dependents sharing a symptom): the main evidence a
+    dependency without telemetry has, and weaker when the entity speaks for
+    itself. `reach_errors` are error-rate rises of its callers, standing in for
+    an error series the entity lacks: a code fault shows as errors, while
     saturation and delay show as latency.
     """
     sig: dict[str, Signature] = {}
@@ -134,17 +139,28 @@ def classify(
         s.evidence += [e for e in ev if e not in s.evidence]
         s.reasons.append(reason)
 
-    logs = profile.own_logs + (borrowed or [])
-    matched_logs = log_matches(logs)
-    for fault, matched in matched_logs.items():
-        weight = _log_weight(matched) * SPECIFICITY.get(fault, 1.0)
-        add(fault, weight, [m.evidence for m in matched[:3]], f"log templates match {fault}")
-    mechanism_in_logs = any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in matched_logs)
+    own_voice = bool(profile.own_logs or profile.resources)
+    own_matches = log_matches(profile.own_logs)
+    for fault, matched in own_matches.items():
+        add(
+            fault,
+            _log_weight(matched) * SPECIFICITY.get(fault, 1.0),
+            [m.evidence for m in matched[:3]],
+            f"its log templates match {fault}",
+        )
+    for fault, matched in log_matches(borrowed or []).items():
+        if fault == "dependency_down" and profile.own_logs:
+            continue  # an entity that is logging its own failures is not simply "down"
+        weight = _log_weight(matched) * SPECIFICITY.get(fault, 1.0) * (0.4 if own_voice else 1.0)
+        add(fault, weight, [m.evidence for m in matched[:3]], f"others' log templates about it match {fault}")
+    mechanism_in_logs = any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in own_matches)
 
     fams: dict[str, Anomaly] = {}
     for a in sorted(profile.resources, key=lambda a: -a.score):
         fams.setdefault(a.family, a)
     restarts = fams.get("restarts")
+    oom_logged = "oom_kill" in own_matches
+    surge = [a for a in profile.traffic if a.direction == "up" and a.ratio >= 1.5]
     resource_cause = False
     for family, a in fams.items():
         fault = METRIC_SIGNATURES.get(family)
@@ -152,22 +168,36 @@ def classify(
             continue
         w = 0.4 + 0.6 * strength(a.score)
         why = f"{a.metric}{' per ' + a.derived if a.derived else ''} moved {a.direction} ({a.shape})"
+        long_ramp = a.shape == "ramp" and onset is not None and a.onset <= onset - LONG_RAMP_S
         if onset is not None and a.onset > onset + LATE_S:
             w *= 0.4
             why += " after the onset"
-        if family == "memory" and a.shape != "ramp" and restarts is None:
-            w *= 0.3  # a step in memory follows load; a leak climbs
-        if family == "memory" and restarts is not None:
-            add("oom_kill", w, [a.evidence, restarts.evidence], "memory rose and the process restarted")
-            w *= 0.6
-        if family == "restarts" and "memory" in fams:
+        if family == "memory":
+            if restarts is not None or oom_logged:
+                add(
+                    "oom_kill",
+                    w,
+                    [a.evidence] + ([restarts.evidence] if restarts else []),
+                    "memory rose and the process was killed or restarted",
+                )
+                w *= 0.9 if long_ramp else 0.4
+            elif a.shape != "ramp":
+                w *= 0.3  # a step in memory follows load; a leak climbs
+        if family == "restarts" and ("memory" in fams or oom_logged):
             continue
-        w *= SPECIFICITY.get(fault, 1.0)
+        if surge and fault in ("cpu_saturation", "connection_pool_exhaustion"):
+            w *= 0.6  # saturation under a surge is the surge's doing
+        w *= METRIC_SPECIFICITY.get(fault, 1.0)
         resource_cause = resource_cause or w >= 0.45
         add(fault, w, [a.evidence], why)
-    surge = [a for a in profile.traffic if a.direction == "up" and a.ratio >= 1.5]
     if surge:
-        add("traffic_surge", 0.5 + 0.5 * strength(surge[0].score), [surge[0].evidence], "request rate rose")
+        top = max(surge, key=lambda a: a.ratio)
+        add(
+            "traffic_surge",
+            0.5 + 0.5 * strength(top.score) + (0.3 if top.ratio >= 2 else 0.0),
+            [top.evidence],
+            f"request rate rose x{top.ratio:.1f}",
+        )
 
     for c in profile.changes:
         near = max(0.0, 1.0 - max(0, c.seconds_before_onset) / (2 * 3600))
@@ -176,11 +206,10 @@ def classify(
         elif c.kind in ("config", "feature_flag"):
             add("config_error", 0.35 + 0.45 * near, [c.evidence], f"{c.kind} change {c.id} before the onset")
 
-    errors = sorted(
-        [a for a in profile.symptoms if a.family == "errors"] + list(reach_errors or []), key=lambda a: -a.score
-    )
+    own_errors = [a for a in profile.symptoms if a.family == "errors"]
+    errors = sorted(own_errors + list(reach_errors or []), key=lambda a: -a.score)
     latency = [a for a in profile.symptoms if a.family == "latency"]
-    if errors and not mechanism_in_logs:
+    if errors and not mechanism_in_logs and profile.deployable:
         w = 0.3 + 0.3 * strength(errors[0].score)
         add(
             "deploy_regression",
@@ -188,14 +217,15 @@ def classify(
             [errors[0].evidence],
             "errors rose (a code fault shows as errors; saturation and delay as latency)",
         )
-    if latency and not resource_cause and not errors:
+    if latency and not resource_cause and not own_errors and not mechanism_in_logs:
         add(
             "network_latency",
             0.3 * (0.5 + strength(latency[0].score)),
             [latency[0].evidence],
-            "latency rose with no resource cause and no errors",
+            "latency rose with no resource cause and no errors of its own",
         )
-    if not sig and (profile.symptoms or logs):
+    if not sig and (profile.symptoms or profile.own_logs or borrowed):
+        logs = profile.own_logs + (borrowed or [])
         ev = [a.evidence for a in profile.symptoms[:1]] + [s.evidence for s in logs[:1]]
         add("dependency_down", 0.1, ev, "failures with no specific mechanism")
     return sorted(sig.values(), key=lambda s: (-s.score, s.fault_type))

@@ -114,8 +114,12 @@ def context_tools(ctx: Context) -> dict[str, Tool]:
         reach = sorted(upstream_closure(graph, entity))
         return ToolResult("ok" if entity in graph else "no_data", reach, f"dependents(entity={entity!r})")
 
-    def path_to_alerts(entity: str) -> ToolResult:
-        """Topology edges from each alerting service down to `entity` (how its fault reaches the alerts)."""
+    def path_to_alerts(entity: str, direction: str = "failure") -> ToolResult:
+        """Topology edges linking the alerting services and `entity`.
+
+        Failures flow from a dependency to its dependents (path: alerting -> ... -> entity);
+        load flows from a caller to what it calls (direction="load": entity -> ... -> alerting).
+        """
         import networkx as nx
 
         edges = []
@@ -123,14 +127,19 @@ def context_tools(ctx: Context) -> dict[str, Tool]:
             if target == entity or target not in graph or entity not in graph:
                 continue
             try:
-                path = nx.shortest_path(graph, target, entity)
+                path = nx.shortest_path(graph, *((entity, target) if direction == "load" else (target, entity)))
             except nx.NetworkXNoPath:
                 continue
             for a, b in zip(path, path[1:], strict=False):
                 e = ctx.topology.edge(a, b)
                 if e is not None and e not in edges:
                     edges.append(e)
-        return ToolResult("ok", edges, f"path_to_alerts(entity={entity!r})", evidence=tuple(e.evidence for e in edges))
+        return ToolResult(
+            "ok",
+            edges,
+            f"path_to_alerts(entity={entity!r}, direction={direction!r})",
+            evidence=tuple(e.evidence for e in edges),
+        )
 
     def changes_for(entity: str) -> ToolResult:
         found = [c for c in ctx.changes if c.service == entity]

@@ -15,9 +15,11 @@ class TopologySpecialist(Specialist):
     def check(self, h: Hypothesis, tools: ToolLayer) -> Finding | None:
         alerts = self.call(tools, "alerts")
         own = [a for a in alerts.data if a.service == h.entity]
-        path = self.call(tools, "path_to_alerts", entity=h.entity)
+        load = h.fault_type == "traffic_surge"
+        path = self.call(tools, "path_to_alerts", entity=h.entity, direction="load" if load else "failure")
         if path.data:
-            reached = sorted({e.source for e in path.data} & {a.service for a in alerts.data})
+            ends = {e.target for e in path.data} if load else {e.source for e in path.data}
+            reached = sorted(ends & {a.service for a in alerts.data})
             return finding(
                 h,
                 "validated",

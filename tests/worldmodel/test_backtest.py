@@ -4,6 +4,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from rootward.cli import app
@@ -84,3 +85,22 @@ def test_cli_backtest_and_blast_radius_over_example_bundles(example_bundles: lis
     assert prediction["cause"] == "action:restart" and prediction["entities"][0]["name"] == "payment"
     result = runner.invoke(app, ["graph", "show", "nope", "--bundle", str(bundle)])
     assert result.exit_code == 1
+
+
+def test_cli_seeds_the_database_and_reads_it_back(
+    example_bundles: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ROOTWARD_DATA_DIR", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    seeded = runner.invoke(app, ["graph", "seed", "--bundle", str(example_bundles[0])])
+    assert seeded.exit_code == 0, seeded.output
+    shown = runner.invoke(app, ["graph", "show", "payment", "--json"])
+    assert shown.exit_code == 0, shown.output
+    data = json.loads(shown.output)
+    assert data["kind"] == "service"
+    assert all(e["layers"] == {"topology_file": 0.85} for e in data["needs"])
+    learned = runner.invoke(app, ["graph", "learn", str(example_bundles[0].parent)])
+    assert learned.exit_code == 0 and "learned from" in learned.output
+    mined = runner.invoke(app, ["graph", "mine", str(example_bundles[0].parent)])
+    assert mined.exit_code == 0 and "edges proposed" in mined.output

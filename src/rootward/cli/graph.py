@@ -1,4 +1,4 @@
-"""`rootward graph seed|show|deps|blast-radius|learn|backtest`: the world model from the shell.
+"""`rootward graph seed|show|deps|blast-radius|learn|mine|backtest`: the world model from the shell.
 
 Read commands use the graph stored in the database, or, with `--bundle` /
 `--topology`, a graph built on the spot from a file (no database needed).
@@ -305,6 +305,47 @@ def learn_cmd(directory: Path, config: ConfigOption = None) -> None:
         save_dynamics(session, dynamics.to_records())
         session.commit()
     typer.echo(f"learned from {len(cases)} incidents ({trials} edge trials); skipped {len(skipped)}")
+
+
+@graph_app.command("mine")
+def mine_cmd(
+    directory: Path,
+    config: ConfigOption = None,
+    apply: Annotated[bool, typer.Option("--apply", help="Store the proposed edges as `learned` claims.")] = False,
+) -> None:
+    """Propose edges from alerts that co-occur across the bundles under DIRECTORY (no truth needed)."""
+    from rootward.sources.bundle import load_bundle
+    from rootward.store.migrate import upgrade
+    from rootward.store.worldmodel import load_graph_records, save_graph
+    from rootward.worldmodel.backtest import bundle_dirs_under
+    from rootward.worldmodel.graph import WorldGraph
+    from rootward.worldmodel.history import ObservedAlert
+    from rootward.worldmodel.miner import apply as apply_edges
+    from rootward.worldmodel.miner import mine
+
+    settings = _settings(config)
+    alerts: list[ObservedAlert] = []
+    incident_of: list[str] = []
+    for path in bundle_dirs_under(directory):
+        bundle = load_bundle(path)
+        for a in bundle.alerts:
+            alerts.append(ObservedAlert(a.service, a.name, a.starts_at, a.ends_at))
+            incident_of.append(bundle.id)
+    upgrade(settings.database_url)
+    with _session(settings) as session:
+        graph = WorldGraph.from_records(*load_graph_records(session))
+        proposals = mine(graph, alerts, incident_of=incident_of)
+        for p in proposals:
+            typer.echo(
+                f"{p.source} -> {p.target}: {p.observations} co-occurrences, lift {p.lift:.1f}, "
+                f"{p.distance} hops apart, confidence {p.confidence:.2f}"
+            )
+        if apply and proposals:
+            ttl = settings.worldmodel.layer_ttl_s.get("learned", 14 * 86400.0)
+            apply_edges(graph, proposals, ttl_s=ttl)
+            save_graph(session, graph.entity_records(), graph.claim_records())
+            session.commit()
+    typer.echo(f"{len(proposals)} edges proposed from {len(alerts)} alerts" + (" (stored)" if apply else ""))
 
 
 @graph_app.command("backtest")

@@ -76,3 +76,11 @@ def test_hash_is_stable_across_param_order() -> None:
     b = ProposedAction(verb="scale", target="x", params={"b": 2, "a": 1}, reversibility="reversible")
     assert proposal_hash(a) == proposal_hash(b)
     assert len(proposal_hash(a)) == 64
+
+
+def test_unknown_verb_is_not_an_action() -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="unknown verb"):
+        ProposedAction(verb="rm -rf", target="payment", reversibility="irreversible")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rootward.worldmodel.predict import ACTION_VERBS
 from rootward.worldmodel.settings import WorldModelSettings
@@ -49,9 +49,12 @@ class ProposedAction(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict)
     reversibility: Reversibility
 
-    def model_post_init(self, __context: Any) -> None:
-        if self.verb not in ACTION_VERBS:
-            raise ValueError(f"unknown verb {self.verb!r}; expected one of {ACTION_VERBS}")
+    @field_validator("verb")
+    @classmethod
+    def _known_verb(cls, verb: str) -> str:
+        if verb not in ACTION_VERBS:
+            raise ValueError(f"unknown verb {verb!r}; expected one of {', '.join(ACTION_VERBS)}")
+        return verb
 
     @classmethod
     def of(cls, verb: str, target: str, **params: Any) -> ProposedAction:

@@ -179,3 +179,13 @@ def test_missing_token_is_generated_once_and_kept(migrated_db_url: str, tmp_path
     assert first and (tmp_path / "intake-token").read_text().strip() == first
     assert create_app(settings).state.intake_token == first
     assert (tmp_path / "intake-token").stat().st_mode & 0o077 == 0
+
+
+def test_default_limit_is_one_mebibyte(migrated_db_url: str, tmp_path: Path) -> None:
+    with TestClient(create_app(make_settings(migrated_db_url, tmp_path))) as c:
+        just_under = {"name": "Big", "annotations": {"log_excerpt": "x" * 1_000_000}}
+        assert c.post("/api/v1/alerts", json=just_under, headers=AUTH).status_code == 202
+        over = {"name": "Big", "annotations": {"log_excerpt": "x" * 1_100_000}}
+        response = c.post("/api/v1/alerts", json=over, headers=AUTH)
+        assert response.status_code == 413
+        assert "(1048576)" in response.json()["error"]

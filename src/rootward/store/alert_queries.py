@@ -34,3 +34,9 @@ def recent_alerts(session: Session, *, limit: int = 50, service: str | None = No
 
 def group_by_id(session: Session, group_id: str) -> AlertGroupRow | None:
     return session.get(AlertGroupRow, group_id)
+
+
+def group_alerts(session: Session, group_id: str) -> list[AlertRow]:
+    """Every alert of a group, oldest first: alerts that joined later are part of its context."""
+    query = select(AlertRow).where(AlertRow.group_id == group_id).order_by(AlertRow.first_seen, AlertRow.id)
+    return list(session.scalars(query))

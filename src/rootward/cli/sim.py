@@ -45,6 +45,111 @@ def golden_cmd(out: Path = typer.Option(Path("golden"), "--out", help="Directory
     typer.echo(f"{len(written)} golden bundles in {out}")
 
 
+@sim_app.command("vary")
+def vary_cmd(
+    bundle: Path = typer.Argument(..., help="A bundle directory to derive variants from."),
+    out: Path = typer.Option(..., "--out", help="Directory to write the variants into."),
+    count: int = typer.Option(3, "--count", min=1, help="How many variants."),
+    seed: int = typer.Option(1, "--seed", help="Same seed, same variants."),
+) -> None:
+    """Rename every entity (everywhere, truth included), shift the clock and rescale metric units."""
+    from rootward.sim.vary import vary_bundle
+
+    if not (bundle / "incident.yaml").is_file():
+        typer.echo(f"{bundle}: not a bundle directory (no incident.yaml)", err=True)
+        raise typer.Exit(2)
+    for path in vary_bundle(bundle, out, count, seed):
+        typer.echo(str(path))
+
+
+@sim_app.command("stream")
+def stream_cmd(
+    to: str = typer.Option(..., "--to", help="Base URL of a rootward server, e.g. http://127.0.0.1:8080"),
+    token: str | None = typer.Option(None, "--token", envvar="ROOTWARD_INTAKE_TOKEN", help="Intake bearer token."),
+    interval: float = typer.Option(180.0, "--interval", min=0.0, help="Seconds between incidents."),
+    count: int = typer.Option(0, "--count", min=0, help="Incidents to send (0 = until interrupted)."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the incident sequence."),
+    out: Path | None = typer.Option(None, "--out", help="Where to keep the bundles (default: a temp dir)."),
+) -> None:
+    """Replay simulated incidents as live Alertmanager webhooks to a running server."""
+    import tempfile
+
+    from rootward.sim.stream import stream
+
+    target = out or Path(tempfile.mkdtemp(prefix="rootward-stream-"))
+
+    def posted(path: Path, codes: list[int]) -> None:
+        typer.echo(f"posted {path.name}: HTTP {', '.join(map(str, codes))}")
+
+    try:
+        stream(to, token, target, interval_s=interval, count=count, seed=seed, on_post=posted)
+    except KeyboardInterrupt:
+        typer.echo("stopped")
+
+
+def demo_cmd(
+    seed: int = typer.Option(7, "--seed", help="Which simulated incident."),
+    fault: str | None = typer.Option(None, "--fault", help="Fault type to simulate (default: by seed)."),
+    topology: str = typer.Option("shop", "--topology", help="Built-in topology or a YAML file."),
+    keep: Path | None = typer.Option(None, "--keep", help="Keep the generated bundle in this directory."),
+) -> None:
+    """Simulate one incident, investigate it end to end and print the RCA, then the simulated truth."""
+    import tempfile
+
+    from rootward.domain.faults import FAULT_TYPES
+    from rootward.eval.runner import investigation_view
+    from rootward.eval.truth import read_truth
+    from rootward.sim.generate import generate
+
+    chosen = fault or FAULT_TYPES[seed % len(FAULT_TYPES)]
+    with tempfile.TemporaryDirectory(prefix="rootward-demo-") as tmp:
+        try:
+            [made] = generate(keep or Path(tmp), 1, seed, [topology], [chosen])
+        except ValueError as exc:
+            typer.echo(str(exc), err=True)
+            raise typer.Exit(2) from None
+        typer.echo(f"Simulated incident {made.path.name} ({made.topology} topology); investigating...\n")
+        from rootward.engine.investigate import investigate_bundle
+
+        with investigation_view(made.path) as view:
+            result = investigate_bundle(view)
+        typer.echo(render_rca(result))
+        truth = read_truth(made.path)
+        verdict = (
+            "found"
+            if (result.hypotheses and (result.hypotheses[0].entity, result.hypotheses[0].fault_type) in truth.answers)
+            else "missed"
+        )
+        typer.echo(
+            f"\nSimulated truth: {truth.entity} / {truth.fault_type} ({truth.notes}) -> top hypothesis {verdict}"
+        )
+
+
+def render_rca(result: object) -> str:
+    """The engine's own Markdown RCA when it has one, else claims, hypotheses and gaps as plain text."""
+    try:
+        from rootward.engine.rca import render_markdown
+
+        return render_markdown(result)  # type: ignore[arg-type]
+    except ImportError:
+        pass
+    from rootward.domain.investigation import InvestigationResult
+
+    assert isinstance(result, InvestigationResult)
+    lines = [f"# RCA for {result.bundle}: {result.status}", "", "## Hypotheses"]
+    for h in result.hypotheses:
+        lines.append(
+            f"- {h.id} {h.entity} / {h.fault_type}: {h.status} ({h.confidence:.2f}) evidence {', '.join(h.evidence)}"
+        )
+    lines += ["", "## Findings"]
+    for c in result.claims:
+        cites = ", ".join(result.evidence[e].cite for e in c.evidence if e in result.evidence)
+        lines.append(f"- {c.text} [{cites}]")
+    lines += ["", "## Gaps", *(f"- {g}" for g in result.gaps)]
+    return "\n".join(lines) + "\n"
+
+
 def register(app: typer.Typer) -> None:
     """Add `rootward sim` and `rootward demo` to the root app."""
     app.add_typer(sim_app, name="sim")
+    app.command("demo")(demo_cmd)

@@ -1074,12 +1074,22 @@ def traffic_surge(ctx: FaultContext) -> FaultPlan:
             "retry storm from mobile app v4.2",
         )
     )
+
     def line(r: random.Random) -> tuple[str, str]:
         if c.software == "java":
-            return "WARN", f"o.a.tomcat.util.threads.ThreadPoolExecutor: Thread pool exhausted: maxThreads=200, queue={r.randint(100, 2000)}"
+            return (
+                "WARN",
+                f"o.a.tomcat.util.threads.ThreadPoolExecutor: Thread pool exhausted: maxThreads=200, queue={r.randint(100, 2000)}",
+            )
         if c.software in ("nginx", "traefik"):
-            return "WARN", f'limiting requests, excess: {r.uniform(5, 90):.3f} by zone "perip", client: {logtext.public_ip(r)}, request: "GET /api/v1/search HTTP/1.1"'
-        return "WARN", f"rate limiter: rejecting request with 429, current {r.randint(900, 4000)} rps > limit {r.randint(300, 800)} rps"
+            return (
+                "WARN",
+                f'limiting requests, excess: {r.uniform(5, 90):.3f} by zone "perip", client: {logtext.public_ip(r)}, request: "GET /api/v1/search HTTP/1.1"',
+            )
+        return (
+            "WARN",
+            f"rate limiter: rejecting request with 429, current {r.randint(900, 4000)} rps > limit {r.randint(300, 800)} rps",
+        )
 
     plan.logs += repeat(ctx, o, end or ctx.window_end, 8, line)
     plan.alert = ("HighRequestRate", "warning")
@@ -1111,7 +1121,8 @@ FAULTS: dict[str, Callable[[FaultContext], FaultPlan]] = {
 # The signature a senior SRE would look for on the cause entity: (metric family that moves,
 # pattern in the cause's own logs or, for entities without telemetry, in its callers' logs).
 SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
-    "cpu_saturation": (("cpu_usage",),
+    "cpu_saturation": (
+        ("cpu_usage",),
         r"soft lockup|blocked for more than|starvation|slow request|duration: \d{4}|load average",
     ),
     "memory_leak": (("memory_bytes",), r"GC|Mark-Compact|maxmemory|memory usage high"),
@@ -1122,7 +1133,8 @@ SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "packet_loss": (("packet_loss_ratio",), r"NIC Link is Down"),
     "dns_failure": (("error_rate",), r"SERVFAIL|plugin/errors|i/o timeout"),
     "dependency_down": ((), r"shut|SIGTERM|exit|refused|unavailable|503"),
-    "connection_pool_exhaustion": (("db_connections_in_use",),
+    "connection_pool_exhaustion": (
+        ("db_connections_in_use",),
         r"Connection is not available|pool|Timeout acquiring|QueuePool|r2d2",
     ),
     "db_lock_contention": (("lock_waits",), r"ShareLock|deadlock|Lock wait|lock timeout|DEADLOCK"),

@@ -9,6 +9,7 @@ in real wikis; none of them names the answer.
 from __future__ import annotations
 
 import random
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -45,11 +46,11 @@ _GENERIC_STEPS = (
 )
 
 
-def runbook(alertname: str, service: str) -> str:
+def runbook(alertname: str, service: str, updated: str = "2026-02-01") -> str:
     steps = _RUNBOOK_STEPS.get(alertname, _GENERIC_STEPS)
     body = "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1))
     return (
-        f"---\nservice: {service}\nmonitors: [{alertname}]\nupdated: 2026-02-01\n---\n"
+        f"---\nservice: {service}\nmonitors: [{alertname}]\nupdated: {updated}\n---\n"
         f"# {alertname}\n\nWhat to do when {alertname} fires.\n\n{body}\n"
     )
 
@@ -88,8 +89,9 @@ def postmortem(sc: Scenario, rng: random.Random) -> str:
             ("the DB pool was too small for Black Friday", "connection_pool_exhaustion"),
         )
     )
+    when = datetime.fromtimestamp(sc.onset - 90 * 86400, tz=UTC)
     return (
-        f"---\nservice: {ent.name}\nupdated: 2025-11-20\n---\n# Postmortem: {ent.name} outage\n\n"
+        f"---\nservice: {ent.name}\nupdated: {when:%Y-%m-%d}\n---\n# Postmortem: {ent.name} outage\n\n"
         f"Impact: 40 minutes of elevated errors.\n\nRoot cause: {what[0]}.\n\n"
         "Action items: add an alert, document the fix in the runbook.\n"
     )
@@ -99,7 +101,10 @@ def knowledge_for(sc: Scenario, rng: random.Random) -> dict[str, str]:
     docs: dict[str, str] = {}
     for alert in sc.alerts[:2]:
         slug = alert.name.lower()
-        docs[f"runbooks/{slug}.md"] = runbook(alert.name, alert.entity)
+        # Mostly maintained runbooks, now and then a stale one (written more than a year ago).
+        age_days = rng.randint(400, 700) if rng.random() < 0.15 else rng.randint(10, 200)
+        updated = datetime.fromtimestamp(sc.onset - age_days * 86400, tz=UTC).strftime("%Y-%m-%d")
+        docs[f"runbooks/{slug}.md"] = runbook(alert.name, alert.entity, updated)
     pool = [e.name for e in sc.topology.entities if e.family == "service"]
     chosen = set(rng.sample(pool, k=min(len(pool), rng.randint(1, 3))))
     if sc.noisy_service and rng.random() < 0.6:

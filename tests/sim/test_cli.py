@@ -1,0 +1,33 @@
+"""`rootward sim ...` and `rootward demo` from the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from rootward.cli import app
+
+
+def test_sim_generate_and_vary(tmp_path: Path) -> None:
+    runner = CliRunner()
+    res = runner.invoke(
+        app, ["sim", "generate", "--out", str(tmp_path / "g"), "--count", "2", "--seed", "4", "--faults", "disk_full"]
+    )
+    assert res.exit_code == 0, res.output
+    assert "2 bundles" in res.output
+    bundle = sorted((tmp_path / "g").iterdir())[0]
+    res = runner.invoke(app, ["sim", "vary", str(bundle), "--out", str(tmp_path / "v"), "--count", "2"])
+    assert res.exit_code == 0, res.output
+    assert len(list((tmp_path / "v").iterdir())) == 2
+
+
+def test_sim_generate_rejects_unknown_topology(tmp_path: Path) -> None:
+    res = CliRunner().invoke(app, ["sim", "generate", "--out", str(tmp_path), "--topology", "mars"])
+    assert res.exit_code == 2 and "unknown topology" in res.output
+
+
+def test_demo_prints_rca_and_truth() -> None:
+    res = CliRunner().invoke(app, ["demo", "--seed", "2", "--fault", "disk_full"])
+    assert res.exit_code == 0, res.output
+    assert "Simulated truth:" in res.output and "disk_full" in res.output

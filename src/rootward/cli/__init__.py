@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "kb",  # kb ingest|list|search|eval (knowledge)
     "graph",  # graph seed|show|deps|blast-radius|backtest (world model)
     "actions",  # executor, approvals, users, tokens (action ladder)
+    "console",  # import (record bundle investigations for the console)
 )
 
 

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
 
 from rootward import __version__
 from rootward.ingest.writer import IntakeWriter
 from rootward.settings import Settings
 from rootward.store.db import make_engine, make_session_factory
-from rootward.web import approvals, changes, health, intake
+from rootward.web import approvals, changes, console, health, intake
 
 
 def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
@@ -49,4 +51,6 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(intake.router)
     app.include_router(changes.router)
     app.include_router(approvals.router)
+    app.include_router(console.router)
+    app.mount("/static", StaticFiles(directory=str(Path(console.__file__).parent / "static")), name="static")
     return app

@@ -1,0 +1,212 @@
+"""Finished investigations as the console and `rootward show` read them, and their feedback.
+
+One row per investigation: the spec's result JSON, what the console needs to
+list and filter 10,000 of them quickly (service, severity, tier, status,
+timings, indexed), and the raw data behind metric and log citations
+(`evidence_data`), so a citation can be shown without the source being up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, DateTime, Index, Integer, String, Text, func, select
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from rootward.store.base import Base
+from rootward.store.ids import new_id
+
+
+class InvestigationRow(Base):
+    __tablename__ = "investigations"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    job_id: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    group_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    bundle: Mapped[str] = mapped_column(String(200), nullable=False, default="")
+    bundle_path: Mapped[str | None] = mapped_column(Text, nullable=True)  # the data it ran on, for export
+    title: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    service: Mapped[str] = mapped_column(String(200), nullable=False, default="")
+    severity: Mapped[str] = mapped_column(String(4), nullable=False, default="P2")
+    tier: Mapped[str] = mapped_column(String(4), nullable=False, default="L1")
+    status: Mapped[str] = mapped_column(String(16), nullable=False)  # validated | inconclusive | failed
+    shadow: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    top_entity: Mapped[str] = mapped_column(String(200), nullable=False, default="")
+    top_fault: Mapped[str] = mapped_column(String(64), nullable=False, default="")
+    confidence: Mapped[float | None] = mapped_column(nullable=True)
+    first_hypothesis_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    total_ms: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    result: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    evidence_data: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+    __table_args__ = (
+        Index("ix_investigations_created", "created_at"),
+        Index("ix_investigations_service_created", "service", "created_at"),
+        Index("ix_investigations_status_created", "status", "created_at"),
+    )
+
+
+class FeedbackRow(Base):
+    __tablename__ = "feedback"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    investigation_id: Mapped[str] = mapped_column(String(64), nullable=False, index=True)
+    target: Mapped[str] = mapped_column(String(16), nullable=False)  # rca | proposal
+    verdict: Mapped[str] = mapped_column(String(16), nullable=False)  # accepted | edited | wrong
+    corrected_entity: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    corrected_fault: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    note: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    by: Mapped[str] = mapped_column(String(120), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+
+def save_investigation(
+    session: Session,
+    result: dict[str, Any],
+    *,
+    title: str,
+    service: str,
+    severity: str = "P2",
+    tier: str = "L1",
+    shadow: bool = False,
+    job_id: str | None = None,
+    group_id: str | None = None,
+    evidence_data: dict[str, Any] | None = None,
+    investigation_id: str | None = None,
+    created_at: datetime | None = None,
+    bundle_path: str | None = None,
+) -> InvestigationRow:
+    hypotheses = result.get("hypotheses") or []
+    top = hypotheses[0] if hypotheses else {}
+    timing = result.get("timing") or {}
+    row = InvestigationRow(
+        id=investigation_id or new_id(),
+        job_id=job_id,
+        group_id=group_id,
+        bundle=str(result.get("bundle", "")),
+        bundle_path=bundle_path,
+        title=title,
+        service=service,
+        severity=severity,
+        tier=tier,
+        status=str(result.get("status", "failed")),
+        shadow=shadow,
+        top_entity=str(top.get("entity", "")),
+        top_fault=str(top.get("fault_type", "")),
+        confidence=top.get("confidence"),
+        first_hypothesis_ms=timing.get("first_hypothesis_ms"),
+        total_ms=int(timing.get("total_ms") or 0),
+        result=result,
+        evidence_data=evidence_data or {},
+        created_at=created_at or datetime.now(UTC),
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+@dataclass(frozen=True)
+class IncidentFilter:
+    status: str | None = None
+    service: str | None = None
+    severity: str | None = None
+    tier: str | None = None
+
+
+def list_investigations(
+    session: Session, flt: IncidentFilter | None = None, *, limit: int = 50, before: datetime | None = None
+) -> list[InvestigationRow]:
+    flt = flt or IncidentFilter()
+    query = select(InvestigationRow).order_by(InvestigationRow.created_at.desc()).limit(limit)
+    for column, value in (
+        (InvestigationRow.status, flt.status),
+        (InvestigationRow.service, flt.service),
+        (InvestigationRow.severity, flt.severity),
+        (InvestigationRow.tier, flt.tier),
+    ):
+        if value:
+            query = query.where(column == value)
+    if before is not None:
+        query = query.where(InvestigationRow.created_at < before)
+    return list(session.scalars(query))
+
+
+def add_feedback(
+    session: Session,
+    investigation_id: str,
+    *,
+    target: str,
+    verdict: str,
+    by: str,
+    corrected_entity: str | None = None,
+    corrected_fault: str | None = None,
+    note: str = "",
+) -> FeedbackRow:
+    if target not in ("rca", "proposal"):
+        raise ValueError("feedback target must be 'rca' or 'proposal'")
+    if verdict not in ("accepted", "edited", "wrong"):
+        raise ValueError("feedback verdict must be 'accepted', 'edited' or 'wrong'")
+    if verdict == "wrong" and target == "rca" and not corrected_entity:
+        raise ValueError("a wrong RCA needs the corrected root cause entity")
+    row = FeedbackRow(
+        id=new_id(),
+        investigation_id=investigation_id,
+        target=target,
+        verdict=verdict,
+        corrected_entity=corrected_entity,
+        corrected_fault=corrected_fault,
+        note=note,
+        by=by,
+        created_at=datetime.now(UTC),
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+@dataclass(frozen=True)
+class ServiceQuality:
+    service: str
+    investigations: int
+    rated: int
+    accepted: int
+    false_escalations: int  # inconclusive although feedback names a root cause among its hypotheses
+
+    @property
+    def acceptance_rate(self) -> float | None:
+        return self.accepted / self.rated if self.rated else None
+
+
+def quality_by_service(session: Session) -> list[ServiceQuality]:
+    totals = dict(
+        session.execute(select(InvestigationRow.service, func.count()).group_by(InvestigationRow.service)).all()
+    )
+    rated: dict[str, list[tuple[str, str, dict[str, Any], str | None]]] = {}
+    rows = session.execute(
+        select(
+            InvestigationRow.service,
+            FeedbackRow.verdict,
+            InvestigationRow.status,
+            InvestigationRow.result,
+            FeedbackRow.corrected_entity,
+        )
+        .join(FeedbackRow, FeedbackRow.investigation_id == InvestigationRow.id)
+        .where(FeedbackRow.target == "rca")
+    ).all()
+    for service, verdict, status, result, corrected in rows:
+        rated.setdefault(service, []).append((verdict, status, result, corrected))
+    out = []
+    for service, count in sorted(totals.items()):
+        items = rated.get(service, [])
+        false_esc = 0
+        for verdict, status, result, corrected in items:
+            entities = {h.get("entity") for h in result.get("hypotheses", [])}
+            truth = corrected if verdict == "wrong" else (result.get("hypotheses") or [{}])[0].get("entity")
+            if status == "inconclusive" and truth in entities:
+                false_esc += 1
+        accepted = sum(1 for v, *_ in items if v in ("accepted", "edited"))
+        out.append(ServiceQuality(service, int(count), len(items), accepted, false_esc))
+    return out

@@ -1,0 +1,259 @@
+"""The web console: server-rendered pages over the stored investigations.
+
+Handlers parse the request, call one store or engine function, and render.
+Every page needs a signed-in user (API token, kept in an HttpOnly cookie);
+approving needs the approver role, which `decide` enforces and audits.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+from sqlalchemy import select
+
+from rootward.actions.approvals import decide
+from rootward.domain.investigation import InvestigationResult
+from rootward.domain.roles import Role
+from rootward.engine.followup import answer
+from rootward.eval.golden_export import export_archive, truth_from_feedback
+from rootward.store.approvals import ApprovalRow
+from rootward.store.investigations import (
+    FeedbackRow,
+    IncidentFilter,
+    InvestigationRow,
+    add_feedback,
+    list_investigations,
+    quality_by_service,
+)
+from rootward.store.users import User, user_for_token
+from rootward.web.auth import COOKIE, current_user
+from rootward.web.charts import metric_svg
+
+router = APIRouter()
+templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
+
+
+def _user(request: Request) -> User:
+    user = current_user(request)
+    if user is None:
+        raise HTTPException(303, headers={"Location": "/login"})
+    return user
+
+
+def _page(request: Request, name: str, user: User | None, **context: Any) -> HTMLResponse:
+    return templates.TemplateResponse(request, name, {"user": user, **context})
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_form(request: Request) -> HTMLResponse:
+    return _page(request, "login.html", None)
+
+
+@router.post("/login")
+def login(request: Request, token: str = Form(...)) -> Response:
+    with request.app.state.sessions() as session:
+        user = user_for_token(session, token.strip())
+    if user is None:
+        return _page(request, "login.html", None, error="Unknown token.")
+    response = RedirectResponse("/incidents", status_code=303)
+    response.set_cookie(COOKIE, token.strip(), httponly=True, samesite="strict", max_age=30 * 86400)
+    return response
+
+
+@router.get("/logout")
+def logout() -> Response:
+    response = RedirectResponse("/login", status_code=303)
+    response.delete_cookie(COOKIE)
+    return response
+
+
+@router.get("/")
+def home() -> Response:
+    return RedirectResponse("/incidents", status_code=303)
+
+
+def _filter(request: Request) -> IncidentFilter:
+    q = request.query_params
+    return IncidentFilter(
+        status=q.get("status") or None,
+        service=q.get("service") or None,
+        severity=q.get("severity") or None,
+        tier=q.get("tier") or None,
+    )
+
+
+@router.get("/incidents", response_class=HTMLResponse)
+def incidents(request: Request) -> HTMLResponse:
+    user = _user(request)
+    flt = _filter(request)
+    with request.app.state.sessions() as session:
+        rows = list_investigations(session, flt, limit=100)
+    query = urlencode({k: v for k, v in vars(flt).items() if v})
+    return _page(request, "incidents.html", user, rows=rows, flt=flt, query=query)
+
+
+@router.get("/incidents/rows", response_class=HTMLResponse)
+def incident_rows(request: Request) -> HTMLResponse:
+    user = _user(request)
+    with request.app.state.sessions() as session:
+        rows = list_investigations(session, _filter(request), limit=100)
+    return _page(request, "_rows.html", user, rows=rows)
+
+
+def _incident_context(request: Request, investigation_id: str) -> dict[str, Any]:
+    with request.app.state.sessions() as session:
+        row = session.get(InvestigationRow, investigation_id)
+        if row is None:
+            raise HTTPException(404, f"no investigation {investigation_id}")
+        approvals = list(
+            session.scalars(
+                select(ApprovalRow)
+                .where(ApprovalRow.investigation_id == investigation_id)
+                .order_by(ApprovalRow.requested_at)
+            )
+        )
+        feedback = list(
+            session.scalars(
+                select(FeedbackRow)
+                .where(FeedbackRow.investigation_id == investigation_id)
+                .order_by(FeedbackRow.created_at)
+            )
+        )
+    result = InvestigationResult.model_validate(row.result)
+    data = row.evidence_data or {}
+    charts = {
+        eid: metric_svg(d, result.evidence[eid].cite) for eid, d in data.items() if "t" in d and eid in result.evidence
+    }
+    extra = row.result
+    return {
+        "row": row,
+        "result": result,
+        "data": data,
+        "charts": charts,
+        "approvals": approvals,
+        "feedback": feedback,
+        "proposals": extra.get("proposals") or [],
+        "trace": extra.get("trace") or [],
+    }
+
+
+@router.get("/incidents/{investigation_id}", response_class=HTMLResponse)
+def incident(request: Request, investigation_id: str) -> HTMLResponse:
+    user = _user(request)
+    context = _incident_context(request, investigation_id)
+    return _page(request, "incident.html", user, can_approve=user.role.at_least(Role.APPROVER), **context)
+
+
+@router.post("/incidents/{investigation_id}/ask", response_class=HTMLResponse)
+def ask(request: Request, investigation_id: str, question: str = Form("")) -> HTMLResponse:
+    user = _user(request)
+    context = _incident_context(request, investigation_id)
+    reply = answer(context["result"], question)
+    return _page(
+        request,
+        "incident.html",
+        user,
+        can_approve=user.role.at_least(Role.APPROVER),
+        answer=reply,
+        question=question,
+        **context,
+    )
+
+
+@router.post("/incidents/{investigation_id}/feedback")
+def feedback(
+    request: Request,
+    investigation_id: str,
+    verdict: str = Form(...),
+    corrected_entity: str = Form(""),
+    corrected_fault: str = Form(""),
+    note: str = Form(""),
+) -> Response:
+    user = _user(request)
+    if not user.role.at_least(Role.RESPONDER):
+        raise HTTPException(403, "feedback needs the responder role")
+    try:
+        with request.app.state.sessions() as session, session.begin():
+            add_feedback(
+                session,
+                investigation_id,
+                target="rca",
+                verdict=verdict,
+                by=user.name,
+                corrected_entity=corrected_entity or None,
+                corrected_fault=corrected_fault or None,
+                note=note,
+            )
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from None
+    return RedirectResponse(f"/incidents/{investigation_id}", status_code=303)
+
+
+@router.post("/approvals/{approval_id}/{decision}")
+def decide_in_console(request: Request, approval_id: str, decision: str) -> Response:
+    user = _user(request)
+    if decision not in ("approve", "reject"):
+        raise HTTPException(404)
+    with request.app.state.sessions() as session, session.begin():
+        outcome = decide(session, approval_id, user, "approve" if decision == "approve" else "reject", via="api")
+        row = session.get(ApprovalRow, approval_id)
+        target = f"/incidents/{row.investigation_id}#approval-{approval_id}" if row else "/approvals"
+    if not outcome.ok:
+        raise HTTPException(403 if "role" in outcome.reason else 409, outcome.reason)
+    return RedirectResponse(target, status_code=303)
+
+
+@router.get("/approvals", response_class=HTMLResponse)
+def approvals_page(request: Request) -> HTMLResponse:
+    user = _user(request)
+    with request.app.state.sessions() as session:
+        rows = list(session.scalars(select(ApprovalRow).order_by(ApprovalRow.requested_at.desc()).limit(200)))
+    return _page(request, "approvals.html", user, rows=rows)
+
+
+@router.get("/quality", response_class=HTMLResponse)
+def quality(request: Request) -> HTMLResponse:
+    user = _user(request)
+    with request.app.state.sessions() as session:
+        rows = quality_by_service(session)
+    return _page(request, "quality.html", user, rows=rows)
+
+
+@router.get("/api/v1/feedback/export")
+def export_golden(request: Request) -> Response:
+    """Every RCA with feedback whose data is still on disk, as golden bundles (.tar.gz)."""
+    _user(request)
+    items = []
+    with request.app.state.sessions() as session:
+        rated = session.execute(
+            select(InvestigationRow, FeedbackRow)
+            .join(FeedbackRow, FeedbackRow.investigation_id == InvestigationRow.id)
+            .where(FeedbackRow.target == "rca")
+            .order_by(FeedbackRow.created_at)
+        ).all()
+    for row, fb in rated:
+        if row.bundle_path and Path(row.bundle_path).is_dir():
+            truth = truth_from_feedback(row.result, fb.verdict, fb.corrected_entity, fb.corrected_fault)
+            items.append((f"{row.bundle or row.id}-{fb.id[-6:]}", Path(row.bundle_path), truth))
+    return Response(
+        export_archive(items),
+        media_type="application/gzip",
+        headers={"content-disposition": 'attachment; filename="rootward-golden.tar.gz"'},
+    )
+
+
+@router.post("/api/v1/investigations/{investigation_id}/ask")
+async def ask_api(request: Request, investigation_id: str) -> dict[str, Any]:
+    _user(request)
+    body = await request.json()
+    with request.app.state.sessions() as session:
+        row = session.get(InvestigationRow, investigation_id)
+    if row is None:
+        raise HTTPException(404, f"no investigation {investigation_id}")
+    reply = answer(InvestigationResult.model_validate(row.result), str(body.get("question", "")))
+    return {"answer": reply.text, "evidence": list(reply.evidence)}

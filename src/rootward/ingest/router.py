@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Literal
 
 from rootward.domain.alert import Alert, Severity, Tier
-from rootward.ingest.tiers import TIER_ORDER, decide_tier, more_severe
+from rootward.ingest.tiers import TIER_ORDER, TierRules, more_severe
 from rootward.settings import RouterSettings
 
 Action = Literal["new_group", "joined_group", "duplicate", "resolved"]
@@ -117,6 +117,7 @@ def route(
     is checked here); `groups_by_id` holds the groups of the `known` alerts.
     """
     plan = RoutingPlan()
+    rules = TierRules(settings)
     window_start = now - settings.group_window
 
     def touch(group: GroupState) -> None:
@@ -124,7 +125,7 @@ def route(
         plan.groups[group.id] = group
 
     for position, alert in enumerate(alerts):
-        decision = decide_tier(alert, settings)
+        decision = rules.decide(alert)
         prev = known.get(alert.fingerprint)
         prev_group = groups_by_id.get(prev.group_id) if prev else None
 

@@ -32,7 +32,7 @@ def has_context(alert: Alert, context_keys: Sequence[str]) -> bool:
         if not value:
             continue
         k = key.lower()
-        if any(k == c or k.startswith(c + "_") for c in context_keys):
+        if k in context_keys or any(k.startswith(c + "_") for c in context_keys):
             return True
     return False
 
@@ -51,14 +51,25 @@ def _matches(rule: TierRule, alert: Alert, event: str, l2_names: frozenset[str])
     return rule.in_l2_list is None or (alert.name in l2_names) == rule.in_l2_list
 
 
+class TierRules:
+    """The tier rules of one configuration, prepared once for a whole batch of alerts."""
+
+    def __init__(self, settings: RouterSettings) -> None:
+        self.rules = list(settings.tiers)
+        self.context_keys = [c.lower() for c in settings.context_annotations]
+        self.l2_names = frozenset(settings.l2_alertnames)
+
+    def decide(self, alert: Alert) -> TierDecision:
+        event = event_type(alert, self.context_keys)
+        for rule in self.rules:
+            if _matches(rule, alert, event, self.l2_names):
+                reason = rule.reason or f"rule: severity {alert.severity.value}, event {event} -> {rule.tier.value}"
+                return TierDecision(rule.tier, rule.human, reason)
+        return TierDecision(Tier.L0, False, f"no tier rule matched severity {alert.severity.value}, event {event}")
+
+
 def decide_tier(alert: Alert, settings: RouterSettings) -> TierDecision:
-    event = event_type(alert, [c.lower() for c in settings.context_annotations])
-    l2_names = frozenset(settings.l2_alertnames)
-    for rule in settings.tiers:
-        if _matches(rule, alert, event, l2_names):
-            reason = rule.reason or f"rule: severity {alert.severity.value}, event {event} -> {rule.tier.value}"
-            return TierDecision(rule.tier, rule.human, reason)
-    return TierDecision(Tier.L0, False, f"no tier rule matched severity {alert.severity.value}, event {event}")
+    return TierRules(settings).decide(alert)
 
 
 def more_severe(a: Severity, b: Severity) -> Severity:

@@ -84,27 +84,3 @@ def parse_click(body: bytes) -> SlackClick:
     if action_id not in ("approve", "reject"):
         raise SlackRequestRefused(f"unknown action {action_id!r}")
     return SlackClick(user, "approve" if action_id == "approve" else "reject", value)
-
-
-def approval_buttons(approval_id: str) -> dict[str, object]:
-    """The Block Kit actions block a Slack notification carries for an L3 proposal."""
-    return {
-        "type": "actions",
-        "block_id": f"approval:{approval_id}",
-        "elements": [
-            {
-                "type": "button",
-                "action_id": "approve",
-                "style": "primary",
-                "value": approval_id,
-                "text": {"type": "plain_text", "text": "Approve"},
-            },
-            {
-                "type": "button",
-                "action_id": "reject",
-                "style": "danger",
-                "value": approval_id,
-                "text": {"type": "plain_text", "text": "Reject"},
-            },
-        ],
-    }

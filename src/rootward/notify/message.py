@@ -74,8 +74,34 @@ def slack_blocks(n: Notification) -> list[dict[str, Any]]:
         blocks.append(section("*Safe actions executed*\n" + "\n".join(f"• {a}" for a in n.executed_actions)))
     if n.suggested_actions:
         blocks.append(section("*Awaiting approval*\n" + "\n".join(f"• {a}" for a in n.suggested_actions)))
+    if n.extra.get("approval_id"):
+        blocks.append(approval_buttons(str(n.extra["approval_id"])))
     link = f" · <{n.console_url}|open in console>" if n.console_url else ""
     blocks.append(
         {"type": "context", "elements": [{"type": "mrkdwn", "text": f"investigation `{n.investigation_id}`{link}"}]}
     )
     return blocks
+
+
+def approval_buttons(approval_id: str) -> dict[str, Any]:
+    """Approve/Reject buttons; Slack posts the click to /api/v1/slack/interactions."""
+    return {
+        "type": "actions",
+        "block_id": f"approval:{approval_id}",
+        "elements": [
+            {
+                "type": "button",
+                "action_id": "approve",
+                "style": "primary",
+                "value": approval_id,
+                "text": {"type": "plain_text", "text": "Approve"},
+            },
+            {
+                "type": "button",
+                "action_id": "reject",
+                "style": "danger",
+                "value": approval_id,
+                "text": {"type": "plain_text", "text": "Reject"},
+            },
+        ],
+    }

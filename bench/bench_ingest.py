@@ -1,7 +1,9 @@
 """Intake throughput: 10,000 alerts against a real `rootward serve` on SQLite.
 
-The server runs as a subprocess with its default settings (two in-process
-workers picking up the investigations of new groups); a second process is the
+The server runs as a subprocess with default settings except
+`runtime.workers: 0` (an API-only replica): investigations of new groups are
+queued in the same transaction as their alerts, but no worker runs them during
+the measurement, so the number is intake's own. A second process is the
 load generator: a small asyncio HTTP/1.1 client over keep-alive connections,
 so the generator's own cost stays small next to the server's. Alerts arrive as
 Alertmanager v4 payloads of `BATCH` alerts (Alertmanager groups alerts per
@@ -71,13 +73,20 @@ def _bodies(total: int, batch: int, generic: bool) -> list[bytes]:
     if generic:
         return [
             json.dumps(
-                {"name": a["labels"]["alertname"], "service": a["labels"]["service"], "severity": a["labels"]["severity"],
-                 "labels": a["labels"], "annotations": a["annotations"]}
+                {
+                    "name": a["labels"]["alertname"],
+                    "service": a["labels"]["service"],
+                    "severity": a["labels"]["severity"],
+                    "labels": a["labels"],
+                    "annotations": a["annotations"],
+                }
             ).encode()
             for a in alerts
         ]
     return [
-        json.dumps({"version": "4", "status": "firing", "receiver": "rootward", "alerts": alerts[i : i + batch]}).encode()
+        json.dumps(
+            {"version": "4", "status": "firing", "receiver": "rootward", "alerts": alerts[i : i + batch]}
+        ).encode()
         for i in range(0, total, batch)
     ]
 
@@ -200,6 +209,7 @@ def main() -> dict[str, Any]:
             "ROOTWARD_DATABASE_URL": db_url,
             "ROOTWARD_INTAKE__TOKEN": TOKEN,
             "ROOTWARD_SERVER__LOG_LEVEL": "warning",
+            "ROOTWARD_RUNTIME__WORKERS": "0",
         }
         env.pop("ROOTWARD_CONFIG", None)
         port = _free_port()
@@ -232,6 +242,7 @@ def main() -> dict[str, Any]:
                     proc.wait()
         result = {
             "backend": "sqlite",
+            "server": "rootward serve, runtime.workers=0 (investigations queued, not run)",
             "cpu_count": os.cpu_count(),
             "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
             "alerts": batched["alerts"],
@@ -244,6 +255,7 @@ def main() -> dict[str, Any]:
             "single_alert_requests": single,
             "stored_alerts": _count(db_url, "alerts"),
             "stored_groups": _count(db_url, "alert_groups"),
+            "queued_investigations": _count(db_url, "investigation_jobs"),
         }
     (HERE / "results").mkdir(exist_ok=True)
     (HERE / "results" / "ingest.json").write_text(json.dumps(result, indent=1) + "\n")

@@ -22,7 +22,7 @@ from rootward.domain.alert import Alert, Severity, Tier
 from rootward.ingest.router import Decision, GroupState, KnownAlert, RoutingPlan, route
 from rootward.settings import RouterSettings
 from rootward.store.alerts import AlertGroupRow, AlertRow, RoutingDecisionRow, utc
-from rootward.store.audit import AuditEntry, append_audit_many
+from rootward.store.audit import AuditEntry, append_audit_many, lock_audit_chain
 from rootward.store.ids import new_id
 
 Enqueue = Callable[[Session, str, int, str], str]
@@ -273,6 +273,7 @@ def accept_batches(
     enqueue = investigation_enqueuer()
     alerts = [alert for sub in submissions for alert in sub.alerts]
     with sessions.begin() as session:
+        lock_audit_chain(session)  # several API replicas on PostgreSQL route one at a time
         known, groups_by_id, open_groups = _load_state(session, alerts, now - settings.group_window)
         plan = route(
             alerts,

@@ -26,6 +26,10 @@ log = logging.getLogger(__name__)
 _Item = tuple[Submission, "asyncio.Future[AcceptResult]"]
 
 
+class WriterOverloaded(RuntimeError):
+    """More alerts are waiting than the writer may hold; the sender should retry later."""
+
+
 class IntakeWriter:
     def __init__(
         self,
@@ -33,10 +37,13 @@ class IntakeWriter:
         settings: RouterSettings,
         *,
         max_alerts_per_commit: int = 2000,
+        max_pending_alerts: int = 50_000,
     ) -> None:
         self._sessions = sessions
         self._settings = settings
         self._max = max_alerts_per_commit
+        self._max_pending = max_pending_alerts
+        self._pending = 0
         self._queue: asyncio.Queue[_Item | None] | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -55,7 +62,10 @@ class IntakeWriter:
     async def submit(self, submission: Submission) -> AcceptResult:
         if self._queue is None or self._task is None or self._task.done():
             raise RuntimeError("intake writer is not running")
+        if self._pending + len(submission.alerts) > self._max_pending:
+            raise WriterOverloaded(f"{self._pending} alerts already waiting to be stored")
         future: asyncio.Future[AcceptResult] = asyncio.get_running_loop().create_future()
+        self._pending += len(submission.alerts)
         self._queue.put_nowait((submission, future))
         return await asyncio.shield(future)  # a client that hangs up does not cancel the commit
 
@@ -76,6 +86,7 @@ class IntakeWriter:
                 batch.append(item)
                 size += len(item[0].alerts)
             results = await asyncio.to_thread(self._commit, [sub for sub, _ in batch])
+            self._pending -= size
             for (_, future), result in zip(batch, results, strict=True):
                 if future.done():
                     continue

@@ -63,13 +63,23 @@ def chain_hash(prev_hash: str, at: str, kind: str, subject: str, data: Any) -> s
     return hashlib.sha256(prev_hash.encode() + body).hexdigest()
 
 
+def lock_audit_chain(session: Session) -> None:
+    """Hold the audit lock until this transaction ends (PostgreSQL; SQLite's writer lock already does).
+
+    Callers whose reads must not race with other writers take it first: the
+    intake router reads "is this fingerprint known, is this group open" and
+    must act on it before another API replica does.
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": AUDIT_LOCK_KEY})
+
+
 def _tail(session: Session) -> str:
     """Lock the chain for this transaction (once) and return the current tail hash."""
     cached = session.info.get(_TAIL)
     if cached is not None:
         return str(cached)
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": AUDIT_LOCK_KEY})
+    lock_audit_chain(session)
     last = session.execute(_TAIL_HASH).scalar()
     return last or GENESIS
 

@@ -23,7 +23,7 @@ from fastapi.responses import Response
 from rootward.domain.alert import Alert
 from rootward.ingest.accept import Submission
 from rootward.ingest.payloads import FieldError, PayloadError, parse_alertmanager, parse_generic
-from rootward.ingest.writer import IntakeWriter
+from rootward.ingest.writer import IntakeWriter, WriterOverloaded
 from rootward.settings import IntakeSettings, Settings
 
 log = logging.getLogger(__name__)
@@ -109,6 +109,8 @@ async def _intake(request: Request, source: str, parse: Callable[[bytes, IntakeS
     writer: IntakeWriter = request.app.state.intake_writer
     try:
         result = await writer.submit(Submission(source, alerts))
+    except WriterOverloaded as exc:
+        return _error(503, f"intake is overloaded ({exc}); retry later")
     except Exception as exc:
         log.error("intake could not store %d alerts: %s", len(alerts), exc)
         return _error(503, "alerts could not be stored; retry later")

@@ -5,8 +5,10 @@ could have changed since the approval: the prediction gate (the action must
 still hash to a committed prediction; the kill switch must be off), the
 allowlist of verbs this executor may run, and the parameter guard. Then it
 records the target's state, runs the backend's dry run, executes, and
-records the state again. Every step and every refusal is audited. The LLM
-has no path into this module.
+records the state again. Every step and every refusal is audited. Once an
+executed action's prediction window has passed, `verify_due` judges it
+against the alerts that followed (see `actions.verification`). The LLM has
+no path into this module.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from pydantic import ValidationError
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.actions.autonomy_gate import action_class_for, autonomy_check
 from rootward.actions.backends import Backend, BackendError
 from rootward.actions.guard import check_params
+from rootward.actions.verification import VerificationOutcome, verify_due
 from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import append_audit
 from rootward.worldmodel.gate import PredictionLedger, ProposedAction, gate
@@ -82,6 +86,13 @@ class Executor:
             decision = gate(action, self._ledger(s), settings=self._wm, claimed_hash=row.proposal_hash)
         if not decision.allowed:
             return {"refused": "prediction_gate", "reason": decision.reason}
+        if row.decided_via == "autonomy":
+            # Approved without a human: the class must still have earned it now (a deviation since revokes it).
+            with self._sessions() as s, s.begin():
+                klass = action_class_for(s, row.proposal_hash, action.verb, action.target)
+                earned = autonomy_check(s, klass, self._wm)
+            if not earned.allowed:
+                return {"refused": "autonomy_revoked", "action_class": klass, "reason": earned.reason}
         if action.verb not in self._allow:
             return {"refused": "allowlist", "reason": f"verb {action.verb!r} is not on this executor's allowlist"}
         if action.verb not in self._backends:
@@ -130,7 +141,13 @@ class Executor:
             done.append((approval_id, self.execute_one(approval_id)))
         return done
 
+    def verify_due(self) -> list[VerificationOutcome]:
+        """Judge every executed action whose prediction window has closed (by this executor's clock)."""
+        with self._sessions() as s, s.begin():
+            return verify_due(s, self._wm, now=self._clock())
+
     def run(self, stop: threading.Event, poll_s: float = 1.0) -> None:
         while not stop.is_set():
             self.run_once()
+            self.verify_due()
             stop.wait(poll_s)

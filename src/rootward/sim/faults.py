@@ -50,12 +50,15 @@ class FaultContext:
     window_end: int
     rng: random.Random
     baseline: Callable[[str], Baseline]  # the cause's baseline for a metric
+    baseline_of: Callable[[str, str], Baseline | None] = lambda entity, metric: None  # any entity's
 
 
 @dataclass
 class FaultPlan:
     fault_type: str
     shapes: dict[str, Shape] = field(default_factory=dict)
+    # Secondary effects on other entities that a hurried reader may mistake for the cause.
+    other_shapes: dict[tuple[str, str], Shape] = field(default_factory=dict)
     logs: list[LogEvent] = field(default_factory=list)
     changes: list[dict[str, str | int]] = field(default_factory=list)
     victim_mode: str = "latency"  # latency | errors
@@ -106,6 +109,15 @@ def _once(
     return LogEvent(
         round(t, 3), service or ctx.cause.name, level, msg, host if host is not None else host_of(ctx.cause)
     )
+
+
+def _fixed(level: str, message: str) -> Callable[[random.Random], tuple[str, str]]:
+    """A line maker that always says the same thing."""
+
+    def make(_: random.Random) -> tuple[str, str]:
+        return level, message
+
+    return make
 
 
 def _pid(rng: random.Random) -> int:
@@ -561,44 +573,73 @@ def dns_failure(ctx: FaultContext) -> FaultPlan:
     plan = FaultPlan("dns_failure", start=o, victim_mode="errors", victim_strength=rng.uniform(0.8, 1.3))
     plan.shapes["error_rate"] = add_step(o, rng.uniform(0.3, 0.9), rise_s=60)
     plan.shapes["latency_p99_ms"] = step(o, rng.uniform(20, 200), rise_s=60)
-    if c.software == "coredns":
+    # SERVFAIL: the resolver's upstream or plugin is broken; NXDOMAIN: a zone lost its records.
+    nxdomain = rng.random() < 0.35
+    looked_up = sorted({d for e in ctx.topo.entities if c.name in e.depends_on for d in e.depends_on if d != c.name})
+    looked_up = looked_up or [e.name for e in ctx.topo.entities[:5]]
+    zone = "default.svc.cluster.local" if c.software == "coredns" else "lan" if c.software == "pihole" else "internal"
 
-        def line(r: random.Random) -> tuple[str, str]:
-            name = r.choice(("payment-db", "catalog", "cart-redis", "api", "orders-db"))
+    def line(r: random.Random) -> tuple[str, str]:
+        name = f"{r.choice(looked_up)}.{zone}."
+        if c.software == "coredns":
+            if nxdomain:
+                return (
+                    "INFO",
+                    f'[INFO] {logtext.private_ip(r)}:{r.randint(30000, 60000)} - {r.randint(1, 65000)} "A IN {name} udp 52 false 512" NXDOMAIN qr,aa,rd {r.uniform(0.0001, 0.002):.6f}s',
+                )
             return (
                 "ERROR",
-                f"[ERROR] plugin/errors: 2 {name}.default.svc.cluster.local. A: read udp {logtext.private_ip(r)}:{r.randint(30000, 60000)}->{logtext.private_ip(r)}:53: i/o timeout",
+                f"[ERROR] plugin/errors: 2 {name} A: read udp {logtext.private_ip(r)}:{r.randint(30000, 60000)}->{logtext.private_ip(r)}:53: i/o timeout",
             )
-    elif c.software == "pihole":
-
-        def line(r: random.Random) -> tuple[str, str]:
+        if c.software == "pihole":
+            if nxdomain:
+                return "INFO", f"dnsmasq[{r.randint(300, 900)}]: config {name} is NXDOMAIN"
+            return "ERROR", f"dnsmasq[{r.randint(300, 900)}]: reply error is SERVFAIL for {name}"
+        if nxdomain:
             return (
-                "ERROR",
-                f"dnsmasq[{r.randint(300, 900)}]: reply error is SERVFAIL for {r.choice(('api.github.com', 'nextcloud.lan', 's3.eu-central-003.backblazeb2.com'))}",
+                "INFO",
+                f"unbound[{r.randint(300, 900)}:0] info: {logtext.private_ip(r)} {name} A IN NXDOMAIN 0.000000 0 {r.randint(40, 120)}",
             )
-    else:
-
-        def line(r: random.Random) -> tuple[str, str]:
-            return (
-                "ERROR",
-                f"unbound[{r.randint(300, 900)}:0] error: SERVFAIL <{r.choice(('feed.partner.example.com', 'warehouse.internal', 'kafka.internal'))}. A IN>: all the configured stub or forward servers failed, at zone .",
-            )
+        return (
+            "ERROR",
+            f"unbound[{r.randint(300, 900)}:0] error: SERVFAIL <{name} A IN>: all the configured stub or forward servers failed, at zone .",
+        )
 
     plan.logs += repeat(ctx, o, ctx.window_end, 8, line, host="" if not c.runs_on else None)
+    if nxdomain:
+        plan.logs.append(
+            _once(
+                ctx,
+                o - rng.uniform(5, 40),
+                "WARN",
+                f"zone {zone}: serial {rng.randint(2026000000, 2026999999)} loaded with 0 records (zone transfer from primary returned empty)",
+            )
+        )
 
     def lookup(caller: SimEntity, callee: str, r: random.Random) -> tuple[str, str]:
         others = [d for d in caller.depends_on if d != callee] or [caller.name]
         target = r.choice(others)
-        if caller.software == "java":
+        sw = caller.software
+        if nxdomain:
+            if sw == "java":
+                return "ERROR", f"java.net.UnknownHostException: {target}: Name or service not known (resolver {addr})"
+            if sw == "node":
+                return "ERROR", f"Error: getaddrinfo ENOTFOUND {target} (dns {addr}:53)"
+            if sw in ("nginx", "traefik"):
+                return "ERROR", f"{target} could not be resolved (3: Host not found) by resolver {addr}"
+            if sw in ("python", "spark", "php"):
+                return "ERROR", f"socket.gaierror: [Errno -2] Name or service not known: '{target}' (nameserver {addr})"
+            return "ERROR", f"dial tcp: lookup {target} on {addr}:53: no such host"
+        if sw == "java":
             return (
                 "ERROR",
                 f"java.net.UnknownHostException: {target}: Temporary failure in name resolution (resolver {addr})",
             )
-        if caller.software == "node":
+        if sw == "node":
             return "ERROR", f"Error: getaddrinfo EAI_AGAIN {target} (dns {addr}:53)"
-        if caller.software in ("nginx", "traefik"):
+        if sw in ("nginx", "traefik"):
             return "ERROR", f"{target} could not be resolved (2: Server failure) by resolver {addr}"
-        if caller.software in ("python", "spark", "php"):
+        if sw in ("python", "spark", "php"):
             return (
                 "ERROR",
                 f"socket.gaierror: [Errno -3] Temporary failure in name resolution while connecting to {target} (nameserver {addr})",
@@ -609,7 +650,7 @@ def dns_failure(ctx: FaultContext) -> FaultPlan:
     plan.alert = ("DNSErrorsHigh", "critical")
     plan.alert_at = o + rng.randint(60, 400)
     plan.alert_prob = 0.35
-    plan.notes = f"{c.name} ({addr}) answers SERVFAIL from {_ts(o)}"
+    plan.notes = f"{c.name} ({addr}) answers {'NXDOMAIN' if nxdomain else 'SERVFAIL'} from {_ts(o)}"
     return plan
 
 
@@ -808,6 +849,27 @@ def db_lock_contention(ctx: FaultContext) -> FaultPlan:
         )
 
     plan.caller_message = cancel
+    if rng.random() < 0.5:
+        # Classic confounder: queries stuck behind locks hold client connections, so the callers'
+        # pools saturate too; lock_waits on the database is what tells the two apart.
+        for client in ctx.topo.entities:
+            pool = ctx.baseline_of(client.name, "db_connections_max")
+            if c.name not in client.depends_on or pool is None:
+                continue
+            at = o + rng.randint(60, 180)
+            plan.other_shapes[(client.name, "db_connections_in_use")] = plateau(
+                at, pool.level * rng.uniform(0.85, 1.0), rise_s=120
+            )
+            msg = _POOL_LINES.get(client.software, _POOL_LINES["go"]).format(max=int(pool.level))
+            plan.logs += repeat(
+                ctx,
+                at + 60,
+                ctx.window_end,
+                25,
+                _fixed("ERROR", msg),
+                service=client.name,
+                host=host_of(client),
+            )
     plan.alert = ("PostgresLockWaitsHigh", "warning")
     plan.alert_at = o + rng.randint(60, 400)
     plan.alert_prob = 0.35
@@ -1092,6 +1154,22 @@ def traffic_surge(ctx: FaultContext) -> FaultPlan:
         )
 
     plan.logs += repeat(ctx, o, end or ctx.window_end, 8, line)
+    agent = {
+        "newsletter campaign": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4) utm_source=newsletter",
+        "bot scraping /api/v1/search": "python-requests/2.31.0",
+        "partner batch replay": "partner-sync/1.4 (+https://partner.example.com)",
+        "retry storm from mobile app v4.2": "ShopApp/4.2.0 (Android 14)",
+    }[campaign]
+    plan.logs += repeat(
+        ctx,
+        start,
+        end or ctx.window_end,
+        4,
+        lambda r: (
+            "INFO",
+            f'{logtext.public_ip(r)} "GET /api/v1/{r.choice(("search", "products", "cart"))} HTTP/1.1" {r.choice((200, 200, 429, 503))} ua="{agent}"',
+        ),
+    )
     plan.alert = ("HighRequestRate", "warning")
     plan.alert_at = o + rng.randint(0, 300)
     plan.alert_prob = 0.35
@@ -1131,7 +1209,7 @@ SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "disk_full": (("disk_used_ratio",), r"No space left|NOT_ENOUGH_SPACE|100% full|insufficient|reclaim"),
     "network_latency": (("network_rtt_ms",), r"NIC Link is Up (10|100) Mbps|slow response from"),
     "packet_loss": (("packet_loss_ratio",), r"NIC Link is Down"),
-    "dns_failure": (("error_rate",), r"SERVFAIL|plugin/errors|i/o timeout"),
+    "dns_failure": (("error_rate",), r"SERVFAIL|NXDOMAIN|plugin/errors|i/o timeout"),
     "dependency_down": ((), r"shut|SIGTERM|exit|refused|unavailable|503"),
     "connection_pool_exhaustion": (
         ("db_connections_in_use",),

@@ -103,7 +103,7 @@ def metrics_csv(sc: Scenario, rng: random.Random) -> str:
         if ent.family == "external":
             continue
         for (name, metric), b in ((k, v) for k, v in sc.baselines.items() if k[0] == ent.name):
-            shape = sc.plan.shapes.get(metric) if name == sc.cause.name else None
+            shape = sc.plan.shapes.get(metric) if name == sc.cause.name else sc.plan.other_shapes.get((name, metric))
             phase = rng.uniform(0, 2 * math.pi)
             for t in stamps:
                 if name == sc.cause.name and sc.plan.metrics_stop is not None and t >= sc.plan.metrics_stop:

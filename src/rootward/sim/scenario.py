@@ -307,6 +307,7 @@ def build_scenario(
         window_end=window_end,
         rng=rng,
         baseline=lambda m: baselines.get((cause.name, m)) or draw_baseline(cause.family, m, rng),
+        baseline_of=lambda entity, m: baselines.get((entity, m)),
     )
     plan = FAULTS[fault_type](ctx)
     if not plan.start:

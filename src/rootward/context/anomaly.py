@@ -114,13 +114,22 @@ def _median(values: list[float]) -> float:
     return ordered[mid] if n % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
-def _scale(base: list[float], med: float, full_max: float) -> float:
+def _scale(base: list[float], med: float, full_max: float, quantum: float = 0.0) -> float:
     mad = 1.4826 * _median([abs(v - med) for v in base])
-    return max(mad, 0.05 * abs(med), 1e-3 * full_max, 1e-12)
+    return max(mad, 0.05 * abs(med), 1e-3 * full_max, quantum, 1e-12)
+
+
+def quantum_of(values: list[float]) -> float:
+    """The step of a small integer-valued series (lock waits, connections in use): moving by one step is noise."""
+    distinct = sorted(set(values))
+    if len(distinct) > 20 or any(v != int(v) for v in distinct):
+        return 0.0
+    steps = [b - a for a, b in zip(distinct, distinct[1:], strict=False)]
+    return min(steps) if steps else 0.0
 
 
 def change_point(
-    ts: np.ndarray, vs: np.ndarray, lo: int, hi: int, end: int
+    ts: np.ndarray, vs: np.ndarray, lo: int, hi: int, end: int, family: str = "other"
 ) -> tuple[float, int, float, float, float] | None:
     """Best change point with onset in [lo, hi]: (signed score, onset, baseline median, after median, peak).
 
@@ -129,11 +138,12 @@ def change_point(
     """
     values = vs.tolist()
     full_max = max((abs(v) for v in values), default=0.0)
-    best: tuple[float, int, float, float, float] | None = None
+    quantum = 0.0 if family == "restarts" else quantum_of(values)  # a restart is never noise
     candidates = np.nonzero((ts >= lo) & (ts <= hi))[0].tolist()
     starts = np.searchsorted(ts, ts - BASELINE_SPAN).tolist()
     stops = np.searchsorted(ts, np.minimum(ts + AFTER_SPAN, end), side="right").tolist()
     last = int(np.searchsorted(ts, end, side="right"))
+    scored: list[tuple[float, int, float, float, float]] = []  # (z, k, med, after, scale)
     for k in candidates:
         b0 = starts[k]
         if k - b0 < MIN_BASELINE:
@@ -146,12 +156,24 @@ def change_point(
         base = values[b0:k]
         med = _median(base)
         after = _median(values[k:a1])
-        z = (after - med) / _scale(base, med, full_max)
-        if best is None or abs(z) > abs(best[0]) * 1.05:
-            tail = values[k:last] or [after]
-            peak = max(tail, key=lambda v: abs(v - med))
-            best = (max(-SCORE_CAP, min(SCORE_CAP, z)), int(ts[k]), med, after, peak)
-    return best
+        scale = _scale(base, med, full_max, quantum)
+        z = max(-SCORE_CAP, min(SCORE_CAP, (after - med) / scale))
+        scored.append((z, k, med, after, scale))
+    if not scored:
+        return None
+    top = max(scored, key=lambda c: abs(c[0]))
+    # The change is where the first sample itself leaves the baseline, at or after the
+    # earliest candidate that sees most of the move (a strong step keeps every later
+    # candidate at the cap, so "the best candidate" alone would drift late).
+    sign = 1.0 if top[0] >= 0 else -1.0
+    first = next(c for c in scored if c[0] * sign >= 0.7 * abs(top[0]))
+    z, k, med, after, scale = first
+    onset_k = next(
+        (i for i in range(k, min(len(values), k + len(scored))) if (values[i] - med) * sign / scale >= 4.0), k
+    )
+    tail = values[onset_k:last] or [after]
+    peak = max(tail, key=lambda v: abs(v - med))
+    return (top[0], int(ts[onset_k]), med, after, peak)
 
 
 def _ramp(series: MetricSeries, fired_at: int, end: int) -> ScoredSeries | None:
@@ -177,10 +199,13 @@ def _ramp(series: MetricSeries, fired_at: int, end: int) -> ScoredSeries | None:
     )
 
 
-def score_series(series: MetricSeries, fired_at: int, lookback: int, end: int) -> ScoredSeries | None:
+def score_series(
+    series: MetricSeries, fired_at: int, lookback: int, end: int, latest: int | None = None
+) -> ScoredSeries | None:
     ts = np.asarray(series.timestamps, dtype=np.int64)
     vs = np.asarray(series.values, dtype=float)
-    found = change_point(ts, vs, fired_at - lookback, min(fired_at + 300, end), end)
+    hi = min(max(fired_at, latest or fired_at) + 300, end)
+    found = change_point(ts, vs, fired_at - lookback, hi, end, family_of(series.metric))
     if found is None:
         return None
     z, onset, base, after, peak = found
@@ -276,14 +301,20 @@ def detect_anomalies(
     entities: set[str] | None = None,
     lookback: int = 6 * 60,
     threshold: float = DEFAULT_THRESHOLD,
+    latest: int | None = None,
 ) -> tuple[list[Anomaly], list[ScoredSeries]]:
-    """Anomalous series of `entities` (all when None), strongest first, plus every series' score."""
+    """Anomalous series of `entities` (all when None), strongest first, plus every series' score.
+
+    Onsets are searched from `lookback` before the first alert (`fired_at`) to a
+    few minutes after the last one (`latest`): in an alert storm the alert that
+    fired first is not always the one about the fault.
+    """
     chosen = [s for s in series if entities is None or s.service in entities]
     raw = {(s.service, s.metric): s for s in chosen}
     scored: list[ScoredSeries] = []
     anomalies: list[Anomaly] = []
     for s in [*chosen, *_per_request(chosen)]:
-        sc = score_series(s, fired_at, lookback, end)
+        sc = score_series(s, fired_at, lookback, end, latest)
         ramp = _ramp(s, fired_at, end)
         if ramp is not None and (sc is None or sc.score < threshold or ramp.onset < sc.onset):
             sc = ramp

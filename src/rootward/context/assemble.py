@@ -28,6 +28,7 @@ from rootward.domain.topology import Topology
 from rootward.sources.base import SourceSet, SourceUnavailable
 
 MAX_KNOWLEDGE = 8
+MAX_GROUP_SPAN = timedelta(minutes=30)
 
 
 class AlertItem(BaseModel):
@@ -150,6 +151,12 @@ def assemble_context(
     alerts = _alert_items(sources.alerts.alerts())
     alerting = list(dict.fromkeys(a.service for a in alerts))
     window = incident_window(meta.fired_at, before=before, after=after)
+    # Alerts that join the group later stretch the window (bounded: a group is one incident).
+    last_alert = max(
+        [a.starts_at for a in alerts if a.starts_at <= meta.fired_at + MAX_GROUP_SPAN], default=meta.fired_at
+    )
+    if last_alert + after > window.end:
+        window = window.model_copy(update={"end": last_alert + after})
     data_start = min(meta.window_start, window.baseline_start - timedelta(minutes=30))
     data_end = max(meta.window_end, window.end)
 
@@ -179,7 +186,11 @@ def assemble_context(
     members = set(scope.entities)
 
     anomalies, scored = detect_anomalies(
-        series, fired_at=int(meta.fired_at.timestamp()), end=int(window.end.timestamp()), entities=members
+        series,
+        fired_at=int(meta.fired_at.timestamp()),
+        end=int(window.end.timestamp()),
+        entities=members,
+        latest=int(last_alert.timestamp()),
     )
     # Slow climbs (leaks) start long before the incident; its onset is where things broke.
     onset = derive_onset([(a.onset, a.score) for a in anomalies if a.shape != "ramp"])

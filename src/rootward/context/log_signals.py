@@ -62,8 +62,10 @@ def _injection_check() -> Callable[[str], bool]:
         from rootward.context import injection
     except (ImportError, SyntaxError):  # the guard is optional; without it nothing is dropped
         return lambda _message: False
-    check = getattr(injection, "looks_like_injection", None) or getattr(injection, "is_injection", None)
-    return check if callable(check) else (lambda _message: False)
+    rule = getattr(injection, "injection_rule", None)
+    if callable(rule):
+        return lambda message: rule(message) is not None
+    return lambda _message: False
 
 
 def _sample(records: list[LogRecord], cap: int) -> list[LogRecord]:

@@ -37,6 +37,12 @@ from rootward.engine.signatures import Signature, classify, log_matches
 MIN_HYPOTHESES = 3
 MAX_HYPOTHESES = 7
 VICTIM_FACTOR = 0.35
+# Faults of a shared resource (host, disk, network, resolver) that show the same way in
+# everything on it. "Unreachable", "errors" and "timeouts" are not among them: they say
+# something failed, not what.
+SHARED_FAULTS = frozenset(
+    {"disk_full", "oom_kill", "memory_leak", "cpu_saturation", "packet_loss", "dns_failure", "certificate_expiry"}
+)
 
 
 @dataclass
@@ -96,11 +102,21 @@ def _borrowed(
         by_fault: dict[str, set[str]] = {}
         for p in sick:
             for fault in log_matches(p.own_logs):
-                by_fault.setdefault(fault, set()).add(p.entity)
+                if fault in SHARED_FAULTS:
+                    by_fault.setdefault(fault, set()).add(p.entity)
         shared = {f for f, who in by_fault.items() if len(who) >= 2}
         for p in sick:
             borrowed += [s for s in p.own_logs if any(f in shared for f in log_matches([s]))]
     return borrowed
+
+
+def _own_change_explains(p: EntityProfile) -> bool:
+    matched = log_matches(p.own_logs)
+    return any(
+        (c.kind == "deploy" and "deploy_regression" in matched)
+        or (c.kind in ("config", "feature_flag") and "config_error" in matched)
+        for c in p.changes
+    )
 
 
 def _points_at(profile: EntityProfile, dependency: str) -> bool:
@@ -142,6 +158,8 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             if not d_evidence:
                 continue
             stronger = dp.resource_strength >= 0.35 and dp.resource_strength > p.resource_strength + 0.1
+            if not stronger and _own_change_explains(p):
+                continue  # it changed just before and fails the way that change would: its own change explains it
             if _points_at(p, d) or stronger:
                 victim_of = d
                 break
@@ -165,7 +183,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             if own_error_series
             else [a for r in callers if r in profiles for a in profiles[r].symptoms if a.family == "errors"]
         )
-        sigs = classify(p, b, onset=incident_onset, reach_errors=reach_errors)
+        sigs = classify(p, b, onset=incident_onset, reach_errors=reach_errors, changes_recorded=bool(ctx.changes))
         out.append(EntityScore(e, score, own, coverage, victim_of, sigs, reasons))
     out.sort(key=lambda s: (-s.score, s.entity))
     return out

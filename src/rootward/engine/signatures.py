@@ -56,7 +56,8 @@ LOG_SIGNATURES: dict[str, re.Pattern[str]] = {
     "cpu_saturation": re.compile(r"throttl|cpu|high load|run queue", re.I),
     "config_error": re.compile(
         r"config|invalid (value|setting|option)|missing (key|setting|env)|unknown (option|flag|key)|feature flag|"
-        r"parse error",
+        r"parse error|authentication failed|invalid credentials|permission denied|unauthori[sz]ed|access denied|"
+        r"forbidden|\b40[13]\b",
         re.I,
     ),
     "deploy_regression": re.compile(
@@ -113,6 +114,8 @@ LATE_S = 120
 # A climb that began this long before the onset was building up to it (a leak, a filling disk).
 LONG_RAMP_S = 10 * 60
 METRIC_SPECIFICITY: dict[str, float] = {"cpu_saturation": 0.9}
+# Entity kinds of the spec whose failure has one typical form.
+KIND_HINTS: dict[str, str] = {"dns": "dns_failure"}
 
 
 def classify(
@@ -121,6 +124,7 @@ def classify(
     *,
     onset: int | None = None,
     reach_errors: list[Anomaly] | None = None,
+    changes_recorded: bool = False,
 ) -> list[Signature]:
     """Fault types for a fault *at* this entity, best first, each with its evidence.
 
@@ -129,7 +133,10 @@ def classify(
     dependency without telemetry has, and weaker when the entity speaks for
     itself. `reach_errors` are error-rate rises of its callers, standing in for
     an error series the entity lacks: a code fault shows as errors, while
-    saturation and delay show as latency.
+    saturation and delay show as latency. `changes_recorded` says whether the
+    change history of the scope holds anything at all: when it does and shows no
+    deploy of this entity, errors alone are weak evidence of a bad deploy; when it
+    is empty (nothing records deploys), errors are all we have.
     """
     sig: dict[str, Signature] = {}
 
@@ -211,6 +218,8 @@ def classify(
     latency = [a for a in profile.symptoms if a.family == "latency"]
     if errors and not mechanism_in_logs and profile.deployable:
         w = 0.3 + 0.3 * strength(errors[0].score)
+        if changes_recorded and not any(c.kind == "deploy" for c in profile.changes):
+            w *= 0.35
         add(
             "deploy_regression",
             w * (0.5 if resource_cause else 1.0),
@@ -224,6 +233,9 @@ def classify(
             [latency[0].evidence],
             "latency rose with no resource cause and no errors of its own",
         )
+    hinted = KIND_HINTS.get(profile.kind.lower())
+    if hinted and (profile.abnormal or borrowed):
+        add(hinted, 0.5, [a.evidence for a in profile.symptoms[:1]], f"a {profile.kind} failing fails this way")
     if not sig and (profile.symptoms or profile.own_logs or borrowed):
         logs = profile.own_logs + (borrowed or [])
         ev = [a.evidence for a in profile.symptoms[:1]] + [s.evidence for s in logs[:1]]

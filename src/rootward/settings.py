@@ -165,6 +165,11 @@ class RuntimeSettings(Section):
     heartbeat_s: float = Field(default=5, gt=0, description="How often a worker renews its leases.")
     workers: int = Field(default=2, ge=0, description="In-process workers of `rootward serve`.")
     poll_s: float = Field(default=0.2, gt=0, description="Idle queue poll interval.")
+    pipeline: Literal["investigation", "placeholder"] = Field(
+        default="investigation",
+        description="`investigation`: snapshot, engine, record, act, notify. `placeholder`: bookkeeping "
+        "steps only (runtime tests and demos of the queue).",
+    )
 
 
 class ServerSettings(Section):

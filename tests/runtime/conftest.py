@@ -28,7 +28,7 @@ def session_factory(engine: Engine) -> sessionmaker[Session]:
 
 def runtime_settings(db_url: str, **runtime: Any) -> Settings:
     """Settings for a test database with runtime overrides (fast leases and polls by default)."""
-    values: dict[str, Any] = {"lease_s": 2, "heartbeat_s": 0.2, "poll_s": 0.05, "workers": 2}
+    values: dict[str, Any] = {"lease_s": 2, "heartbeat_s": 0.2, "poll_s": 0.05, "workers": 2, "pipeline": "placeholder"}
     values.update(runtime)
     return Settings(
         database=DatabaseSettings(url=db_url),

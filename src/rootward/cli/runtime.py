@@ -119,15 +119,22 @@ def show_investigation(
     as_json: JsonOption = False,
 ) -> None:
     """One investigation: status, lease, error and every step with its checkpoint time."""
-    from rootward.runtime.pipeline import default_pipeline
+    from rootward.runtime.pipeline import DEFAULT_STEP_NAMES
     from rootward.runtime.reports import find_job, job_report
 
-    with _session(_settings(config)) as session:
+    settings = _settings(config)
+    if settings.runtime.pipeline == "placeholder":
+        names = DEFAULT_STEP_NAMES
+    else:
+        from rootward.runtime.investigation_steps import step_names
+
+        names = step_names()
+    with _session(settings) as session:
         job = find_job(session, job_id)
         if job is None:
             typer.echo(f"no investigation {job_id!r}", err=True)
             raise typer.Exit(1)
-        report = job_report(session, job, default_pipeline().names)
+        report = job_report(session, job, names)
     if as_json:
         typer.echo(json.dumps(report.as_dict(), indent=2))
         return

@@ -37,6 +37,15 @@ from rootward.store.jobs import utcnow
 log = logging.getLogger(__name__)
 
 
+def pipeline_for(settings: Settings, session_factory: sessionmaker[Session]) -> Pipeline:
+    """The configured pipeline: the real investigation, or bookkeeping placeholders."""
+    if settings.runtime.pipeline == "placeholder":
+        return default_pipeline()
+    from rootward.runtime.investigation_steps import InvestigationSteps
+
+    return InvestigationSteps(settings, session_factory).pipeline()
+
+
 def new_worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
 
@@ -55,7 +64,7 @@ class WorkerPool:
     ) -> None:
         self.runtime: RuntimeSettings = settings.runtime
         self.session_factory = session_factory
-        self.pipeline = pipeline or default_pipeline()
+        self.pipeline = pipeline or pipeline_for(settings, session_factory)
         self.concurrency = self.runtime.workers if concurrency is None else concurrency
         if self.concurrency < 0:
             raise ValueError("concurrency must not be negative")

@@ -336,6 +336,7 @@ class Bundle:
     changes: list[Change] | None = None
     documents: list[Document] | None = None
     missing: list[str] = field(default_factory=list)
+    gap_reasons: dict[str, str] = field(default_factory=dict)  # from gaps.json of a live snapshot
     _tmp: Any = field(default=None, repr=False)
 
     @property
@@ -343,7 +344,7 @@ class Bundle:
         return self.meta.id
 
     def gaps(self) -> list[str]:
-        return [f"{name}: source missing from bundle" for name in self.missing]
+        return [f"{name}: {self.gap_reasons.get(name, 'source missing from bundle')}" for name in self.missing]
 
 
 def _extract_tar(path: Path) -> tuple[Path, tempfile.TemporaryDirectory[str]]:
@@ -381,6 +382,13 @@ def load_bundle(path: str | Path) -> Bundle:
     meta = parse_incident(_read_text(root, "incident.yaml"))
     payloads, alerts = parse_alerts(_read_text(root, "alerts.json"))
     bundle = Bundle(root=root, meta=meta, alert_payloads=payloads, alerts=alerts, _tmp=tmp)
+    if (root / "gaps.json").is_file():
+        try:
+            reasons = json.loads(_read_text(root, "gaps.json"))
+        except json.JSONDecodeError as exc:
+            raise BundleError(f"gaps.json line {exc.lineno}: not valid JSON ({exc.msg})") from None
+        if isinstance(reasons, dict):
+            bundle.gap_reasons = {str(k): str(v) for k, v in reasons.items()}
     if (root / "topology.yaml").is_file():
         bundle.topology = parse_topology(_read_text(root, "topology.yaml"))
     else:

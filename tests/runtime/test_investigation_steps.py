@@ -1,0 +1,113 @@
+"""The live pipeline end to end in-process: alerts accepted by the router, a job,
+the snapshot of (here: bundle-backed) sources, the engine, record, act, notify."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from rootward.ingest.accept import accept_alerts
+from rootward.runtime.investigation_steps import InvestigationSteps, step_names
+from rootward.runtime.pipeline import State
+from rootward.settings import load_settings
+from rootward.sources.bundle import bundle_sources, load_bundle
+from rootward.store.approvals import ApprovalRow
+from rootward.store.audit import verify_chain
+from rootward.store.db import make_engine, make_session_factory
+from rootward.store.investigations import InvestigationRow
+from rootward.store.jobs import Job
+from rootward.store.migrate import upgrade
+from rootward.store.outbox import OutboxRow
+from tests.conftest import EXAMPLES
+
+BUNDLE = EXAMPLES / "shop-connection-pool-exhaustion-00"
+
+
+def _run(steps: InvestigationSteps, state: State) -> State:
+    for step in steps.pipeline().steps:
+        state = step.run(state)
+        json.dumps(state)  # every checkpoint must be JSON
+    return state
+
+
+@pytest.fixture
+def env(tmp_path: Path):  # type: ignore[no-untyped-def]
+    if not BUNDLE.is_dir():
+        pytest.skip("shared examples missing")
+    url = f"sqlite:///{tmp_path / 'rw.db'}"
+    upgrade(url)
+    sessions = make_session_factory(make_engine(url))
+    settings = load_settings(
+        data_dir=tmp_path,
+        database={"url": url},
+        intake={"auth": "none"},
+        notify={"webhooks": [{"name": "pager", "url": "http://127.0.0.1:9/hook", "secret": "s"}]},
+    )
+    bundle = load_bundle(BUNDLE)
+    accepted = accept_alerts(sessions, bundle.alerts, source="alertmanager", settings=settings.router)
+    with sessions() as s:
+        jobs = list(s.scalars(select(Job)))
+    return settings, sessions, bundle, accepted, jobs
+
+
+def test_group_is_snapshotted_investigated_recorded_and_notified(env) -> None:  # type: ignore[no-untyped-def]
+    settings, sessions, bundle, accepted, jobs = env
+    assert jobs, "the router queued no investigation"
+    job = next(j for j in jobs if j.tier in ("L1", "L2"))
+    steps = InvestigationSteps(settings, sessions, sources=bundle_sources(bundle))
+    assert steps.pipeline().names == step_names()
+    state = _run(steps, {"job_id": job.id, "group_id": job.group_id, "tier": job.tier, "priority": job.priority})
+
+    snapshot = load_bundle(state["bundle_path"])
+    assert snapshot.missing == [] and len(snapshot.logs or []) > 0
+    assert state["final"]["status"] in ("validated", "inconclusive")
+    assert state["final"]["hypotheses"], "the engine produced no hypothesis on the snapshot"
+    with sessions() as s:
+        row = s.get(InvestigationRow, job.id)
+        assert row is not None and row.group_id == job.group_id and row.evidence_data
+        outbox = list(s.scalars(select(OutboxRow)))
+        assert [o.channel for o in outbox] == ["pager"]
+        assert outbox[0].payload["investigation_id"] == job.id
+        assert verify_chain(s).ok
+
+
+def test_rerunning_the_writing_steps_after_a_crash_writes_nothing_twice(env) -> None:  # type: ignore[no-untyped-def]
+    settings, sessions, bundle, accepted, jobs = env
+    job = jobs[0]
+    steps = InvestigationSteps(settings, sessions, sources=bundle_sources(bundle))
+    state = _run(steps, {"job_id": job.id, "group_id": job.group_id, "tier": job.tier, "priority": job.priority})
+    by_name = {s.name: s for s in steps.pipeline().steps}
+    for name in ("record", "notify"):  # a worker died after the write, before the checkpoint
+        by_name[name].run(state)
+    with sessions() as s:
+        assert len(list(s.scalars(select(InvestigationRow)))) == 1
+        assert len(list(s.scalars(select(OutboxRow)))) == 1
+        approvals = list(s.scalars(select(ApprovalRow)))
+        assert len(approvals) <= 1
+
+
+def test_engine_failure_still_records_and_notifies(env, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    settings, sessions, bundle, accepted, jobs = env
+    import rootward.engine.investigation as engine
+
+    def boom(state: State) -> State:
+        raise RuntimeError("metrics API returned 503")
+
+    monkeypatch.setattr(engine, "STAGES", (("assemble_context", boom), *engine.STAGES[1:]))
+    import rootward.runtime.investigation_steps as live
+
+    monkeypatch.setattr(live, "STAGES", engine.STAGES)
+    job = jobs[0]
+    steps = InvestigationSteps(settings, sessions, sources=bundle_sources(bundle))
+    state = {"job_id": job.id, "group_id": job.group_id, "tier": job.tier, "priority": job.priority}
+    for step in steps.pipeline().steps:
+        state = step.run(state)
+    assert state["final"]["status"] == "failed"
+    assert any("metrics API returned 503" in g for g in state["final"]["gaps"])
+    with sessions() as s:
+        [note] = list(s.scalars(select(OutboxRow)))
+        assert note.payload["summary_source"] == "template"
+        assert any("503" in f for f in note.payload["facts"])

@@ -20,7 +20,7 @@ from rootward import __version__
 from rootward.ingest.writer import IntakeWriter
 from rootward.settings import Settings
 from rootward.store.db import make_engine, make_session_factory
-from rootward.web import approvals, changes, console, health, intake
+from rootward.web import approvals, changes, console, health, intake, metrics
 
 
 def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
@@ -52,5 +52,6 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(changes.router)
     app.include_router(approvals.router)
     app.include_router(console.router)
+    app.include_router(metrics.router)
     app.mount("/static", StaticFiles(directory=str(Path(console.__file__).parent / "static")), name="static")
     return app

@@ -1,0 +1,1 @@
+"""Operational telemetry: Prometheus metrics computed from the database, and OpenTelemetry spans."""

@@ -174,7 +174,7 @@ def _cpu_seconds(pid: int) -> float:
 def _wait_healthy(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
     import httpx
 
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"rootward serve exited: {log.read_text()[-2000:]}")
@@ -184,7 +184,7 @@ def _wait_healthy(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
         except httpx.TransportError:
             pass
         time.sleep(0.2)
-    raise RuntimeError("rootward serve did not come up within 60 s")
+    raise RuntimeError("rootward serve did not come up within 120 s")
 
 
 def _count(url: str, table: str) -> int:

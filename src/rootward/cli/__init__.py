@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "graph",  # graph seed|show|deps|blast-radius|backtest (world model)
     "actions",  # executor, approvals, users, tokens (action ladder)
     "console",  # import (record bundle investigations for the console)
+    "costs",  # costs --by service|model|provider (LLM spend)
 )
 
 

@@ -146,10 +146,11 @@ class LocalEmbedder:
         self._model()
 
     def _model(self) -> _LoadedModel:
-        if self._model_path is not None and self._tokenizer_path is not None:
-            return _load(self._model_path, self._tokenizer_path)
-        model, tokenizer = local_model_files()
-        return _load(self._model_path or model, self._tokenizer_path or tokenizer)
+        if self._model_path is None or self._tokenizer_path is None:
+            model, tokenizer = local_model_files()
+            self._model_path = self._model_path or model
+            self._tokenizer_path = self._tokenizer_path or tokenizer
+        return _load(self._model_path, self._tokenizer_path)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:

@@ -29,7 +29,7 @@ from rootward.store.knowledge import (
     all_chunks,
     delete_documents,
     document_hashes,
-    get_document,
+    documents_of,
     vector_from_bytes,
     vector_to_bytes,
 )
@@ -77,40 +77,15 @@ def scan_directory(root: Path) -> list[Document]:
 
 
 def _embed(chunks: list[IndexedChunk], embedder: Embedder | None) -> tuple[np.ndarray | None, str | None]:
-    if embedder is None or not chunks:
-        return None, None if embedder else "no embedder"
+    """All chunks of one ingest in one call, so the embedder batches across documents."""
+    if embedder is None:
+        return None, "no embedder"
+    if not chunks:
+        return None, None
     try:
         return embedder.embed([c.search_text() for c in chunks]), None
     except EmbeddingUnavailable as exc:
         return None, str(exc)
-
-
-def _store(
-    session: Session, source: str, path: str, raw: str, digest: str, embedder: Embedder | None
-) -> tuple[int, str | None]:
-    doc = parse_document(path, raw)
-    chunks = chunk_document(doc)
-    vectors, problem = _embed(chunks, embedder)
-    row = get_document(session, source, path)
-    if row is None:
-        row = KnowledgeDocumentRow(source=source, path=path)
-        session.add(row)
-    row.kind, row.title = doc.kind, doc.title
-    row.services, row.monitors, row.updated = list(doc.services), list(doc.monitors), doc.updated
-    row.content_hash, row.raw = digest, raw
-    row.chunks.clear()
-    session.flush()
-    for c, i in zip(chunks, range(len(chunks)), strict=True):
-        row.chunks.append(
-            KnowledgeChunkRow(
-                chunk_no=c.chunk,
-                text=c.text,
-                tokens=c.tokens,
-                model_id=embedder.model_id if vectors is not None and embedder else None,
-                vector=vector_to_bytes(vectors[i]) if vectors is not None else None,
-            )
-        )
-    return (len(chunks) if vectors is not None else 0), problem
 
 
 def ingest_files(
@@ -127,16 +102,44 @@ def ingest_files(
     model_id = embedder.model_id if embedder else None
     with sessions.begin() as session:
         known = document_hashes(session, source)
+        todo: list[tuple[str, str, str, Document, list[IndexedChunk]]] = []
         for path, raw in sorted(files.items()):
             digest = content_hash(raw)
             previous = known.get(path)
             if previous is not None and previous[0] == digest and (previous[1] == model_id or model_id is None):
                 report.unchanged.append(path)
                 continue
-            embedded, problem = _store(session, source, path, raw, digest, embedder)
-            report.embedded_chunks += embedded
-            report.degraded = report.degraded or problem
+            doc = parse_document(path, raw)
+            todo.append((path, raw, digest, doc, chunk_document(doc)))
             (report.changed if previous is not None else report.added).append(path)
+        all_new = [c for *_, chunks in todo for c in chunks]
+        vectors, report.degraded = _embed(all_new, embedder)
+        if vectors is not None:
+            report.embedded_chunks = len(all_new)
+        rows = documents_of(session, source, [path for path, *_ in todo if path in known])
+        offset = 0
+        for path, raw, digest, doc, chunks in todo:
+            row = rows.get(path)
+            if row is None:
+                row = KnowledgeDocumentRow(source=source, path=path)
+                session.add(row)
+            else:
+                row.chunks.clear()
+                session.flush()  # old chunk rows go before new ones reuse their numbers
+            row.kind, row.title = doc.kind, doc.title
+            row.services, row.monitors, row.updated = list(doc.services), list(doc.monitors), doc.updated
+            row.content_hash, row.raw = digest, raw
+            for c in chunks:
+                row.chunks.append(
+                    KnowledgeChunkRow(
+                        chunk_no=c.chunk,
+                        text=c.text,
+                        tokens=c.tokens,
+                        model_id=model_id if vectors is not None else None,
+                        vector=vector_to_bytes(vectors[offset]) if vectors is not None else None,
+                    )
+                )
+                offset += 1
         if remove_missing:
             report.removed = sorted(set(known) - set(files))
             delete_documents(session, source, report.removed)

@@ -13,10 +13,10 @@ from datetime import date
 RRF_K = 60
 STALE_AFTER_DAYS = 90
 STALE_FACTOR = 0.7  # a stale runbook keeps 70% of its score: lower, still retrievable
-SERVICE_MATCH_FACTOR = 1.35
-EXACT_MATCH_FACTOR = 1.5
+SERVICE_MATCH_FACTOR = 1.15  # on top of the service-restricted rankings fused in
+EXACT_MATCH_FACTOR = 2.5  # the error code the engineer typed, literally present
 NEGATED_FACTOR = 0.35
-RUNBOOK_FACTOR = 1.2  # a runbook says what to do; a postmortem of the same fault ranks just behind it
+RUNBOOK_FACTOR = 1.4  # a runbook says what to do; postmortems of the same fault rank just behind it
 RECENCY_WEIGHT = 0.1  # a runbook updated today gets up to +10%
 RECENCY_HALF_LIFE_DAYS = 180
 

@@ -38,8 +38,10 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MAX_CHUNKS = 8
 DEFAULT_MAX_TOKENS = 4096
-CANDIDATES = 50  # per retriever, before fusion
+CANDIDATES = 100  # per retriever, before fusion
 PER_DOCUMENT = 2  # chunks of one document in one result list
+SIMILAR = 0.85  # cosine above which a hit counts as a near-duplicate of a chosen one
+DIVERSITY = 0.3  # an exact duplicate of a chosen hit keeps 70% of its score
 EXCERPT_CHARS = 300
 
 
@@ -73,7 +75,12 @@ class KnowledgeIndex:
         self._vectors = vectors if embedder is not None else None
         self._embedder = embedder if vectors is not None else None
         self.degraded = degraded if degraded or self._embedder is not None else "no embedder: BM25 only"
-        self._known_services = frozenset(s for c in self.chunks for s in c.services)
+        by_service: dict[str, list[int]] = {}
+        for i, c in enumerate(self.chunks):
+            for service in c.services:
+                by_service.setdefault(service, []).append(i)
+        self._by_service = {s: np.array(ix, dtype=np.int64) for s, ix in by_service.items()}
+        self._known_services = frozenset(self._by_service)
 
     # -- building ------------------------------------------------------------
 
@@ -115,7 +122,9 @@ class KnowledgeIndex:
         except EmbeddingUnavailable as exc:
             log.warning("knowledge: query embedding failed (%s); BM25 only for this query", exc)
             return None
-        return np.asarray(self._vectors @ query_vec, dtype=np.float32)
+        # einsum, not BLAS: a 1,600×384 product is ~1 ms single-threaded, while BLAS threads spin
+        # for tens of ms on a busy two-core machine
+        return np.einsum("ij,j->i", self._vectors, query_vec.astype(np.float32, copy=False))
 
     def search(
         self, query: str, *, services: Sequence[str] = (), k: int = 8, now: date | None = None
@@ -124,16 +133,20 @@ class KnowledgeIndex:
         now = now or date.today()
         parsed = parse_query(query)
         tokens = tokenize(parsed.text)
+        wanted = list(services) + [s for s in self._known_services if s in tokens and s not in services]
         lexical = self._lexical.scores(tokens)
-        rankings = [top_indices(lexical, CANDIDATES)]
         dense = self._dense_scores(parsed.text)
-        if dense is not None:
-            rankings.append(top_indices(dense, CANDIDATES))
+        scores = [lexical] if dense is None else [lexical, dense]
+        rankings = [top_indices(x, CANDIDATES) for x in scores]
+        if wanted:
+            # the same retrievers restricted to the services in question: among twenty near-identical
+            # "disk full" runbooks, the one for the alerting service must reach the fusion at all
+            mask = self._service_mask(wanted)
+            rankings += [top_indices(np.where(mask, x, 0.0), CANDIDATES) for x in scores]
         fused = reciprocal_rank_fusion(rankings)
         if not fused:
             return []
 
-        wanted = list(services) + [s for s in self._known_services if s in tokens and s not in services]
         exact = [tokenize(term) for term in parsed.exact]
         negated = [tokenize(phrase) for phrase in parsed.negated]
         scored: list[tuple[float, int]] = []
@@ -147,18 +160,40 @@ class KnowledgeIndex:
                 score *= NEGATED_FACTOR
             scored.append((score, i))
         scored.sort(key=lambda pair: (-pair[0], pair[1]))
+        return [self._hit(self.chunks[i], score, now) for score, i in self._diversify(scored, k)]
 
-        hits: list[KnowledgeHit] = []
+    def _diversify(self, scored: list[tuple[float, int]], k: int) -> list[tuple[float, int]]:
+        """Greedy selection that discounts near-duplicates of what is already chosen (MMR-style),
+        at most PER_DOCUMENT chunks of a document: five copies of one postmortem template must
+        not push the runbook out of the top five."""
+        pool = scored[: max(k * 8, 40)]
+        vectors = None if self._vectors is None else self._vectors[[i for _, i in pool]]
+        max_sim = np.zeros(len(pool), dtype=np.float32)
+        taken = np.zeros(len(pool), dtype=bool)
         per_doc: dict[str, int] = {}
-        for score, i in scored:
-            c = self.chunks[i]
-            if per_doc.get(c.path, 0) >= PER_DOCUMENT:
+        chosen: list[tuple[float, int]] = []
+        base = np.array([s for s, _ in pool], dtype=np.float64)
+        while len(chosen) < k and not taken.all():
+            adjusted = base * (1.0 - DIVERSITY * np.clip((max_sim - SIMILAR) / (1.0 - SIMILAR), 0.0, 1.0))
+            adjusted[taken] = -np.inf
+            j = int(np.argmax(adjusted))
+            taken[j] = True
+            i = pool[j][1]
+            path = self.chunks[i].path
+            if per_doc.get(path, 0) >= PER_DOCUMENT:
                 continue
-            per_doc[c.path] = per_doc.get(c.path, 0) + 1
-            hits.append(self._hit(c, score, now))
-            if len(hits) >= k:
-                break
-        return hits
+            per_doc[path] = per_doc.get(path, 0) + 1
+            chosen.append((float(adjusted[j]), i))
+            if vectors is not None:
+                np.maximum(max_sim, vectors @ vectors[j], out=max_sim)
+        return chosen
+
+    def _service_mask(self, services: Sequence[str]) -> np.ndarray:
+        mask = np.zeros(len(self.chunks), dtype=bool)
+        for service in services:
+            if service in self._by_service:
+                mask[self._by_service[service]] = True
+        return mask
 
     def team_notes(self, services: Sequence[str], now: date | None = None) -> list[KnowledgeHit]:
         """Every chunk of `bits/` notes for the given services, in service order."""

@@ -62,3 +62,41 @@ def test_vectors_of_another_model_load_as_bm25_only(migrated_db_url: str, tmp_pa
     report = ingest_directory(sessions, root, HashingEmbedder(dim=128))
     assert report.changed == ["runbooks/pool.md"]
     assert load_index(sessions, HashingEmbedder(dim=128)).degraded is None
+
+
+def test_watch_picks_up_a_changed_runbook_within_seconds(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    from rootward.knowledge.ingest import IngestReport, watch_directory
+    from rootward.store.base import Base
+
+    root = tmp_path / "kb"
+    _write(root, "runbooks/pool.md", POOL)
+    engine = make_engine(f"sqlite:///{tmp_path / 'kb.db'}")
+    Base.metadata.create_all(engine)
+    sessions = make_session_factory(engine)
+    reports: list[IngestReport] = []
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=watch_directory,
+        args=(sessions, root, HashingEmbedder(), reports.append),
+        kwargs={"interval_s": 0.05, "stop": stop.is_set},
+        daemon=True,
+    )
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not reports and time.monotonic() < deadline:
+            time.sleep(0.02)
+        _write(root, "runbooks/pool.md", POOL.replace("PAY-E4417", "PAY-E7777") + "\nMore.\n")
+        changed_at = time.monotonic()
+        while len(reports) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        stop.set()
+        thread.join(5)
+    assert reports[0].added == ["runbooks/pool.md"]
+    assert reports[1].changed == ["runbooks/pool.md"]
+    assert time.monotonic() - changed_at < 5
+    assert load_index(sessions, HashingEmbedder()).search("PAY-E7777", now=NOW)[0].path == "runbooks/pool.md"

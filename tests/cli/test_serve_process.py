@@ -39,7 +39,7 @@ def server(migrated_db_url: str, tmp_path: Path) -> Iterator[str]:
         "ROOTWARD_DATA_DIR": str(tmp_path),
         "ROOTWARD_DATABASE_URL": migrated_db_url,
         "ROOTWARD_INTAKE__TOKEN": TOKEN,
-        "ROOTWARD_RUNTIME__WORKERS": "1",
+        "ROOTWARD_RUNTIME__WORKERS": "0",  # intake only: investigations queue, none run here
         "ROOTWARD_SERVER__LOG_LEVEL": "warning",
     }
     env.pop("ROOTWARD_CONFIG", None)

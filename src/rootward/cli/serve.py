@@ -55,6 +55,24 @@ def _start_workers(settings: Settings, sessions: Any) -> Any:
     return pool
 
 
+def _start_background(settings: Settings, sessions: Any, stop: threading.Event) -> list[threading.Thread]:
+    """Outbox delivery, Matrix approvals and approval expiry, beside the API."""
+    from rootward.actions.approvals import expire_due
+    from rootward.notify.dispatch import start_background
+
+    def expire_approvals(stop: threading.Event) -> None:
+        while not stop.wait(30):
+            with sessions() as session, session.begin():
+                expire_due(session)
+
+    loops = [expire_approvals]
+    if settings.notify.matrix is not None:
+        from rootward.actions.matrix_approvals import MatrixApprovals
+
+        loops.append(MatrixApprovals(settings.notify.matrix, sessions).run)
+    return start_background(settings.notify, sessions, stop, extra=loops)
+
+
 def _start_demo(url: str, token: str | None, stop: threading.Event) -> threading.Thread | None:
     try:
         feed = importlib.import_module("rootward.sim.demo_feed")
@@ -88,6 +106,7 @@ def serve_command(
     app = create_app(settings)
     pool = _start_workers(settings, app.state.sessions)
     stop = threading.Event()
+    background = _start_background(settings, app.state.sessions, stop)
     demo_thread = None
     if demo:
         client_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
@@ -107,6 +126,8 @@ def serve_command(
         stop.set()
         if demo_thread is not None:
             demo_thread.join(timeout=5)
+        for thread in background:
+            thread.join(timeout=5)
         if pool is not None:
             pool.stop()
 

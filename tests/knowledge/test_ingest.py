@@ -3,6 +3,8 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import pytest
+
 from rootward.knowledge.ingest import ingest_directory, load_index
 from rootward.store.db import make_engine, make_session_factory
 from tests.knowledge.fakes import HashingEmbedder
@@ -50,17 +52,25 @@ def test_unchanged_changed_and_removed_documents(migrated_db_url: str, tmp_path:
     )
 
 
-def test_vectors_of_another_model_load_as_bm25_only(migrated_db_url: str, tmp_path: Path) -> None:
+def test_vectors_of_another_model_are_never_mixed_in(
+    migrated_db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = tmp_path / "kb"
     _write(root, "runbooks/pool.md", POOL)
+    _write(root, "runbooks/disk.md", DISK)
     sessions = make_session_factory(make_engine(migrated_db_url))
     ingest_directory(sessions, root, HashingEmbedder(dim=64))
+    # a few chunks without a usable vector are embedded at load, in memory
+    fresh = HashingEmbedder(dim=128)
+    assert load_index(sessions, fresh).degraded is None and len(fresh.texts) == 2
+    # many: BM25 only, said out loud, until a re-ingest
+    monkeypatch.setattr("rootward.knowledge.ingest.MAX_EMBED_AT_LOAD", 1)
     index = load_index(sessions, HashingEmbedder(dim=128))
     assert index.degraded and "BM25 only" in index.degraded
     assert index.search("pool exhausted", now=NOW)[0].path == "runbooks/pool.md"
     # re-ingesting with the new model re-embeds although the text is unchanged
     report = ingest_directory(sessions, root, HashingEmbedder(dim=128))
-    assert report.changed == ["runbooks/pool.md"]
+    assert report.changed == ["runbooks/disk.md", "runbooks/pool.md"]
     assert load_index(sessions, HashingEmbedder(dim=128)).degraded is None
 
 

@@ -36,6 +36,7 @@ from rootward.store.knowledge import (
 
 log = logging.getLogger(__name__)
 
+MAX_EMBED_AT_LOAD = 256  # chunks without a stored vector that loading may embed itself
 CHUNKER_VERSION = "chunk-v1"  # part of the hash: a new chunker re-chunks everything once
 
 
@@ -170,11 +171,36 @@ def load_index(sessions: sessionmaker[Session], embedder: Embedder | None) -> Kn
             for d, c in rows
         ]
         model_id = embedder.model_id if embedder else None
-        usable = bool(rows) and all(c.vector is not None and c.model_id == model_id for _, c in rows)
-        vectors = np.stack([vector_from_bytes(c.vector) for _, c in rows]) if usable else None  # type: ignore[arg-type]
-    if embedder is not None and vectors is None and chunks:
-        log.warning("knowledge: stored vectors missing or from another model; re-ingest to enable dense search")
-    return KnowledgeIndex.from_chunks(chunks, vectors, embedder if vectors is not None else None)
+        stored = [
+            vector_from_bytes(c.vector) if c.vector is not None and c.model_id == model_id else None for _, c in rows
+        ]
+    return KnowledgeIndex.from_chunks(chunks, *_complete_vectors(chunks, stored, embedder))
+
+
+def _complete_vectors(
+    chunks: list[IndexedChunk], stored: list[np.ndarray | None], embedder: Embedder | None
+) -> tuple[np.ndarray | None, Embedder | None]:
+    """Stored vectors, with the few that are missing (a draft accepted without a model, say)
+    embedded now; many missing means another model: BM25 until the knowledge is re-ingested."""
+    if embedder is None or not chunks:
+        return None, None
+    missing = [i for i, v in enumerate(stored) if v is None]
+    if len(missing) > MAX_EMBED_AT_LOAD:
+        log.warning(
+            "knowledge: %d chunks have no vector of %s; BM25 only until `rootward kb ingest` re-embeds them",
+            len(missing),
+            embedder.model_id,
+        )
+        return None, None
+    if missing:
+        try:
+            fresh = embedder.embed([chunks[i].search_text() for i in missing])
+        except EmbeddingUnavailable as exc:
+            log.warning("knowledge: %s; BM25 only", exc)
+            return None, None
+        for row, i in enumerate(missing):
+            stored[i] = fresh[row]
+    return np.stack([v for v in stored if v is not None]), embedder
 
 
 def _snapshot(root: Path) -> dict[str, tuple[int, int]]:

@@ -171,6 +171,12 @@ def change_point(
     onset_k = next(
         (i for i in range(k, min(len(values), k + len(scored))) if (values[i] - med) * sign / scale >= 4.0), k
     )
+    # An intermittent fault (a flapping link) shows first as isolated excursions before
+    # the median moves: take the earliest one shortly before the sustained move.
+    look = int(np.searchsorted(ts, ts[onset_k] - AFTER_SPAN))
+    early = [i for i in range(max(look, starts[k] + MIN_BASELINE), onset_k) if (values[i] - med) * sign / scale >= 8.0]
+    if len(early) >= 2:  # repeated, not a lone spike
+        onset_k = early[0]
     tail = values[onset_k:last] or [after]
     peak = max(tail, key=lambda v: abs(v - med))
     return (top[0], int(ts[onset_k]), med, after, peak)

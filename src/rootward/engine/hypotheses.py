@@ -110,13 +110,42 @@ def _borrowed(
     return borrowed
 
 
+def _dependencies_within(g: nx.DiGraph, entity: str, profiles: dict[str, EntityProfile]) -> list[str]:
+    """Direct dependencies, and the dependencies of those that have no telemetry of their own
+    (a VM between a service and its hypervisor is often invisible)."""
+    if entity not in g:
+        return []
+    direct = list(g.successors(entity))
+    hosts = [h for h in nx.descendants(g, entity) if _runs_on_chain(g, entity, h)]
+    deeper = hosts + [
+        d2
+        for d in direct
+        if d in profiles and not profiles[d].has_telemetry
+        for d2 in g.successors(d)
+        if d2 not in direct and d2 != entity
+    ]
+    return direct + deeper
+
+
+def _runs_on_chain(g: nx.DiGraph, entity: str, target: str) -> bool:
+    """Whether `target` hosts `entity` through runs_on edges only (service -> VM -> hypervisor)."""
+    node = entity
+    seen = {entity}
+    while True:
+        hosts = [t for t in g.successors(node) if g.edges[node, t].get("relation") == "runs_on"]
+        if not hosts or hosts[0] in seen:
+            return False
+        node = hosts[0]
+        if node == target:
+            return True
+        seen.add(node)
+
+
 def _own_change_explains(p: EntityProfile) -> bool:
     matched = log_matches(p.own_logs)
-    return any(
-        (c.kind == "deploy" and "deploy_regression" in matched)
-        or (c.kind in ("config", "feature_flag") and "config_error" in matched)
-        for c in p.changes
-    )
+    # Only config: its failure words (credentials, invalid settings) are specific, while
+    # "exception" appears in any Java error and cannot tie a failure to a deploy.
+    return any(c.kind in ("config", "feature_flag") and "config_error" in matched for c in p.changes)
 
 
 def _points_at(profile: EntityProfile, dependency: str) -> bool:
@@ -150,7 +179,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             reach |= set(nx.descendants(g, e))
         coverage = 0.6 * len(alerting & reach) / len(alerting) + 0.4 * len(abnormal & reach) / len(abnormal)
         victim_of = None
-        for d in g.successors(e) if e in g else []:
+        for d in _dependencies_within(g, e, profiles):
             dp = profiles.get(d)
             if dp is None:
                 continue

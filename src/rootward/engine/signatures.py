@@ -114,6 +114,8 @@ LATE_S = 120
 # A climb that began this long before the onset was building up to it (a leak, a filling disk).
 LONG_RAMP_S = 10 * 60
 METRIC_SPECIFICITY: dict[str, float] = {"cpu_saturation": 0.9}
+# Restarts this close to a deploy of the same entity are its rollout.
+ROLLOUT_S = 10 * 60
 # Entity kinds of the spec whose failure has one typical form.
 KIND_HINTS: dict[str, str] = {"dns": "dns_failure"}
 
@@ -192,6 +194,10 @@ def classify(
                 w *= 0.3  # a step in memory follows load; a leak climbs
         if family == "restarts" and ("memory" in fams or oom_logged):
             continue
+        if family == "restarts" and any(
+            c.kind == "deploy" and abs(a.onset - int(c.time.timestamp())) <= ROLLOUT_S for c in profile.changes
+        ):
+            continue  # a restart when a deploy rolls out is the rollout, not a crash
         if surge and fault in ("cpu_saturation", "connection_pool_exhaustion"):
             w *= 0.6  # saturation under a surge is the surge's doing
         w *= METRIC_SPECIFICITY.get(fault, 1.0)

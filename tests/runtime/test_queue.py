@@ -15,9 +15,7 @@ from rootward.store.jobs import Job, utcnow
 
 def _enqueue(factory: sessionmaker[Session], group: str, rank: int, at_offset_s: float = 0) -> str:
     with factory() as session:
-        job_id = enqueue_investigation(
-            session, group, rank, "L2", now=utcnow() + timedelta(seconds=at_offset_s)
-        )
+        job_id = enqueue_investigation(session, group, rank, "L2", now=utcnow() + timedelta(seconds=at_offset_s))
         session.commit()
     return job_id
 
@@ -64,9 +62,7 @@ def test_queued_job_past_ttl_is_expired_audited_and_never_claimed(
         assert job.status == "expired"
         assert job.finished_at is not None
         assert job.error and "queue TTL of 600 s" in job.error
-        kinds = session.scalars(
-            select(AuditRow.kind).where(AuditRow.subject == stale).order_by(AuditRow.id)
-        ).all()
+        kinds = session.scalars(select(AuditRow.kind).where(AuditRow.subject == stale).order_by(AuditRow.id)).all()
         assert kinds == ["job.enqueued", "job.expired"]
         assert verify_chain(session).ok
 
@@ -157,8 +153,6 @@ def test_heartbeat_does_not_revive_a_lease_that_ran_out(session_factory: session
         later = now + timedelta(seconds=2)
         leases = [Lease.of(job)]
         assert (
-            heartbeat(
-                session, "w1", host="h", pid=1, slots=1, lease_s=30, started_at=now, leases=leases, now=later
-            )
+            heartbeat(session, "w1", host="h", pid=1, slots=1, lease_s=30, started_at=now, leases=leases, now=later)
             == 0
         )

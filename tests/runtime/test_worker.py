@@ -96,7 +96,7 @@ def test_job_of_a_slot_that_hit_a_database_error_is_not_renewed_and_gets_resumed
     migrated_db_url: str, session_factory: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real_save = execution.save_checkpoint
-    failures = []
+    failures: list[int] = []
 
     def flaky_save(*args: Any, **kwargs: Any) -> None:
         if not failures:

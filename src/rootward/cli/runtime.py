@@ -62,12 +62,11 @@ def worker(
         level=getattr(logging, settings.server.log_level.upper()),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     raise typer.Exit(run_worker_process(settings, concurrency=concurrency))
 
 
-investigations = typer.Typer(
-    help="Investigation jobs: queued, running, done, failed, expired.", no_args_is_help=True
-)
+investigations = typer.Typer(help="Investigation jobs: queued, running, done, failed, expired.", no_args_is_help=True)
 
 
 @investigations.command("list")
@@ -123,6 +122,7 @@ def show_investigation(
     from rootward.runtime.reports import find_job, job_report
 
     settings = _settings(config)
+    names: tuple[str, ...]
     if settings.runtime.pipeline == "placeholder":
         names = DEFAULT_STEP_NAMES
     else:

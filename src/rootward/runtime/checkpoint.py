@@ -59,9 +59,7 @@ def resume_point(session: Session, job_id: str) -> ResumePoint:
     return ResumePoint(last.step_index + 1, dict(last.state))
 
 
-def _guard(
-    session: Session, lease: Lease, now: datetime, *, step_index: int | None = None, **values: Any
-) -> None:
+def _guard(session: Session, lease: Lease, now: datetime, *, step_index: int | None = None, **values: Any) -> None:
     """Apply `values` to the job row only if `lease` is still live; else raise LeaseLost."""
     conditions = [
         Job.id == lease.job_id,
@@ -90,25 +88,31 @@ def save_checkpoint(
     *,
     started_at: datetime,
     lease_s: float,
+    last: bool = False,
     now: datetime | None = None,
 ) -> None:
     """Record step `step_index` as done with its resulting `state`; commits, or raises LeaseLost.
 
-    Completing a step also renews the lease: progress is proof of life.
+    Completing a step also renews the lease: progress is proof of life. With
+    `last`, the same transaction closes the job as `done`, so there is no moment
+    at which every step is checkpointed but the job still looks unfinished.
+
+    Steps are recorded in `investigation_checkpoints` (one row per step, never
+    updated), not in the audit chain: only job transitions are audited there,
+    which keeps the chain's global lock out of the per-step path.
     """
     now = now or utcnow()
     try:
         json.dumps(state)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"step {step_name!r} returned state that is not JSON-serialisable: {exc}") from exc
-    _guard(
-        session,
-        lease,
-        now,
-        step_index=step_index,
-        next_step=step_index + 1,
-        lease_expires_at=now + timedelta(seconds=lease_s),
-    )
+    values: dict[str, Any] = {
+        "next_step": step_index + 1,
+        "lease_expires_at": now + timedelta(seconds=lease_s),
+    }
+    if last:
+        values.update(status="done", finished_at=now, lease_owner=None, lease_expires_at=None)
+    _guard(session, lease, now, step_index=step_index, **values)
     session.add(
         Checkpoint(
             job_id=lease.job_id,
@@ -121,18 +125,13 @@ def save_checkpoint(
             created_at=now,
         )
     )
-    append_audit(
-        session,
-        "job.step_done",
-        lease.job_id,
-        {
-            "step": step_name,
-            "index": step_index,
-            "worker_id": lease.owner,
-            "attempt": lease.attempt,
-            "duration_ms": int((now - started_at).total_seconds() * 1000),
-        },
-    )
+    if last:
+        append_audit(
+            session,
+            "job.done",
+            lease.job_id,
+            {"worker_id": lease.owner, "attempt": lease.attempt, "steps": step_index + 1},
+        )
     session.commit()
 
 

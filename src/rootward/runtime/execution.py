@@ -94,13 +94,22 @@ def run_job(
                 with session_factory() as session:
                     finish_job(session, lease, "failed", error=error)
                 return "failed"
+            last = index == len(pipeline) - 1
             with session_factory() as session:
                 save_checkpoint(
-                    session, lease, index, step.name, new_state, started_at=started, lease_s=lease_s
+                    session,
+                    lease,
+                    index,
+                    step.name,
+                    new_state,
+                    started_at=started,
+                    lease_s=lease_s,
+                    last=last,
                 )
             state = new_state
-        with session_factory() as session:
-            finish_job(session, lease, "done")
+        if point.next_step >= len(pipeline):  # every step was checkpointed before this claim
+            with session_factory() as session:
+                finish_job(session, lease, "done")
         return "done"
     except LeaseLost as exc:
         log.warning("job %s: stopping, %s", job.id, exc)

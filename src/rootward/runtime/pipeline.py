@@ -3,11 +3,12 @@
 Each step is a plain function `state -> new state`; the runtime checkpoints the
 new state after every step (runtime/checkpoint.py), so the state must be
 JSON-serialisable and hold everything later steps need: a resumed worker sees
-nothing but the last checkpoint. The step list is pluggable; the engine
-supplies the real steps through `default_pipeline()`.
+nothing but the last checkpoint. The step list is pluggable: workers run the
+pipeline chosen by `runtime.pipeline` (`runtime/worker.py: pipeline_for`), the
+real investigation (`runtime/investigation_steps.py`) or the placeholders here.
 
-Until the engine fills them in, the default steps are placeholders that do
-honest bookkeeping (what ran, when, on which group) and nothing else. The
+The placeholders do honest bookkeeping (what ran, when) and nothing else; they
+exercise the queue, leases and checkpoints without any data source. The
 environment variable `ROOTWARD_PLACEHOLDER_STEP_S` makes each placeholder
 sleep that long, so tests and demos can stop a worker mid-investigation.
 """
@@ -89,6 +90,6 @@ def placeholder_delay_s() -> float:
 
 
 def default_pipeline() -> Pipeline:
-    """The investigation the workers run; the engine replaces the placeholder bodies here."""
+    """The bookkeeping-only pipeline of `runtime.pipeline: placeholder`, with the investigation's step names."""
     delay = placeholder_delay_s()
     return Pipeline([placeholder_step(name, delay) for name in DEFAULT_STEP_NAMES])

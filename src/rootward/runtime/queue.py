@@ -69,9 +69,7 @@ def enqueue_investigation(
             next_step=0,
         )
     )
-    append_audit(
-        session, "job.enqueued", job_id, {"group_id": group_id, "priority": severity_rank, "tier": tier}
-    )
+    append_audit(session, "job.enqueued", job_id, {"group_id": group_id, "priority": severity_rank, "tier": tier})
     return job_id
 
 
@@ -112,9 +110,7 @@ def running_count(session: Session, *, now: datetime | None = None) -> int:
     """Jobs that hold a live lease right now, across all workers."""
     now = now or utcnow()
     return (
-        session.scalar(
-            select(func.count()).select_from(Job).where(Job.status == "running", Job.lease_expires_at > now)
-        )
+        session.scalar(select(func.count()).select_from(Job).where(Job.status == "running", Job.lease_expires_at > now))
         or 0
     )
 
@@ -230,9 +226,7 @@ def heartbeat(
     beat = session.get(WorkerHeartbeat, worker_id)
     if beat is None:
         session.add(
-            WorkerHeartbeat(
-                worker_id=worker_id, host=host, pid=pid, slots=slots, started_at=started_at, last_beat=now
-            )
+            WorkerHeartbeat(worker_id=worker_id, host=host, pid=pid, slots=slots, started_at=started_at, last_beat=now)
         )
     else:
         beat.last_beat = now

@@ -105,9 +105,7 @@ def job_report(session: Session, job: Job, step_names: tuple[str, ...]) -> JobRe
     """The job and each pipeline step: checkpointed, running now, or still pending."""
     checkpoints = {
         cp.step_index: cp
-        for cp in session.scalars(
-            select(Checkpoint).where(Checkpoint.job_id == job.id).order_by(Checkpoint.step_index)
-        )
+        for cp in session.scalars(select(Checkpoint).where(Checkpoint.job_id == job.id).order_by(Checkpoint.step_index))
     }
     names = list(step_names)
     for index, done in checkpoints.items():  # steps of an older pipeline still show

@@ -82,9 +82,7 @@ class WorkerPool:
         if self._beat is not None:
             raise RuntimeError("worker pool already started")
         self._beat_once()  # visible as alive before the first claim
-        self._beat = threading.Thread(
-            target=self._beat_loop, name=f"rootward-heartbeat-{self.worker_id}", daemon=True
-        )
+        self._beat = threading.Thread(target=self._beat_loop, name=f"rootward-heartbeat-{self.worker_id}", daemon=True)
         self._beat.start()
         for slot in range(self.concurrency):
             thread = threading.Thread(target=self._slot_loop, name=f"rootward-worker-{slot}", daemon=True)
@@ -141,9 +139,7 @@ class WorkerPool:
                     self.outcomes[outcome] += 1
             except Exception:
                 # The database hiccuped: the lease of any job in hand runs out and another worker resumes it.
-                log.exception(
-                    "worker %s: slot error; retrying after %.1f s", self.worker_id, self.runtime.poll_s
-                )
+                log.exception("worker %s: slot error; retrying after %.1f s", self.worker_id, self.runtime.poll_s)
                 with self._lock:
                     self.outcomes["error"] += 1
                 self._stop_claiming.wait(self.runtime.poll_s)

@@ -36,9 +36,7 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name="pk_investigation_jobs"),
     )
     op.create_index("ix_investigation_jobs_group_id", "investigation_jobs", ["group_id"])
-    op.create_index(
-        "ix_investigation_jobs_claim", "investigation_jobs", ["status", "priority", "enqueued_at"]
-    )
+    op.create_index("ix_investigation_jobs_claim", "investigation_jobs", ["status", "priority", "enqueued_at"])
     op.create_table(
         "investigation_checkpoints",
         sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),

@@ -35,6 +35,7 @@ from rootward.sources.github import GitHubSettings
 from rootward.sources.kubernetes import KubernetesSettings
 from rootward.sources.loki import LokiSettings
 from rootward.sources.prometheus import PrometheusSettings
+from rootward.sources.replay import ReplaySettings
 from rootward.sources.topology_file import TopologySettings
 from rootward.worldmodel.settings import WorldModelSettings
 
@@ -198,6 +199,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
     actions: ActionsSettings = Field(default_factory=ActionsSettings)
+    replay: ReplaySettings = Field(default_factory=ReplaySettings)
     prometheus: PrometheusSettings | None = Field(default=None, description="Metrics; empty: no live metrics.")
     loki: LokiSettings | None = Field(default=None, description="Logs; empty: no live logs.")
     kubernetes: KubernetesSettings | None = Field(default=None, description="Events, pod health, rollouts.")

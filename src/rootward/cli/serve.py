@@ -103,6 +103,10 @@ def serve_command(
     )
     logging.getLogger("alembic").setLevel(logging.WARNING)
     _upgrade_or_exit(settings)
+    if demo:
+        from rootward.sim.demo_feed import bundle_dir
+
+        settings.replay.dirs.append(bundle_dir())  # demo alerts are investigated against their bundles
     app = create_app(settings)
     pool = _start_workers(settings, app.state.sessions)
     stop = threading.Event()

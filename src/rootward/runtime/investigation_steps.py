@@ -36,6 +36,7 @@ from rootward.runtime.pipeline import Pipeline, State, Step
 from rootward.settings import Settings
 from rootward.sources.base import SourceSet
 from rootward.sources.bundle import load_bundle, parse_alerts
+from rootward.sources.replay import replay_bundle
 from rootward.sources.snapshot import snapshot_bundle
 from rootward.store.alerts import AlertGroupRow, AlertRow
 from rootward.store.approvals import ApprovalRow
@@ -127,10 +128,15 @@ class InvestigationSteps:
             window_start=fired - LOOKBACK,
             window_end=max(datetime.now(UTC), fired + timedelta(minutes=1)),
         )
-        out = Path(self.settings.data_dir) / "snapshots" / str(state["job_id"])
-        payload = _payload(rows)
-        _, parsed = parse_alerts(json.dumps([payload]))
-        gaps = snapshot_bundle(out, meta=meta, alert_payloads=[payload], sources=self.sources(StaticAlerts(parsed)))
+        replayed = replay_bundle((r.annotations for r in rows), self.settings.replay)
+        if replayed is not None:
+            out, gaps = replayed, {}
+        else:
+            out = Path(self.settings.data_dir) / "snapshots" / str(state["job_id"])
+            payload = _payload(rows)
+            _, parsed = parse_alerts(json.dumps([payload]))
+            alerts = StaticAlerts(parsed)
+            gaps = snapshot_bundle(out, meta=meta, alert_payloads=[payload], sources=self.sources(alerts))
         team = next((str(r.labels.get("team")) for r in rows if r.labels.get("team")), None)
         shadow = self.settings.notify.shadow.covers(group_info["service"], team)
         return {

@@ -15,6 +15,16 @@ from rootward.store.db import make_engine, make_session_factory
 
 
 @pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No `ROOTWARD_*` variable of the calling shell (or `make`) leaks into an in-process CLI call."""
+    import os
+
+    for key in list(os.environ):
+        if key.startswith("ROOTWARD_"):
+            monkeypatch.delenv(key)
+
+
+@pytest.fixture
 def engine(migrated_db_url: str) -> Iterator[Engine]:
     engine = make_engine(migrated_db_url)
     yield engine

@@ -24,9 +24,7 @@ runner = CliRunner()
 
 
 @pytest.fixture
-def config(tmp_path: Path, migrated_db_url: str, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for key in ("ROOTWARD_CONFIG", "ROOTWARD_DATABASE_URL", "ROOTWARD_DATABASE__URL"):
-        monkeypatch.delenv(key, raising=False)
+def config(tmp_path: Path, migrated_db_url: str, clean_env: None) -> Path:
     path = tmp_path / "rootward.yaml"
     config = {"database": {"url": migrated_db_url}, "data_dir": str(tmp_path), "runtime": {"pipeline": "placeholder"}}
     path.write_text(yaml.safe_dump(config))

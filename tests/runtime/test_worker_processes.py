@@ -16,7 +16,9 @@ import pytest
 import yaml
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
+from typer.testing import CliRunner
 
+from rootward.cli import app
 from rootward.runtime.pipeline import DEFAULT_STEP_NAMES
 from rootward.runtime.queue import enqueue_investigation
 from rootward.store.audit import AuditRow, verify_chain
@@ -82,6 +84,7 @@ def _job(factory: sessionmaker[Session], job_id: str) -> Job:
 
 
 def test_sigkilled_worker_job_is_finished_by_second_worker_from_its_checkpoint(
+    clean_env: None,
     tmp_path: Path,
     migrated_db_url: str,
     session_factory: sessionmaker[Session],
@@ -126,14 +129,9 @@ def test_sigkilled_worker_job_is_finished_by_second_worker_from_its_checkpoint(
         assert kinds.count("job.resumed") == 1 and kinds[-1] == "job.done"
         assert verify_chain(session).ok
 
-    shown = subprocess.run(
-        [*ROOTWARD, "investigations", "show", job_id, "--config", str(config), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
-    )
-    report = json.loads(shown.stdout)
+    shown = CliRunner().invoke(app, ["investigations", "show", job_id, "--config", str(config), "--json"])
+    assert shown.exit_code == 0, shown.output
+    report = json.loads(shown.output)
     assert report["job"]["status"] == "done"
     assert [s["status"] for s in report["steps"]] == ["done"] * len(DEFAULT_STEP_NAMES)
     assert all(s["checkpointed_at"] for s in report["steps"])

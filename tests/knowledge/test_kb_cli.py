@@ -71,3 +71,28 @@ def test_eval_prints_hit_rate_and_near_miss_avoidance(tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     assert "hit@5                      1.000" in out.output
     assert "near-miss avoidance top 3  1.000" in out.output
+
+
+def test_drafts_list_accept_reject(tmp_path: Path) -> None:
+    from rootward.knowledge.drafts import ResolvedFindings, propose_draft
+    from rootward.store.db import make_engine, make_session_factory
+    from rootward.store.migrate import upgrade
+
+    db = f"sqlite:///{tmp_path / 'kb.db'}"
+    upgrade(db)
+    sessions = make_session_factory(make_engine(db))
+    findings = ResolvedFindings(
+        "inv-1", "cart", "cart-redis", "memory_leak", "cart p99 up", ("logs.jsonl:12",), "Bounded the cache."
+    )
+    first, second = propose_draft(sessions, findings), propose_draft(sessions, findings)
+
+    listed = RUNNER.invoke(app, ["kb", "drafts", "list", "--db", db])
+    assert first in listed.output and "2 drafts" in listed.output
+    accepted = RUNNER.invoke(app, ["kb", "drafts", "accept", first, "--by", "alice", "--db", db, "--no-dense"])
+    assert accepted.exit_code == 0 and "1 added" in accepted.output
+    rejected = RUNNER.invoke(app, ["kb", "drafts", "reject", second, "--db", db])
+    assert rejected.exit_code == 0
+    again = RUNNER.invoke(app, ["kb", "drafts", "accept", second, "--db", db, "--no-dense"])
+    assert again.exit_code == 1 and "already rejected" in again.output
+    found = RUNNER.invoke(app, ["kb", "search", "bounded the cache", "--db", db, "--no-dense", "--json"])
+    assert json.loads(found.output)["hits"][0]["cite"] == "knowledge/runbooks/cart-redis-memory-leak.md#0"

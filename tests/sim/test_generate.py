@@ -91,6 +91,15 @@ def test_user_topology_yaml_is_accepted(tmp_path: Path) -> None:
         assert json.loads((g.path / "truth.json").read_text())["root_cause"]["entity"] == "db"
 
 
+def test_default_faults_skip_what_a_topology_cannot_host(tmp_path: Path) -> None:
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text("entities:\n  web: {kind: service, depends_on: [db]}\n  db: {kind: database}\n")
+    written = generate(tmp_path / "out", count=4, seed=1, topologies=[str(spec)])
+    assert {g.fault_type for g in written} <= set(FAULT_TYPES) - {"dns_failure", "packet_loss"}
+    with pytest.raises(ValueError, match="dns_failure"):
+        generate(tmp_path / "bad", count=1, seed=1, topologies=[str(spec)], faults=["dns_failure"])
+
+
 def test_unknown_fault_type_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown fault type"):
         generate(tmp_path, count=1, seed=1, faults=["gremlins"])

@@ -13,6 +13,7 @@ import logging
 import os
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 from rootward.sim.stream import stream
@@ -34,6 +35,8 @@ def run(url: str, token: str | None, stop: threading.Event, interval_s: float = 
         log.info("demo incident %s posted (HTTP %s)", path.name, ",".join(map(str, codes)))
 
     try:
-        stream(url, token, bundle_dir(), interval_s=interval_s, seed="demo", stop=stop, on_post=posted)
+        # A fresh sequence per server start, so restarted demos do not re-send known fingerprints.
+        seed = f"demo{int(time.time())}"
+        stream(url, token, bundle_dir(), interval_s=interval_s, seed=seed, stop=stop, on_post=posted)
     except Exception:  # the demo feed must never take the server down
         log.exception("demo feed stopped")

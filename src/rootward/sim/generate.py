@@ -68,7 +68,14 @@ def generate(
 ) -> list[Generated]:
     """Write `count` bundles under `out`; returns what was written."""
     topos = [load_topology(t) for t in topologies] if topologies else list(BUILT_IN.values())
-    fault_list = list(faults) if faults else list(FAULT_TYPES)
+    if faults:
+        fault_list = list(faults)
+    else:
+        # Without an explicit list, every fault the topologies can host (a topology without a DNS
+        # server cannot have dns_failure); an explicit list that cannot be hosted is an error.
+        fault_list = [f for f in FAULT_TYPES if any(eligible_entities(t, f) for t in topos)]
+        if not fault_list:
+            raise ValueError("no fault type can happen in the given topologies (do entities have dependents?)")
     written: list[Generated] = []
     for index, (topo, fault) in enumerate(plan_bundles(count, topos, fault_list)):
         bundle_id, files, cause = bundle_files(topo, fault, seed, index)

@@ -45,6 +45,7 @@ class _Unit:
     text: str
     atomic: bool
     heading: bool = False
+    paragraph: int = -1  # sentences of one split paragraph share it and are joined by a space
 
 
 def _blocks(text: str) -> list[_Unit]:
@@ -120,6 +121,10 @@ def _blocks(text: str) -> list[_Unit]:
     return units
 
 
+def _is_item(text: str) -> bool:
+    return bool(_NUMBERED.match(text) or _BULLET.match(text))
+
+
 def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
 
@@ -127,11 +132,11 @@ def _sentences(text: str) -> list[str]:
 def _units(text: str, max_tokens: int) -> list[_Unit]:
     """Blocks, with over-long paragraphs and bullets broken into sentences."""
     out: list[_Unit] = []
-    for block in _blocks(text):
+    for n, block in enumerate(_blocks(text)):
         if block.atomic or count_tokens(block.text) <= max_tokens:
             out.append(block)
         else:
-            out.extend(_Unit(s, atomic=False) for s in _sentences(block.text))
+            out.extend(_Unit(s, atomic=False, paragraph=n) for s in _sentences(block.text))
     return out
 
 
@@ -144,14 +149,28 @@ def chunk_text(text: str, max_tokens: int = DEFAULT_MAX_TOKENS) -> list[Chunk]:
     chunks: list[Chunk] = []
     current: list[str] = []
     size = 0
+    last_paragraph = -1
 
     def emit() -> None:
-        nonlocal size
-        body = "\n\n".join(current).strip()
+        nonlocal size, last_paragraph
+        body = "".join(current).strip()
         if body:
             chunks.append(Chunk(index=len(chunks), text=body, tokens=count_tokens(body)))
         current.clear()
         size = 0
+        last_paragraph = -1
+
+    def add(piece: str, paragraph: int = -1) -> None:
+        nonlocal last_paragraph
+        if current:
+            if paragraph >= 0 and paragraph == last_paragraph:
+                current.append(" ")
+            elif _is_item(current[-1]) and _is_item(piece):
+                current.append("\n")  # consecutive list items stay one list
+            else:
+                current.append("\n\n")
+        current.append(piece)
+        last_paragraph = paragraph
 
     pending_headings: list[str] = []
     for unit in _units(text, max_tokens):
@@ -162,11 +181,12 @@ def chunk_text(text: str, max_tokens: int = DEFAULT_MAX_TOKENS) -> list[Chunk]:
         head_n = sum(count_tokens(h) for h in pending_headings)
         if current and size + head_n + n > max_tokens:
             emit()
-        current.extend(pending_headings)
+        for heading in pending_headings:
+            add(heading)
         pending_headings.clear()
-        current.append(unit.text)
+        add(unit.text, unit.paragraph)
         size += head_n + n
-    if pending_headings:
-        current.extend(pending_headings)
+    for heading in pending_headings:
+        add(heading)
     emit()
     return chunks

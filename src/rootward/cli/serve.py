@@ -101,7 +101,8 @@ def serve_command(
     logging.basicConfig(
         level=settings.server.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    logging.getLogger("alembic").setLevel(logging.WARNING)
+    for chatty in ("alembic", "drain3", "bm25s", "httpx"):
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     _upgrade_or_exit(settings)
     if demo:
         from rootward.sim.demo_feed import bundle_dir

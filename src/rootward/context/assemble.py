@@ -9,6 +9,7 @@ specialists' tools.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
@@ -17,7 +18,7 @@ from pydantic import BaseModel, Field
 from rootward.context.anomaly import Anomaly, ScoredSeries, detect_anomalies
 from rootward.context.changes import ChangeItem, recent_changes
 from rootward.context.log_signals import LogSignal, log_signals
-from rootward.context.topology import Subgraph, subgraph
+from rootward.context.topology import Subgraph, connecting, dependency_closure, subgraph
 from rootward.context.window import IncidentWindow, derive_onset, incident_window, with_onset
 from rootward.domain.alert import Alert
 from rootward.domain.evidence import EvidenceRef, alert_cite, knowledge_cite
@@ -182,14 +183,16 @@ def assemble_context(
 
     if not has_topology:  # without a graph every entity we have data on is in scope
         topology = Topology(entities={})
-    scope = subgraph(topology, alerting, hops=hops, extra=() if has_topology else {s.service for s in series})
-    members = set(scope.entities)
+    base = subgraph(topology, alerting, hops=hops, extra=() if has_topology else {s.service for s in series})
+    # Follow the evidence: everything the alerting services depend on is examined, and
+    # whatever in there turns out abnormal joins the scope with the path that links it.
+    reachable = set(base.entities) | dependency_closure(topology, alerting)
 
     anomalies, scored = detect_anomalies(
         series,
         fired_at=int(meta.fired_at.timestamp()),
         end=int(window.end.timestamp()),
-        entities=members,
+        entities=reachable,
         latest=int(last_alert.timestamp()),
     )
     # Slow climbs (leaks) start long before the incident; its onset is where things broke.
@@ -198,7 +201,7 @@ def assemble_context(
 
     telemetry: dict[str, list[str]] = {}
     for s in series:
-        if s.service in members:
+        if s.service in reachable and "metrics" not in telemetry.get(s.service, []):
             telemetry.setdefault(s.service, []).append("metrics")
 
     logs: list[LogSignal] = []
@@ -207,10 +210,10 @@ def assemble_context(
         try:
             records = sources.logs.query(None, window.baseline_start, window.end)
             for r in records:
-                if r.service in members and "logs" not in telemetry.get(r.service, []):
+                if r.service in reachable and "logs" not in telemetry.get(r.service, []):
                     telemetry.setdefault(r.service, []).append("logs")
             logs, redacted = log_signals(
-                [r for r in records if r.service in members],
+                [r for r in records if r.service in reachable],
                 onset=window.onset or window.start,
                 baseline_start=window.baseline_start,
                 end=window.end,
@@ -223,6 +226,21 @@ def assemble_context(
             gaps.append(f"no logs: {_reason(exc, 'logs.jsonl')}")
     else:
         gaps.append("no logs: no log source configured")
+
+    abnormal = {a.service for a in anomalies} | {s.service for s in logs if s.changed and s.is_failure}
+    named = {
+        e
+        for e in topology.entities
+        for s in logs
+        if s.changed and s.is_failure and e != s.service and _names(s, e)
+    }
+    extra = connecting(topology, alerting, (abnormal | named) - set(base.entities)) if has_topology else set()
+    scope = subgraph(topology, alerting, hops=hops, extra=extra) if extra else base
+    members = set(scope.entities)
+    anomalies = [a for a in anomalies if a.service in members]
+    scored = [x for x in scored if x.service in members]
+    logs = [s for s in logs if s.service in members]
+    telemetry = {e: v for e, v in telemetry.items() if e in members}
 
     changes: list[ChangeItem] = []
     if sources.changes is not None:
@@ -257,6 +275,11 @@ def assemble_context(
         gaps=gaps,
         redacted_lines=redacted,
     )
+
+
+def _names(signal: LogSignal, entity: str) -> bool:
+    pattern = re.compile(rf"(?<![\w-]){re.escape(entity)}(?![\w-])", re.I)
+    return bool(pattern.search(signal.template) or pattern.search(signal.example))
 
 
 def _reason(exc: SourceUnavailable, name: str) -> str:

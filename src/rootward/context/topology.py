@@ -96,3 +96,27 @@ def upstream_closure(graph: nx.DiGraph, entity: str) -> set[str]:
     if entity not in graph:
         return set()
     return set(nx.ancestors(graph, entity))
+
+
+def dependency_closure(topology: Topology, focus: Iterable[str]) -> set[str]:
+    """Everything the focus depends on, transitively: every entity whose fault could reach it."""
+    g = dependency_graph(topology)
+    out: set[str] = set()
+    for f in focus:
+        if f in g:
+            out |= set(nx.descendants(g, f))
+    return out
+
+
+def connecting(topology: Topology, focus: Iterable[str], targets: Iterable[str]) -> set[str]:
+    """The targets plus every entity on a dependency path from the focus down to one of them."""
+    g = dependency_graph(topology)
+    below: set[str] = set()
+    for f in focus:
+        if f in g:
+            below |= set(nx.descendants(g, f))
+    out: set[str] = set()
+    for t in targets:
+        if t in g:
+            out |= {t} | (set(nx.ancestors(g, t)) & below)
+    return out

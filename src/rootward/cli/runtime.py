@@ -63,7 +63,12 @@ def worker(
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     logging.getLogger("alembic").setLevel(logging.WARNING)
-    raise typer.Exit(run_worker_process(settings, concurrency=concurrency))
+    try:
+        code = run_worker_process(settings, concurrency=concurrency)
+    except (OperationalError, ProgrammingError) as exc:
+        typer.echo(f"error: database unavailable: {exc.orig}", err=True)
+        raise typer.Exit(1) from None
+    raise typer.Exit(code)
 
 
 investigations = typer.Typer(help="Investigation jobs: queued, running, done, failed, expired.", no_args_is_help=True)

@@ -11,6 +11,8 @@ from typing import Annotated
 import typer
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.knowledge.embeddings import Embedder
+
 kb_app = typer.Typer(help="Knowledge base: runbooks, postmortems and team notes.", no_args_is_help=True)
 drafts_app = typer.Typer(help="Runbook additions drafted from resolved investigations.", no_args_is_help=True)
 kb_app.add_typer(drafts_app, name="drafts")
@@ -40,7 +42,7 @@ def _sessions(db: str | None) -> sessionmaker[Session]:
     return make_session_factory(engine)
 
 
-def _embedder(no_dense: bool):  # type: ignore[no-untyped-def]
+def _embedder(no_dense: bool) -> Embedder | None:
     from rootward.knowledge.embeddings import LocalEmbedder
 
     return None if no_dense else LocalEmbedder()

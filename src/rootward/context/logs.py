@@ -5,8 +5,8 @@ shows one template with a count, when it started, which levels and services
 it came from, and whether it is new or surging compared with the baseline.
 
 Speed matters because this runs inside every investigation, so the work is
-done once per distinct text: messages that differ only in their digits are
-masked once (masking is blind to digit values, so this is exact), and
+done once per distinct text: messages that differ only in digits and hex ids
+are masked once (masking is blind to their values, so this is exact), and
 identical masked forms are sent to Drain only once (a message always gets
 the cluster its masked form got). The grouping is the same as masking every
 line and feeding it to Drain, at one Drain call per distinct masked form.
@@ -14,6 +14,7 @@ line and feeding it to Drain, at one Drain call per distinct masked form.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -32,6 +33,27 @@ ERROR_LEVELS = frozenset(
 )
 WARN_LEVELS = frozenset({"WARN", "WARNING"})
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+# A lower-case hex id (SHA, trace id, UUID part) as the HEX mask sees it: 8+
+# hex characters with a digit and a letter, standing apart from word characters.
+_HEX_ID = re.compile(rb"(?<![A-Za-z0-9_.])(?=[0-9a-f]*0)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}(?![A-Za-z0-9_])")
+
+
+def _canonical_hex(match: re.Match[bytes]) -> bytes:
+    return b"0" + b"a" * (len(match.group(0)) - 1)
+
+
+def _shape(message: str) -> bytes:
+    """A key shared by messages whose masked forms are certainly identical.
+
+    Masking treats every digit alike and removes them all, and it always masks
+    a hex id away whatever its letters are (its patterns see only character
+    classes, and the a-f letters are one class for all of them). So digits
+    become `0` and hex ids a canonical run of the same length: messages that
+    differ only in numbers, addresses, trace ids or SHAs share a shape and are
+    masked once.
+    """
+    shape = message.encode("utf-8", "surrogatepass").translate(_DIGITS_TO_ZERO)
+    return _HEX_ID.sub(_canonical_hex, shape)
 
 
 @dataclass(frozen=True)
@@ -99,10 +121,7 @@ def assign_templates(messages: Iterable[str], config: ClusterConfig | None = Non
     assignment: list[int] = []
     append = assignment.append
     for message in messages:
-        # Masking treats every digit alike and removes them all, so messages
-        # that differ only in their digits have the same masked form: one
-        # bytes.translate finds them without masking again.
-        shape = message.encode("utf-8", "surrogatepass").translate(_DIGITS_TO_ZERO)
+        shape = _shape(message)
         cluster_id = by_shape.get(shape)
         if cluster_id is None:
             masked = mask_message(message)

@@ -16,6 +16,7 @@ from rootward.runtime import execution
 from rootward.runtime.pipeline import Pipeline, Step
 from rootward.runtime.queue import enqueue_investigation
 from rootward.runtime.worker import WorkerPool
+from rootward.store.db import make_engine, make_session_factory
 from rootward.store.jobs import Job, WorkerHeartbeat, utcnow
 from tests.runtime.conftest import runtime_settings
 
@@ -119,3 +120,38 @@ def test_job_of_a_slot_that_hit_a_database_error_is_not_renewed_and_gets_resumed
     assert pool.outcomes["error"] == 1 and pool.outcomes["done"] == 1
     with session_factory() as session:
         assert session.get_one(Job, job_id).attempts == 2  # the lease lapsed, then the job was claimed again
+
+
+def test_concurrency_cap_holds_across_pools_with_separate_connections(
+    migrated_db_url: str, session_factory: sessionmaker[Session]
+) -> None:
+    lock = threading.Lock()
+    running = {"now": 0, "max": 0}
+
+    def busy(state: dict[str, Any]) -> dict[str, Any]:
+        with lock:
+            running["now"] += 1
+            running["max"] = max(running["max"], running["now"])
+        time.sleep(0.05)
+        with lock:
+            running["now"] -= 1
+        return state
+
+    with session_factory() as session:
+        for n in range(12):
+            enqueue_investigation(session, f"g{n}", 1, "L2")
+        session.commit()
+    settings = runtime_settings(migrated_db_url, max_concurrent=2, poll_s=0.01)
+    pipeline = Pipeline([Step("busy", busy)])
+    engines = [make_engine(migrated_db_url) for _ in range(2)]  # two "processes", two connection pools
+    pools = [WorkerPool(settings, make_session_factory(e), pipeline=pipeline, concurrency=3) for e in engines]
+    for pool in pools:
+        pool.start()
+    try:
+        assert _wait_for(lambda: _statuses(session_factory) == ["done"] * 12, 30)
+    finally:
+        for pool in pools:
+            pool.stop()
+        for e in engines:
+            e.dispose()
+    assert 1 <= running["max"] <= 2  # six slots, but never more than the cap at once

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rootward.context.log_templates import merge_equivalent_templates
-from rootward.context.logs import ClusterConfig, cluster_logs, cluster_messages, scrubbed
+from rootward.context.logs import ClusterConfig, _shape, cluster_logs, cluster_messages, scrubbed
 from rootward.context.masking import mask_message
 from rootward.domain.telemetry import LogRecord
 from rootward.eval.loghub import PUBLISHED_DRAIN_GA, evaluate_dir, grouping_accuracy
@@ -146,6 +147,31 @@ def test_scrubbed_cluster_hides_secrets_in_template_and_example() -> None:
     assert "hunter2" not in clean.template + clean.example
     assert "bob@example.com" not in clean.example
     assert clean.lines == cluster.lines
+
+
+def test_messages_sharing_a_shape_always_mask_identically() -> None:
+    rng = random.Random(7)
+    bases = [
+        "span {h} of trace {h} took {n}ms at 2024-05-0{d}T1{d}:0{d}:00Z",
+        "blk_-{n}{n} replicated to /10.{d}.{n}.{d}:{n} req {h8}-{h4}-{h4}-{h4}-{h12}",
+        "commit {h} deployed; cafe{d}{d}{d}{d} deadbeef{n} v{d}.{d} {n}.{d} KB",
+        "user{d}@ex{d}.com GET http://a{d}.io/{h}?x={n} from fe80::{d}:{h4}",
+        "core.{n} R{d}{d}-M{d} 0x{h4}{d} Jun {d} 0{d}:1{d}:2{d} {n}{d}{d}{d}",
+        "{w} request from {w}{d} id {h}",  # words made of a-f letters are not ids
+    ]
+    seen: dict[bytes, str] = {}
+    for _ in range(3_000):
+        message = rng.choice(bases).format(
+            h=f"{rng.getrandbits(64):016x}",
+            h4=f"{rng.getrandbits(16):04x}",
+            h8=f"{rng.getrandbits(32):08x}",
+            h12=f"{rng.getrandbits(48):012x}",
+            n=rng.randrange(1, 10 ** rng.randrange(1, 7)),
+            d=rng.randrange(10),
+            w=rng.choice(["bad", "fed", "cab", "ace", "dead", "beef", "face", "decade", "deadbeefcafe"]),
+        )
+        masked = mask_message(message)
+        assert seen.setdefault(_shape(message), masked) == masked, message
 
 
 def test_grouping_accuracy_counts_only_exactly_matching_groups() -> None:

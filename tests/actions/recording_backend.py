@@ -17,7 +17,7 @@ from rootward.worldmodel.predict import PredictedAlert, PredictedEntity, Predict
 class RecordingBackend:
     """Accepts every verb; `calls` is what the executor asked of it, in order."""
 
-    verbs = ("restart", "scale", "rollback")
+    verbs: tuple[str, ...] = ("restart", "scale", "rollback")
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, str]] = []

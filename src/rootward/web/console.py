@@ -7,6 +7,7 @@ approving needs the approver role, which `decide` enforces and audits.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -36,6 +37,7 @@ from rootward.web.charts import metric_svg
 
 router = APIRouter()
 templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
+templates.env.filters["fromjson"] = json.loads
 
 
 def _user(request: Request) -> User:

@@ -1,0 +1,185 @@
+"""The console in a real browser (Debian's Chromium driven by Playwright) against a real server.
+
+Screenshots land in test-artifacts/ so a person can look at what the tests saw.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.e2e.console_server import REPO, ConsoleServer, running, seed
+
+pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.xdist_group("console_browser")]
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+]
+ARTIFACTS = REPO / "test-artifacts"
+
+if not CHROMIUM.exists():
+    pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
+
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConsoleServer]:
+    data_dir = tmp_path_factory.mktemp("console")
+    seeded = seed(data_dir)
+    with running(seeded, data_dir / "serve.log") as live:
+        yield live
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _context(browser: Browser, *, dark: bool = True) -> BrowserContext:
+    return browser.new_context(viewport={"width": 1360, "height": 900}, color_scheme="dark" if dark else "light")
+
+
+def _sign_in(page: Page, server: ConsoleServer, user: str) -> None:
+    page.goto(f"{server.url}/login")
+    page.fill("input[name=token]", server.tokens[user])
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{server.url}/incidents")
+
+
+def _shot(page: Page, name: str, *, full_page: bool = False) -> None:
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page)
+
+
+def test_pages_need_a_signed_in_user(browser: Browser, server: ConsoleServer) -> None:
+    context = _context(browser)
+    page = context.new_page()
+    page.goto(f"{server.url}/incidents")
+    assert page.url == f"{server.url}/login"
+    page.fill("input[name=token]", "rw_not-a-token")
+    page.click("button[type=submit]")
+    expect(page.get_by_text("Unknown token.")).to_be_visible()
+    _shot(page, "login-refused")
+    context.close()
+
+
+def test_incident_list_shows_every_imported_incident_with_its_root_cause(
+    browser: Browser, server: ConsoleServer
+) -> None:
+    context = _context(browser)
+    page = context.new_page()
+    _sign_in(page, server, "anna")
+    rows = page.locator("tbody[data-live] tr[data-href]")
+    expect(rows).to_have_count(len(server.incidents))
+    expect(page.locator("tbody[data-live]")).to_contain_text("connection_pool_exhaustion")
+    _shot(page, "incidents-dark")
+    page.keyboard.press("j")
+    expect(rows.first).to_have_class("sel")
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{server.url}/incidents/*")
+    context.close()
+
+    light = _context(browser, dark=False)
+    page = light.new_page()
+    _sign_in(page, server, "anna")
+    page.goto(f"{server.url}/incidents?service=payment")
+    expect(page.locator("tbody[data-live] tr[data-href]")).to_have_count(1)
+    _shot(page, "incidents-filtered-light")
+    light.close()
+
+
+def test_clicking_a_citation_shows_its_evidence(browser: Browser, server: ConsoleServer) -> None:
+    context = _context(browser)
+    page = context.new_page()
+    _sign_in(page, server, "rita")
+    page.locator("tbody[data-live] a", has_text="HighLatencyP99").first.click()
+    incident_id = server.incidents["shop-connection-pool-exhaustion-00"]
+    page.wait_for_url(f"{server.url}/incidents/{incident_id}")
+    expect(page.locator("h2", has_text="Root-cause analysis")).to_be_visible()
+    _shot(page, "incident-dark")
+
+    # A log citation: the cited line is highlighted among its neighbours.
+    log_cite = page.locator(".claims a.cite[href='#ev-E1']").first
+    log_cite.click()
+    assert page.url.endswith("#ev-E1")
+    card = page.locator("#ev-E1")
+    expect(card).to_be_in_viewport()
+    expect(card.locator(".logline.hit")).to_contain_text("pool exhausted")
+    _shot(page, "citation-log")
+
+    # A metric citation: a chart of the cited window.
+    metric_id = page.locator(".evidence:has(svg.chart)").first.get_attribute("id")
+    assert metric_id is not None
+    page.locator(f".claims a.cite[href='#{metric_id}']").first.click()
+    expect(page.locator(f"#{metric_id} svg.chart")).to_be_in_viewport()
+    _shot(page, "citation-metric")
+    context.close()
+
+
+def test_an_approver_approves_a_pending_proposal(browser: Browser, server: ConsoleServer) -> None:
+    context = _context(browser)
+    page = context.new_page()
+    _sign_in(page, server, "anna")
+    bundle = "shop-connection-pool-exhaustion-00"
+    approval_id = server.approvals[bundle]
+    page.goto(f"{server.url}/incidents/{server.incidents[bundle]}#approval-{approval_id}")
+    card = page.locator(f"#approval-{approval_id}")
+    expect(card.locator(".pill", has_text="pending")).to_be_visible()
+    _shot(page, "approval-pending")
+    card.get_by_role("button", name="Approve").click()
+    card = page.locator(f"#approval-{approval_id}")
+    expect(card.locator(".pill", has_text="approved")).to_be_visible()
+    expect(card).to_contain_text("by anna via api")
+    expect(card.get_by_role("button", name="Approve")).to_have_count(0)
+    _shot(page, "approval-approved")
+    context.close()
+
+
+def test_a_viewer_cannot_approve(browser: Browser, server: ConsoleServer) -> None:
+    context = _context(browser)
+    page = context.new_page()
+    _sign_in(page, server, "vic")
+    bundle = "shop-deploy-regression-01"
+    approval_id = server.approvals[bundle]
+    page.goto(f"{server.url}/incidents/{server.incidents[bundle]}#approval-{approval_id}")
+    card = page.locator(f"#approval-{approval_id}")
+    expect(card).to_contain_text("Only approvers can approve.")
+    expect(card.get_by_role("button", name="Approve")).to_have_count(0)
+    _shot(page, "approval-viewer")
+    # Posting the form anyway (a crafted request with the viewer's cookie) is refused too.
+    response = page.request.post(f"{server.url}/approvals/{approval_id}/approve", max_redirects=0)
+    assert response.status == 403
+    assert "approver" in response.text()
+    context.close()
+    still = httpx.get(
+        f"{server.url}/approvals", headers={"authorization": f"Bearer {server.tokens['anna']}"}, timeout=10
+    )
+    assert approval_id in still.text
+    assert (
+        "approval-" + approval_id
+        in httpx.get(
+            f"{server.url}/incidents/{server.incidents[bundle]}",
+            headers={"authorization": f"Bearer {server.tokens['anna']}"},
+            timeout=10,
+        ).text
+    )
+
+
+def test_screenshots_are_kept_for_people_to_look_at() -> None:
+    kept = sorted(p.name for p in ARTIFACTS.glob("*.png"))
+    assert "incident-dark.png" in kept or shutil.which("chromium") is None

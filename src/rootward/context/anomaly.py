@@ -34,11 +34,13 @@ Family = Literal[
     "latency",
     "errors",
     "traffic",
+    "silence",
     "other",
 ]
 RESOURCE_FAMILIES: frozenset[str] = frozenset(
-    {"cpu", "memory", "disk", "restarts", "packet_loss", "connections", "network"}
+    {"cpu", "memory", "disk", "restarts", "packet_loss", "connections", "network", "silence"}
 )
+SILENCE_SCORE = 50.0
 SYMPTOM_FAMILIES: frozenset[str] = frozenset({"latency", "errors"})
 
 # Ordered: the first family whose pattern matches the metric name wins.
@@ -360,8 +362,64 @@ def detect_anomalies(
                 shape=shape,
             )
         )
+    anomalies += _silences(chosen, fired_at=fired_at, end=end, lookback=lookback, latest=latest)
     anomalies.sort(key=lambda a: (-a.score, a.service, a.metric))
     return anomalies, scored
+
+
+def _silences(
+    series: Sequence[MetricSeries], *, fired_at: int, end: int, lookback: int, latest: int | None
+) -> list[Anomaly]:
+    """Entities whose every series stopped reporting around the incident while others kept going.
+
+    A process that is down exports nothing: its silence is the signal. One
+    anomaly per entity, cited over its last samples.
+    """
+    if not series:
+        return []
+    now = min(end, max(s.timestamps[-1] for s in series if s.timestamps))
+    by_service: dict[str, list[MetricSeries]] = {}
+    for s in series:
+        if len(s.timestamps) >= MIN_BASELINE + 1:
+            by_service.setdefault(s.service, []).append(s)
+    out = []
+    for service, group in by_service.items():
+        last = max(s.timestamps[-1] for s in group)
+        step = min(int(np.median(np.diff(s.timestamps))) for s in group)
+        if step <= 0 or now - last < 3 * step:
+            continue
+        if not fired_at - lookback - 10 * step <= last <= max(fired_at, latest or fired_at) + 300:
+            continue
+        source = max(group, key=lambda s: s.timestamps[-1])
+        start = (
+            max(t for t in source.timestamps if t <= last - 5 * step)
+            if source.timestamps[0] <= last - 5 * step
+            else source.timestamps[0]
+        )
+        onset = last + step
+        out.append(
+            Anomaly(
+                service=service,
+                metric=source.metric,
+                family="silence",
+                direction="down",
+                score=SILENCE_SCORE,
+                baseline=float(len(group)),
+                after=0.0,
+                peak=0.0,
+                onset=onset,
+                start=start,
+                end=last,
+                evidence=EvidenceRef(
+                    "metric",
+                    metric_cite(service, source.metric, start, last),
+                    f"{service} stopped reporting metrics after {_clock(last)} "
+                    f"(all {len(group)} series silent for {(now - last) // 60} min while others kept reporting)",
+                ),
+                shape="step",
+            )
+        )
+    return out
 
 
 def shape_of(

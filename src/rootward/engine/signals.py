@@ -32,6 +32,8 @@ def strength(score: float, threshold: float = 4.0) -> float:
 
 def is_bad_direction(a: Anomaly) -> bool:
     """Whether the move is the harmful way for its family (success rates fall, most things rise)."""
+    if a.family == "silence":
+        return True
     if a.family == "errors" and re.search(r"success|availab|ok", a.metric, re.I):
         return a.direction == "down"
     if a.family == "traffic":

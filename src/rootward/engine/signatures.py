@@ -45,8 +45,8 @@ LOG_SIGNATURES: dict[str, re.Pattern[str]] = {
         re.I,
     ),
     "dependency_down": re.compile(
-        r"connection refused|econnrefused|no route to host|unreachable|circuit breaker|service unavailable|\b503\b|"
-        r"no healthy upstream|upstream connect error",
+        r"connection refused|econnrefused|\brefused\b|no route to host|unreachable|circuit breaker|"
+        r"service unavailable|\b503\b|no healthy upstream|upstream connect error|not responding|\bis down\b",
         re.I,
     ),
     "packet_loss": re.compile(r"packet loss|retransmi|reset by peer|connection reset|broken pipe|checksum", re.I),
@@ -84,6 +84,7 @@ METRIC_SIGNATURES: dict[str, str] = {
     "memory": "memory_leak",
     "restarts": "crash_loop",
     "network": "network_latency",
+    "silence": "dependency_down",
 }
 
 

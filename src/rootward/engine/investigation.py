@@ -29,7 +29,7 @@ from rootward.engine.reasoner import Reasoner, RuleReasoner
 from rootward.engine.specialists import default_specialists
 from rootward.engine.supervisor import EXPANDED_HOPS, Assessment, assess, should_expand
 from rootward.engine.tools import ToolLayer, context_tools
-from rootward.engine.verify import verify
+from rootward.engine.verify import check_result, repair_result, verify
 from rootward.sources.bundle import Bundle, bundle_sources, load_bundle
 
 State = dict[str, Any]
@@ -247,6 +247,12 @@ def stage_rca(state: State) -> State:
         total_ms=_ms_since(state),
         extra_claims=extra,
     )
+    resolver = BundleCiteResolver(_bundle(state["bundle_path"]))
+    problems = check_result(result, resolver)
+    if problems:  # one repair, then publish with what remains noted
+        result = repair_result(result, resolver)
+        left = check_result(result, resolver)
+        result.gaps += [f"verification: {p}" for p in left]
     payload = result.model_dump(mode="json")
     if gate is not None:
         payload["gates"] = gate.to_dict()

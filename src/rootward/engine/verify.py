@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from rootward.domain.investigation import Finding
+from rootward.domain.investigation import Finding, InvestigationResult
 from rootward.engine.cites import CiteResolver
 from rootward.engine.supervisor import Assessment, status_of
 
@@ -134,3 +134,23 @@ def verify(assessments: list[Assessment], resolver: CiteResolver) -> Verificatio
         v.repairs = _repair(assessments, resolver)
         v.remaining = _check(assessments, resolver)
     return v
+
+
+def check_result(result: InvestigationResult, resolver: CiteResolver) -> list[str]:
+    """The published result's own mechanical checks: ids exist, cites resolve, every claim is cited."""
+    problems = [f"dangling evidence id: {eid}" for eid in result.dangling_evidence_ids()]
+    problems += [
+        f"{eid}: cite does not resolve: {e.cite}" for eid, e in result.evidence.items() if not resolver.resolves(e.cite)
+    ]
+    problems += [f"claim without evidence: {c.text}" for c in result.claims if not c.evidence]
+    return problems
+
+
+def repair_result(result: InvestigationResult, resolver: CiteResolver) -> InvestigationResult:
+    """Drop unresolvable evidence and the ids that pointed at it; drop claims left uncited."""
+    good = {eid: e for eid, e in result.evidence.items() if resolver.resolves(e.cite)}
+    hypotheses = [h.model_copy(update={"evidence": [e for e in h.evidence if e in good]}) for h in result.hypotheses]
+    claims = [c.model_copy(update={"evidence": [e for e in c.evidence if e in good]}) for c in result.claims]
+    return result.model_copy(
+        update={"evidence": good, "hypotheses": hypotheses, "claims": [c for c in claims if c.evidence]}
+    )

@@ -15,7 +15,7 @@ from rootward.sim.faults import SIGNATURES
 from rootward.sim.generate import generate
 from rootward.sources.bundle import load_bundle
 
-ABSOLUTE = {"error_rate", "disk_used_ratio", "packet_loss_ratio", "restarts_total"}
+ABSOLUTE = {"error_rate", "disk_used_ratio", "packet_loss_ratio", "restarts_total", "lock_waits"}
 
 
 def _epoch(iso: str) -> int:
@@ -58,6 +58,18 @@ def signature_violations(bundle_dir: Path) -> list[str]:
             misses.append(f"{metric} moved most on {top} ({shifts[top]:.3g}), not on {cause} ({shifts[cause]:.3g})")
         else:
             problems += misses
+    if bundle.metrics is not None and fault == "connection_pool_exhaustion":
+        # Saturation is in_use == max: only the cause's client pool may be full.
+        series = {(s.service, s.metric): s for s in bundle.metrics}
+        full = sorted(
+            svc
+            for (svc, metric), s in series.items()
+            if metric == "db_connections_in_use"
+            and (svc, "db_connections_max") in series
+            and any(u >= m > 0 for u, m in zip(s.values, series[(svc, "db_connections_max")].values, strict=False))
+        )
+        if full != [cause]:
+            problems.append(f"client pools at their maximum: {full}, expected only {cause}")
     if bundle.metrics is not None and fault == "dependency_down" and any(s.service == cause for s in bundle.metrics):
         last = max(s.timestamps[-1] for s in bundle.metrics if s.service == cause)
         if last > onset + 60:

@@ -206,6 +206,7 @@ def truth_json(sc: Scenario) -> str:
             "topology": sc.topology.name,
             "fault_onset": _iso(sc.onset),
             "missing_sources": list(sc.missing),
+            "distractors": list(sc.distractors),
         }
     )
 

@@ -13,8 +13,16 @@ from datetime import UTC, datetime
 
 from rootward.domain.faults import FAULT_TYPES
 from rootward.sim import logtext
-from rootward.sim.faults import FAULTS, FaultContext, FaultPlan, LogEvent, eligible_entities, host_of
-from rootward.sim.signals import Baseline, draw_baseline, family_metrics
+from rootward.sim.faults import (
+    FAULTS,
+    SIGNATURES,
+    FaultContext,
+    FaultPlan,
+    LogEvent,
+    eligible_entities,
+    host_of,
+)
+from rootward.sim.signals import Baseline, draw_baseline, family_metrics, step
 from rootward.sim.topologies import SimEntity, SimTopology
 
 SOURCE_FILES = ("logs.jsonl", "metrics.csv", "changes.json")
@@ -71,6 +79,7 @@ class Scenario:
     knowledge: dict[str, str] = field(default_factory=dict)
     also_acceptable: list[tuple[str, str]] = field(default_factory=list)
     kubernetes: bool = False
+    distractors: list[str] = field(default_factory=list)  # "entity/metric" anomalies unrelated to the fault
 
     @property
     def fired_at(self) -> int:
@@ -265,6 +274,42 @@ def _noise_logs(sc: Scenario, rng: random.Random) -> list[LogEvent]:
     return out
 
 
+_DISTRACTION_REASONS = {
+    "cpu_usage": ("INFO", "CRON[{pid}]: (root) CMD (/usr/local/bin/reindex-search.sh --full)"),
+    "memory_bytes": ("INFO", "cache warm-up started: preloading {n} keys"),
+    "latency_p99_ms": ("WARN", "slow request: handler took {ms}ms (threshold 500ms) path=/api/v1/export"),
+    "request_rate": ("INFO", "synthetic load test started by k6 run id={n}"),
+}
+
+
+def _distractor(sc: Scenario, rng: random.Random) -> list[str]:
+    """Now and then an unrelated, harmless anomaly near the onset: something a hurried reader blames.
+
+    It never touches the metrics that carry the fault's own signature, so the cause still
+    stands out where a senior SRE would look.
+    """
+    if rng.random() >= 0.3:
+        return []
+    signature = set(SIGNATURES[sc.fault_type][0])
+    options = []
+    for e in sc.topology.entities:
+        if e.name == sc.cause.name or e.name in sc.victims or e.family not in ("service", "database", "cache", "host"):
+            continue
+        for metric in _DISTRACTION_REASONS:
+            if (e.name, metric) in sc.baselines and metric not in signature:
+                options.append((e, metric))
+    if not options:
+        return []
+    ent, metric = rng.choice(options)
+    start = sc.onset + rng.randint(-600, 300)
+    end = start + rng.randint(300, 1200)
+    sc.plan.other_shapes[(ent.name, metric)] = step(start, rng.uniform(2.0, 3.5), rise_s=60, end=end)
+    level, text = _DISTRACTION_REASONS[metric]
+    message = text.format(pid=rng.randint(1000, 30000), n=rng.randint(10000, 900000), ms=rng.randint(1500, 6000))
+    sc.extra_logs.append(LogEvent(round(start + rng.uniform(0, 30), 3), ent.name, level, message, host_of(ent)))
+    return [f"{ent.name}/{metric}"]
+
+
 def _missing(sc: Scenario, rng: random.Random) -> tuple[str, ...]:
     """Drop one source now and then, but never the only one that holds the cause's signature."""
     if rng.random() >= 0.15:
@@ -333,6 +378,7 @@ def build_scenario(
     noisy = [e.name for e in topo.entities if e.family == "service" and e.name != cause.name]
     sc.noisy_service = rng.choice(noisy) if noisy and rng.random() < 0.75 else None
     sc.extra_logs = _noise_logs(sc, rng)
+    sc.distractors = _distractor(sc, rng)
     sc.missing = _missing(sc, rng)
     return sc
 

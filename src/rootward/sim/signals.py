@@ -80,7 +80,7 @@ def draw_baseline(family: str, metric: str, rng: random.Random) -> Baseline:
     if metric == "restarts_total":
         return Baseline(float(rng.choice((0, 0, 0, 1, 2))), 0.0)
     if metric == "db_connections_max":
-        size = float(rng.choice((10, 20, 30, 50))) if family == "service" else float(rng.choice((100, 200, 300)))
+        size = float(rng.choice((20, 30, 40, 50))) if family == "service" else float(rng.choice((100, 200, 300)))
         return Baseline(size, 0.0, limit=size)
     if metric == "db_connections_in_use":
         return Baseline(u(2, 7) if family == "service" else u(15, 60), 0.15)

@@ -134,7 +134,7 @@ class _Rule:
         return False
 
 
-_VERB = r"(?:ignore|disregard|forget|overrid(?:e|ing)|bypass|skip|abandon|discard|neglect|drop)"
+_VERB = r"(?:ignore|disregard|forget|overrid(?:e|ing)|bypass|skip|abandon|discard)"
 _STRONG = (
     r"(?:previous|prior|above|earlier|preceding|foregoing|former|original|initial|your|system|safety"
     r"|developer|old|existing|all the previous|all prior)"
@@ -152,12 +152,18 @@ _SKELETON_RULES: tuple[_Rule, ...] = tuple(
         (
             "ignore_instructions",
             rf"\b{_VERB}{_FILL}\s{_STRONG}(?:\s{_STRONG})*{_FILL}\s{_OBJECT}\b",
-            "ignore disregard forget override overriding bypass skip abandon discard negiect drop",
+            "ignore disregard forget override overriding bypass skip abandon discard",
         ),
         (
             "ignore_above",
-            rf"\b{_VERB}\s(?:all\s|everything\s|anything\s)?(?:the\s)?(?:above|previous|before|said)\b",
-            "ignore disregard forget override overriding bypass skip abandon discard negiect drop",
+            rf"\b{_VERB}\s(?:all\s|everything\s|anything\s|all\sof\s)?(?:the\s)?(?:above|foregoing)\b",
+            "ignore disregard forget override overriding bypass skip abandon discard",
+        ),
+        (
+            "ignore_above",
+            rf"\b{_VERB}\s(?:everything|anything|all|what\s(?:was\s)?(?:said|written))\s"
+            r"(?:above|before|previousiy|earlier|so\sfar)\b",
+            "ignore disregard forget override overriding bypass skip abandon discard",
         ),
         (
             "forget_everything",

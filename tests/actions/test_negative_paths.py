@@ -129,7 +129,7 @@ class SlackApp:
 
 @pytest.fixture
 def slack(tmp_path: Path, sessions: sessionmaker[Session]) -> Iterator[SlackApp]:
-    url = f"sqlite:///{tmp_path / 'actions.db'}"  # the database of the `sessions` fixture
+    url = sessions.kw["bind"].url.render_as_string(hide_password=False)  # the database of the `sessions` fixture
     settings = load_settings(
         data_dir=tmp_path,
         database={"url": url},

@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from rootward.actions.autonomy_gate import action_class_for, autonomy_check
 from rootward.actions.backends import Backend, BackendError
 from rootward.actions.guard import check_params
-from rootward.actions.verification import VerificationOutcome, verify_due
+from rootward.actions.verification import VerificationOutcome, due_for_verification, verify_approval
 from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import append_audit
 from rootward.worldmodel.gate import PredictionLedger, ProposedAction, gate
@@ -142,9 +142,20 @@ class Executor:
         return done
 
     def verify_due(self) -> list[VerificationOutcome]:
-        """Judge every executed action whose prediction window has closed (by this executor's clock)."""
-        with self._sessions() as s, s.begin():
-            return verify_due(s, self._wm, now=self._clock())
+        """Judge every executed action whose prediction window has closed (by this executor's clock).
+
+        One transaction per action, so one that cannot be judged never holds back the others.
+        """
+        now = self._clock()
+        with self._sessions() as s:
+            due = due_for_verification(s, now)
+        done = []
+        for approval_id in due:
+            with self._sessions() as s, s.begin():
+                outcome = verify_approval(s, approval_id, self._wm, now=now)
+            if outcome is not None:
+                done.append(outcome)
+        return done
 
     def run(self, stop: threading.Event, poll_s: float = 1.0) -> None:
         while not stop.is_set():

@@ -147,16 +147,19 @@ def verify_approval(
     ).first()
     allowed: bool | None = None
     if has_proposal is not None:
-        decision = record_verdict(
-            DbVerdictHistory(session),
-            klass,
-            row.proposal_hash,
-            detail,
-            opted_in=klass in settings.autonomous_classes,
-            window=settings.autonomy_window,
-            audit=lambda kind, subject, data: append_audit(session, kind, subject, data),
-        )
-        allowed = decision.allowed
+        try:
+            decision = record_verdict(
+                DbVerdictHistory(session),
+                klass,
+                row.proposal_hash,
+                detail,
+                opted_in=klass in settings.autonomous_classes,
+                window=settings.autonomy_window,
+                audit=lambda kind, subject, data: append_audit(session, kind, subject, data),
+            )
+            allowed = decision.allowed
+        except LookupError:
+            pass  # the proposal row was judged concurrently; the approval's verdict stands
     session.flush()
     return VerificationOutcome(row.id, verdict.outcome, klass, allowed)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rootward.context.log_templates import merge_equivalent_templates
-from rootward.context.logs import ClusterConfig, _shape, cluster_logs, cluster_messages, scrubbed
+from rootward.context.logs import ClusterConfig, cluster_logs, cluster_messages, message_shape, scrubbed
 from rootward.context.masking import mask_message
 from rootward.domain.telemetry import LogRecord
 from rootward.eval.loghub import PUBLISHED_DRAIN_GA, evaluate_dir, grouping_accuracy
@@ -171,7 +171,7 @@ def test_messages_sharing_a_shape_always_mask_identically() -> None:
             w=rng.choice(["bad", "fed", "cab", "ace", "dead", "beef", "face", "decade", "deadbeefcafe"]),
         )
         masked = mask_message(message)
-        assert seen.setdefault(_shape(message), masked) == masked, message
+        assert seen.setdefault(message_shape(message), masked) == masked, message
 
 
 def test_grouping_accuracy_counts_only_exactly_matching_groups() -> None:

@@ -7,9 +7,9 @@ it came from, and whether it is new or surging compared with the baseline.
 Speed matters because this runs inside every investigation, so the work is
 done once per distinct text: messages that differ only in digits and hex ids
 are masked once (masking is blind to their values, so this is exact), and
-identical masked forms are sent to Drain only once (a message always gets
-the cluster its masked form got). The grouping is the same as masking every
-line and feeding it to Drain, at one Drain call per distinct masked form.
+each distinct masked form is sent to Drain once, so identical masked text
+always lands in the same cluster (re-adding it could land elsewhere once a
+template has generalised). One Drain call per distinct masked form.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def _canonical_hex(match: re.Match[bytes]) -> bytes:
     return b"0" + b"a" * (len(match.group(0)) - 1)
 
 
-def _shape(message: str) -> bytes:
+def message_shape(message: str) -> bytes:
     """A key shared by messages whose masked forms are certainly identical.
 
     Masking treats every digit alike and removes them all, and it always masks
@@ -121,7 +121,7 @@ def assign_templates(messages: Iterable[str], config: ClusterConfig | None = Non
     assignment: list[int] = []
     append = assignment.append
     for message in messages:
-        shape = _shape(message)
+        shape = message_shape(message)
         cluster_id = by_shape.get(shape)
         if cluster_id is None:
             masked = mask_message(message)

@@ -144,6 +144,16 @@ def test_a_deviation_after_autonomous_approval_stops_the_execution(sessions: ses
         assert row is not None and row.result is not None and row.result["refused"] == "autonomy_revoked"
 
 
+def test_the_class_is_looked_up_from_the_stored_proposal_when_not_given(sessions: sessionmaker[Session]) -> None:
+    ladder = Ladder(sessions, WorldModelSettings(autonomous_classes=[KLASS], autonomy_window=N))
+    _earn(ladder, N)
+    with sessions() as s, s.begin():
+        row = request_approval(s, ACTION, DbPredictionLedger(s), investigation_id="inv", now=ladder.clock.now)
+        assert isinstance(row, ApprovalRow)
+        outcome = approve_if_earned(s, row, None, ladder.settings, now=ladder.clock.now)
+        assert outcome is not None and outcome.ok
+
+
 def test_never_for_a_class_that_is_not_opted_in(sessions: sessionmaker[Session]) -> None:
     ladder = Ladder(sessions, WorldModelSettings(autonomous_classes=["scale:service"], autonomy_window=N))
     _earn(ladder, N + 2)

@@ -16,6 +16,7 @@ can be created for it and nobody can sign in as it.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 from sqlalchemy import select
@@ -61,14 +62,20 @@ def autonomy_check(session: Session, klass: str, settings: WorldModelSettings) -
 def approve_if_earned(
     session: Session,
     approval: ApprovalRow,
-    klass: str,
+    klass: str | None,
     settings: WorldModelSettings,
     *,
     now: datetime | None = None,
 ) -> DecisionOutcome | None:
-    """Approve `approval` as the autonomy identity if `klass` has earned it; None leaves it to a human."""
+    """Approve `approval` as the autonomy identity if its class has earned it; None leaves it to a human.
+
+    `klass` is the proposal's `action_class` as the engine computed it; None looks it up.
+    """
     if settings.disabled:
         return None  # the kill switch withholds everything; nothing to approve
+    if klass is None:
+        action = json.loads(approval.action_json)
+        klass = action_class_for(session, approval.proposal_hash, str(action.get("verb")), str(action.get("target")))
     decision = autonomy_check(session, klass, settings)
     if not decision.allowed:
         return None

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 # Database fixtures shared by every test folder: db_url, migrated_db_url, pg_session.
-from tests.databases import _sqlite_template, db_url, migrated_db_url, pg_session  # noqa: F401
+from tests.databases import _sqlite_template, db_url, migrated_db_url, pg_session, sqlite_migrated_url  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

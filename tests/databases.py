@@ -122,3 +122,15 @@ def migrated_db_url(
     else:
         pg.truncate(MIGRATED_SCHEMA)
     return pg.url(MIGRATED_SCHEMA)
+
+
+@pytest.fixture
+def sqlite_migrated_url(tmp_path: Path, _sqlite_template: dict[str, str]) -> str:
+    """A migrated SQLite database only (for tests whose subject is not the database)."""
+    from rootward.store.migrate import upgrade
+
+    template = Path(_sqlite_template["dir"]) / "template.db"
+    if not template.exists():
+        upgrade(f"sqlite:///{template}")
+    shutil.copyfile(template, tmp_path / "rootward.db")
+    return f"sqlite:///{tmp_path / 'rootward.db'}"

@@ -1,4 +1,4 @@
-"""A Kubernetes API subset for deployments and replicasets with PATCH and dryRun,
+"""A Kubernetes API subset for one deployment and its replicasets, with PATCH and dryRun,
 answered in the API's own JSON so the official client deserialises it."""
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ from typing import Any
 from tests.sources.local_http import Reply, Request
 
 NS = "shop"
+REVISION = "deployment.kubernetes.io/revision"
 
 
-def _template(image: str) -> dict[str, Any]:
-    return {"metadata": {"labels": {"app": "payment"}}, "spec": {"containers": [{"name": "app", "image": image}]}}
+def _template(image: str, app: str) -> dict[str, Any]:
+    return {"metadata": {"labels": {"app": app}}, "spec": {"containers": [{"name": "app", "image": image}]}}
 
 
 def _merge(into: dict[str, Any], patch: dict[str, Any]) -> None:
@@ -25,44 +26,44 @@ def _merge(into: dict[str, Any], patch: dict[str, Any]) -> None:
 
 
 class FakeCluster:
-    def __init__(self) -> None:
+    def __init__(self, name: str = "payment", namespace: str = NS) -> None:
+        self.name, self.ns = name, namespace
         self.deployment: dict[str, Any] = {
             "apiVersion": "apps/v1",
             "kind": "Deployment",
-            "metadata": {"name": "payment", "namespace": NS, "annotations": {"deployment.kubernetes.io/revision": "2"}},
+            "metadata": {"name": name, "namespace": namespace, "annotations": {REVISION: "2"}},
             "spec": {
                 "replicas": 3,
-                "selector": {"matchLabels": {"app": "payment"}},
-                "template": _template("shop/payment:v2.31.0"),
+                "selector": {"matchLabels": {"app": name}},
+                "template": _template(f"shop/{name}:v2.31.0", name),
             },
         }
-        self.replicasets = [self._rs(1, "shop/payment:v2.30.4"), self._rs(2, "shop/payment:v2.31.0")]
+        self.replicasets = [self._rs(1, f"shop/{name}:v2.30.4"), self._rs(2, f"shop/{name}:v2.31.0")]
         self.patches: list[tuple[str, bool, dict[str, Any]]] = []
 
     def _rs(self, revision: int, image: str) -> dict[str, Any]:
-        template = _template(image)
+        template = _template(image, self.name)
         template["metadata"]["labels"]["pod-template-hash"] = f"h{revision}"
+        owner = {"apiVersion": "apps/v1", "kind": "Deployment", "name": self.name, "uid": "u1", "controller": True}
         return {
             "metadata": {
-                "name": f"payment-h{revision}",
-                "namespace": NS,
-                "annotations": {"deployment.kubernetes.io/revision": str(revision)},
-                "ownerReferences": [
-                    {"apiVersion": "apps/v1", "kind": "Deployment", "name": "payment", "uid": "u1", "controller": True}
-                ],
+                "name": f"{self.name}-h{revision}",
+                "namespace": self.ns,
+                "annotations": {REVISION: str(revision)},
+                "ownerReferences": [owner],
             },
-            "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "payment"}}, "template": template},
+            "spec": {"replicas": 0, "selector": {"matchLabels": {"app": self.name}}, "template": template},
         }
 
     def route(self, request: Request) -> Reply:
-        base = f"/apis/apps/v1/namespaces/{NS}"
+        base = f"/apis/apps/v1/namespaces/{self.ns}"
+        dep = f"{base}/deployments/{self.name}"
         if request.path == f"{base}/replicasets" and request.method == "GET":
-            return Reply(
-                body={"apiVersion": "apps/v1", "kind": "ReplicaSetList", "metadata": {}, "items": self.replicasets}
-            )
-        if request.path == f"{base}/deployments/payment" and request.method == "GET":
+            items = {"apiVersion": "apps/v1", "kind": "ReplicaSetList", "metadata": {}, "items": self.replicasets}
+            return Reply(body=items)
+        if request.path == dep and request.method == "GET":
             return Reply(body=self.deployment)
-        if request.path.startswith(f"{base}/deployments/payment") and request.method == "PATCH":
+        if request.path.startswith(dep) and request.method == "PATCH":
             patch = json.loads(request.body)
             dry = request.arg("dryRun") == "All"
             self.patches.append((request.path.rsplit("/", 1)[-1], dry, patch))
@@ -70,17 +71,14 @@ class FakeCluster:
             _merge(target, patch)
             if not dry and "template" in patch.get("spec", {}):
                 annotations = target["metadata"]["annotations"]
-                annotations["deployment.kubernetes.io/revision"] = str(
-                    int(annotations["deployment.kubernetes.io/revision"]) + 1
-                )
+                annotations[REVISION] = str(int(annotations[REVISION]) + 1)
             if request.path.endswith("/scale"):
-                return Reply(
-                    body={
-                        "apiVersion": "autoscaling/v1",
-                        "kind": "Scale",
-                        "metadata": {"name": "payment", "namespace": NS},
-                        "spec": {"replicas": target["spec"]["replicas"]},
-                    }
-                )
+                scale = {
+                    "apiVersion": "autoscaling/v1",
+                    "kind": "Scale",
+                    "metadata": {"name": self.name, "namespace": self.ns},
+                    "spec": {"replicas": target["spec"]["replicas"]},
+                }
+                return Reply(body=scale)
             return Reply(body=target)
         return Reply(404, {"kind": "Status", "status": "Failure", "reason": "NotFound", "code": 404})

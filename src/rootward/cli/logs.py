@@ -1,4 +1,4 @@
-"""`rootward logs`: cluster a plain log file into templates; measure accuracy on LogHub."""
+"""`rootward logs`: cluster a log file into templates, scrub it, guard it; LogHub accuracy."""
 
 from __future__ import annotations
 
@@ -43,6 +43,38 @@ def cluster(
         typer.echo(f"{c.count:>8}  {c.template}  (e.g. line {c.representative})")
     if len(shown) < len(clusters):
         typer.echo(f"... {len(clusters) - len(shown)} more (use --top 0 or --json)")
+
+
+@logs_app.command("scrub")
+def scrub_file(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="Text or log file.")],
+    as_json: JsonOption = False,
+) -> None:
+    """Print FILE with PII and secrets replaced by typed placeholders (what an LLM may see)."""
+    from rootward.context.scrub import scrub
+
+    result = scrub(file.read_text(encoding="utf-8", errors="replace"))
+    if not as_json:
+        typer.echo(result.text, nl=False)
+        return
+    redactions = [{"kind": r.kind, "rule": r.rule, "start": r.start, "end": r.end} for r in result.redactions]
+    typer.echo(json.dumps({"text": result.text, "redactions": redactions}))
+
+
+@logs_app.command("guard")
+def guard_file(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="Text or log file.")],
+    as_json: JsonOption = False,
+) -> None:
+    """Print FILE wrapped in <log_content>, with lines that instruct a model withheld."""
+    from rootward.context.injection import guard
+
+    guarded = guard(file.read_text(encoding="utf-8", errors="replace").rstrip("\n"), source=file.name)
+    if not as_json:
+        typer.echo(guarded.text)
+        return
+    redactions = [{"line": r.line, "rule": r.rule} for r in guarded.redactions]
+    typer.echo(json.dumps({"text": guarded.text, "redactions": redactions}))
 
 
 @logs_app.command("accuracy")

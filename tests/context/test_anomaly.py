@@ -1,0 +1,73 @@
+"""Metric anomalies: robust change points, ramps, quantised counters, silence."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rootward.context.anomaly import detect_anomalies, family_of
+from rootward.domain.telemetry import MetricSeries
+
+T0 = 1_800_000_000
+STEP = 30
+FIRED = T0 + 60 * STEP  # 30 min of data before the alert
+
+
+def _series(service: str, metric: str, values: list[float]) -> MetricSeries:
+    return MetricSeries(service, metric, tuple(T0 + i * STEP for i in range(len(values))), tuple(values))
+
+
+def _noise(n: int, level: float, spread: float, seed: int = 1) -> list[float]:
+    rng = np.random.default_rng(seed)
+    return list(level + rng.normal(0, spread, n))
+
+
+def test_sustained_step_is_anomalous_with_onset_and_a_cite_that_covers_samples() -> None:
+    values = _noise(56, 100, 3) + _noise(30, 400, 10, seed=2)  # jumps at sample 56 (2 min before fired)
+    anomalies, _ = detect_anomalies([_series("api", "latency_p99_ms", values)], fired_at=FIRED, end=FIRED + 600)
+    assert len(anomalies) == 1
+    a = anomalies[0]
+    assert a.direction == "up" and a.family == "latency"
+    assert a.onset == T0 + 56 * STEP
+    start, end = (int(x) for x in a.evidence.cite.rsplit("@", 1)[1].split("-"))
+    assert start <= a.onset <= end and start >= T0
+
+
+def test_quiet_series_and_one_sample_blip_are_not_anomalous() -> None:
+    quiet = _noise(86, 50, 2)
+    blip = _noise(86, 50, 2, seed=3)
+    blip[58] = 500.0
+    anomalies, scored = detect_anomalies(
+        [_series("a", "cpu_usage", quiet), _series("b", "cpu_usage", blip)], fired_at=FIRED, end=FIRED + 600
+    )
+    assert anomalies == []
+    assert {s.service for s in scored} == {"a", "b"}
+
+
+def test_slow_memory_climb_from_long_before_the_alert_is_a_ramp() -> None:
+    values = _noise(40, 1e9, 5e6) + [1e9 + i * 2.5e7 for i in range(1, 81)]
+    series = MetricSeries("db", "memory_bytes", tuple(T0 - 1800 + i * STEP for i in range(120)), tuple(values))
+    anomalies, _ = detect_anomalies([series], fired_at=FIRED, end=FIRED + 600)
+    assert anomalies and anomalies[0].shape == "ramp"
+    assert anomalies[0].onset < FIRED - 600
+
+
+def test_small_integer_counter_moving_by_one_step_is_noise() -> None:
+    values = [1.0 if i % 7 else 2.0 for i in range(60)] + [2.0] * 26
+    anomalies, _ = detect_anomalies([_series("db", "lock_waits", values)], fired_at=FIRED, end=FIRED + 600)
+    assert anomalies == []
+
+
+def test_entity_that_stops_reporting_while_others_continue_is_silent() -> None:
+    alive = _series("web", "latency_p99_ms", _noise(86, 100, 3))
+    dead = _series("db", "cpu_usage", _noise(55, 0.5, 0.01))
+    anomalies, _ = detect_anomalies([alive, dead], fired_at=FIRED, end=FIRED + 600)
+    silent = [a for a in anomalies if a.family == "silence"]
+    assert [a.service for a in silent] == ["db"]
+
+
+def test_metric_families_come_from_generic_words() -> None:
+    assert family_of("container_cpu_usage_seconds_total") == "cpu"
+    assert family_of("disk_used_ratio") == "disk"
+    assert family_of("network_rtt_ms") == "network"
+    assert family_of("db_connections_in_use") == "connections"
+    assert family_of("http_request_duration_p99") == "latency"

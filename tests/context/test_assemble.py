@@ -1,0 +1,43 @@
+"""Context assembly over bundles: everything cited, missing sources named."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rootward.context.assemble import assemble_context
+from rootward.engine.cites import BundleCiteResolver
+from rootward.sources.bundle import bundle_sources, load_bundle
+
+EXAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "examples"
+EXAMPLE = EXAMPLES / "shop-disk-full-03"
+
+pytestmark = pytest.mark.skipif(not EXAMPLE.is_dir(), reason="shared examples not present")
+
+
+def test_every_context_item_cites_something_that_resolves() -> None:
+    bundle = load_bundle(EXAMPLE)
+    ctx = assemble_context(bundle_sources(bundle), bundle.meta)
+    resolver = BundleCiteResolver(bundle)
+    refs = ctx.evidence_refs()
+    assert ctx.anomalies and ctx.logs and ctx.alerts
+    assert [r.cite for r in refs if not resolver.resolves(r.cite)] == []
+
+
+def test_context_round_trips_through_json_for_checkpoints() -> None:
+    bundle = load_bundle(EXAMPLE)
+    ctx = assemble_context(bundle_sources(bundle), bundle.meta)
+    again = type(ctx).model_validate_json(ctx.model_dump_json())
+    assert again == ctx
+
+
+def test_missing_logs_become_a_named_gap(tmp_path: Path) -> None:
+    copy = tmp_path / "b"
+    shutil.copytree(EXAMPLE, copy)
+    (copy / "logs.jsonl").unlink()
+    bundle = load_bundle(copy)
+    ctx = assemble_context(bundle_sources(bundle), bundle.meta)
+    assert "no logs: logs.jsonl missing from bundle" in ctx.gaps
+    assert ctx.logs == [] and ctx.anomalies

@@ -17,6 +17,7 @@ from rootward.runtime.execution import run_job
 from rootward.runtime.pipeline import Pipeline, Step
 from rootward.runtime.queue import claim, enqueue_investigation
 from rootward.runtime.worker import WorkerPool
+from rootward.store.alerts import AlertGroupRow
 from rootward.store.jobs import utcnow
 from tests.runtime.conftest import runtime_settings
 
@@ -90,3 +91,31 @@ def test_show_unknown_id_and_list_bad_status_fail_with_a_message(config: Path) -
     assert missing.exit_code == 1 and "no investigation 'nope-nope'" in missing.output
     bad = _cli("investigations", "list", "--status", "lost", "--config", str(config))
     assert bad.exit_code == 2 and "--status must be one of" in bad.output
+
+
+def test_list_names_the_service_of_the_alert_group(config: Path, session_factory: sessionmaker[Session]) -> None:
+    now = utcnow()
+    with session_factory() as session:
+        session.add(
+            AlertGroupRow(
+                id="grp-checkout",
+                service="checkout",
+                status="open",
+                tier="L2",
+                human=False,
+                severity="P1",
+                reason="test",
+                opened_at=now,
+                last_alert_at=now,
+                alert_count=1,
+                firing_count=1,
+            )
+        )
+        session.flush()
+        job_id = enqueue_investigation(session, "grp-checkout", 1, "L2")
+        session.commit()
+    listed = _cli("investigations", "list", "--config", str(config))
+    line = next(row for row in listed.output.splitlines() if row.startswith(job_id))
+    assert "checkout" in line.split()
+    shown = _cli("investigations", "show", job_id, "--config", str(config))
+    assert "service:   checkout" in shown.output

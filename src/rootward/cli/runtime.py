@@ -104,6 +104,7 @@ def list_investigations(
             j.status,
             f"P{j.priority}",
             j.tier,
+            j.service or "-",
             j.group_id,
             f"{j.steps_done}",
             str(j.attempts),
@@ -112,7 +113,7 @@ def list_investigations(
         ]
         for j in jobs
     ]
-    _table(["ID", "STATUS", "PRIO", "TIER", "GROUP", "STEPS", "TRIES", "ENQUEUED (UTC)", "ERROR"], rows)
+    _table(["ID", "STATUS", "PRIO", "TIER", "SERVICE", "GROUP", "STEPS", "TRIES", "ENQUEUED (UTC)", "ERROR"], rows)
     typer.echo("\n" + "  ".join(f"{name}: {counts.get(name, 0)}" for name in STATUSES))
 
 
@@ -146,6 +147,7 @@ def show_investigation(
     j = report.job
     fields: list[tuple[str, Any]] = [
         ("id", j.id),
+        ("service", j.service or "-"),
         ("group", j.group_id),
         ("status", j.status),
         ("priority", f"P{j.priority}"),

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from rootward.store.alerts import AlertGroupRow
 from rootward.store.jobs import Checkpoint, Job, WorkerHeartbeat
 
 
@@ -34,9 +35,10 @@ class JobSummary:
     attempts: int
     lease_owner: str | None
     error: str | None
+    service: str | None = None  # of the alert group, when the job came from intake
 
     @classmethod
-    def of(cls, job: Job) -> JobSummary:
+    def of(cls, job: Job, service: str | None = None) -> JobSummary:
         return cls(
             id=job.id,
             group_id=job.group_id,
@@ -50,6 +52,7 @@ class JobSummary:
             attempts=job.attempts,
             lease_owner=job.lease_owner,
             error=job.error,
+            service=service,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -81,10 +84,15 @@ class JobReport:
 
 def list_jobs(session: Session, *, status: str | None = None, limit: int = 50) -> list[JobSummary]:
     """Newest first; `status` filters (queued, running, done, failed, expired)."""
-    query = select(Job).order_by(Job.enqueued_at.desc(), Job.id.desc()).limit(limit)
+    query = (
+        select(Job, AlertGroupRow.service)
+        .outerjoin(AlertGroupRow, AlertGroupRow.id == Job.group_id)
+        .order_by(Job.enqueued_at.desc(), Job.id.desc())
+        .limit(limit)
+    )
     if status:
         query = query.where(Job.status == status)
-    return [JobSummary.of(job) for job in session.scalars(query)]
+    return [JobSummary.of(job, service) for job, service in session.execute(query)]
 
 
 def status_counts(session: Session) -> dict[str, int]:
@@ -134,8 +142,9 @@ def job_report(session: Session, job: Job, step_names: tuple[str, ...]) -> JobRe
                 status = job.status
             steps.append(StepReport(index, name, status, None, None, None, None, None))
     last = checkpoints[max(checkpoints)] if checkpoints else None
+    group = session.get(AlertGroupRow, job.group_id)
     return JobReport(
-        job=JobSummary.of(job),
+        job=JobSummary.of(job, group.service if group is not None else None),
         lease_expires_at=_iso(job.lease_expires_at),
         steps=steps,
         state=dict(last.state) if last is not None else None,

@@ -112,6 +112,15 @@ def test_answers_and_cites_are_scored_against_the_bundle(example: Path) -> None:
     assert s.claims_with_evidence == 1
 
 
+def test_tar_gz_bundles_are_scored_with_their_truth(example: Path, tmp_path: Path) -> None:
+    archive = tmp_path / "b.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(example, arcname="bundle")
+    [scored] = evaluate([archive], entry="tests.eval.test_runner:answering_engine")
+    assert scored.score.truth == "payment/connection_pool_exhaustion" and scored.score.hit_rank == 1
+    assert scored.score.cites_resolved == 1
+
+
 def test_discover_finds_dirs_and_archives(example: Path, tmp_path: Path) -> None:
     archive = tmp_path / "z.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:

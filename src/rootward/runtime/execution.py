@@ -27,6 +27,7 @@ from typing import Literal
 
 from sqlalchemy.orm import Session
 
+from rootward.observability.tracing import span
 from rootward.runtime.checkpoint import (
     Lease,
     LeaseLost,
@@ -67,6 +68,20 @@ def run_job(
     stop: threading.Event | None = None,
 ) -> Outcome:
     """Drive `job` (just claimed) from its resume point to done, failed, released or lost."""
+    with span("investigation", job_id=job.id, group_id=job.group_id, tier=job.tier, attempt=job.attempts) as current:
+        outcome = _run_job(session_factory, job, pipeline, lease_s=lease_s, stop=stop)
+        current.set_attribute("rootward.outcome", outcome)
+        return outcome
+
+
+def _run_job(
+    session_factory: SessionFactory,
+    job: Job,
+    pipeline: Pipeline,
+    *,
+    lease_s: float,
+    stop: threading.Event | None,
+) -> Outcome:
     lease = Lease.of(job)
     with session_factory() as session:
         point = resume_point(session, job.id)
@@ -84,9 +99,10 @@ def run_job(
             started = utcnow()
             _trace(job.id, index, step.name, lease)
             try:
-                produced = step.run(json.loads(json.dumps(state)))
-                if not isinstance(produced, dict):
-                    raise TypeError(f"returned {type(produced).__name__}, not a dict")
+                with span(f"step {step.name}", job_id=job.id, step=step.name, step_index=index):
+                    produced = step.run(json.loads(json.dumps(state)))
+                    if not isinstance(produced, dict):
+                        raise TypeError(f"returned {type(produced).__name__}, not a dict")
                 new_state = json.loads(json.dumps(produced))
             except Exception as exc:  # a failing step fails the job, with the reason kept
                 error = f"step {step.name}: {type(exc).__name__}: {exc}"

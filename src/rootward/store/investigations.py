@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Index, Integer, String, Text, func, select
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy import JSON, Boolean, DateTime, Index, Integer, String, Text, and_, case, func, select
+from sqlalchemy.orm import Mapped, Session, defer, mapped_column
 
 from rootward.store.base import Base
 from rootward.store.ids import new_id
@@ -120,7 +120,13 @@ def list_investigations(
     session: Session, flt: IncidentFilter | None = None, *, limit: int = 50, before: datetime | None = None
 ) -> list[InvestigationRow]:
     flt = flt or IncidentFilter()
-    query = select(InvestigationRow).order_by(InvestigationRow.created_at.desc()).limit(limit)
+    # A list row needs the indexed columns only: leave the result and evidence JSON (tens of kB each) unread.
+    query = (
+        select(InvestigationRow)
+        .options(defer(InvestigationRow.result), defer(InvestigationRow.evidence_data))
+        .order_by(InvestigationRow.created_at.desc())
+        .limit(limit)
+    )
     for column, value in (
         (InvestigationRow.status, flt.status),
         (InvestigationRow.service, flt.service),
@@ -181,32 +187,48 @@ class ServiceQuality:
 
 
 def quality_by_service(session: Session) -> list[ServiceQuality]:
+    """Per service: investigations, rated, accepted and false escalations, from SQL aggregates.
+
+    The truth of a rated RCA is its top hypothesis unless the feedback says
+    `wrong` and names another entity. An inconclusive investigation whose
+    truth is its top hypothesis is a false escalation straight from the
+    columns; only inconclusive-and-wrong ones (few) need their hypotheses read.
+    """
     totals = dict(
         session.execute(select(InvestigationRow.service, func.count()).group_by(InvestigationRow.service)).all()
     )
-    rated: dict[str, list[tuple[str, str, dict[str, Any], str | None]]] = {}
-    rows = session.execute(
-        select(
-            InvestigationRow.service,
-            FeedbackRow.verdict,
-            InvestigationRow.status,
-            InvestigationRow.result,
-            FeedbackRow.corrected_entity,
-        )
+    accepted_verdict = FeedbackRow.verdict.in_(("accepted", "edited"))
+    inconclusive = InvestigationRow.status == "inconclusive"
+    rated_join = (
+        select(InvestigationRow.service)
         .join(FeedbackRow, FeedbackRow.investigation_id == InvestigationRow.id)
         .where(FeedbackRow.target == "rca")
-    ).all()
-    for service, verdict, status, result, corrected in rows:
-        rated.setdefault(service, []).append((verdict, status, result, corrected))
+    )
+    stats = {
+        service: (int(rated), int(accepted or 0), int(escalated or 0))
+        for service, rated, accepted, escalated in session.execute(
+            rated_join.add_columns(
+                func.count(),
+                func.sum(case((accepted_verdict, 1), else_=0)),
+                func.sum(
+                    case(
+                        (and_(inconclusive, FeedbackRow.verdict != "wrong", InvestigationRow.top_entity != ""), 1),
+                        else_=0,
+                    )
+                ),
+            ).group_by(InvestigationRow.service)
+        ).all()
+    }
+    wrong_escalations: dict[str, int] = {}
+    for service, result, corrected in session.execute(
+        select(InvestigationRow.service, InvestigationRow.result, FeedbackRow.corrected_entity)
+        .join(FeedbackRow, FeedbackRow.investigation_id == InvestigationRow.id)
+        .where(FeedbackRow.target == "rca", FeedbackRow.verdict == "wrong", inconclusive)
+    ).all():
+        if corrected in {h.get("entity") for h in result.get("hypotheses", [])}:
+            wrong_escalations[service] = wrong_escalations.get(service, 0) + 1
     out = []
     for service, count in sorted(totals.items()):
-        items = rated.get(service, [])
-        false_esc = 0
-        for verdict, status, result, corrected in items:
-            entities = {h.get("entity") for h in result.get("hypotheses", [])}
-            truth = corrected if verdict == "wrong" else (result.get("hypotheses") or [{}])[0].get("entity")
-            if status == "inconclusive" and truth in entities:
-                false_esc += 1
-        accepted = sum(1 for v, *_ in items if v in ("accepted", "edited"))
-        out.append(ServiceQuality(service, int(count), len(items), accepted, false_esc))
+        rated, accepted, escalated = stats.get(service, (0, 0, 0))
+        out.append(ServiceQuality(service, int(count), rated, accepted, escalated + wrong_escalations.get(service, 0)))
     return out

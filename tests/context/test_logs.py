@@ -103,6 +103,17 @@ def test_baseline_start_excludes_older_records_from_the_baseline() -> None:
     assert cluster.is_new
 
 
+def test_explicit_window_end_sets_the_onset_rate() -> None:
+    onset = T0 + timedelta(seconds=600)
+    records = [_record(i * 60, "retrying connection to db", "WARN", line=i + 1) for i in range(10)]
+    # Ten more in the first 20 s after onset: a surge over 20 s, not over a 10-minute window.
+    records += [_record(600 + i * 2, "retrying connection to db", "WARN", line=11 + i) for i in range(10)]
+    (short,) = cluster_logs(records, onset=onset)
+    assert short.is_surge
+    (long,) = cluster_logs(records, onset=onset, end=onset + timedelta(minutes=10))
+    assert not long.is_surge
+
+
 def test_cluster_messages_numbers_lines_from_one_and_skips_blank_lines() -> None:
     clusters = cluster_messages(["worker 1 started", "", "worker 2 started", "   ", "shutdown requested"])
     lines = sorted(c.lines for c in clusters)

@@ -167,14 +167,17 @@ def cluster_logs(
     *,
     onset: datetime | None = None,
     baseline_start: datetime | None = None,
+    end: datetime | None = None,
     config: ClusterConfig | None = None,
 ) -> list[LogCluster]:
     """Cluster log records and flag templates that are new or surge after `onset`.
 
     Records before `onset` (and at or after `baseline_start`, when given) are
     the baseline; records at or after `onset` are the onset window. Rates are
-    per second of each window, each window spanning from its start to its last
-    record. Without `onset`, every record counts as onset and nothing is new.
+    per second of each window: the baseline from `baseline_start` (default:
+    the first record) to `onset`, the onset window from `onset` to `end`
+    (default: the last record). Without `onset`, every record counts as onset
+    and nothing is new or surging.
     """
     config = config or ClusterConfig()
     assignment, templates = assign_templates((r.message for r in records), config)
@@ -205,7 +208,7 @@ def cluster_logs(
             tally.rank = rank
             tally.representative = line
             tally.example = record.message
-    baseline_seconds, onset_seconds = _window_seconds(records, onset, baseline_start)
+    baseline_seconds, onset_seconds = _window_seconds(records, onset, baseline_start, end)
     clusters = [
         _build(cid, templates[cid], tally, onset, baseline_seconds, onset_seconds, config)
         for cid, tally in tallies.items()
@@ -214,12 +217,12 @@ def cluster_logs(
 
 
 def _window_seconds(
-    records: Sequence[LogRecord], onset: datetime | None, baseline_start: datetime | None
+    records: Sequence[LogRecord], onset: datetime | None, baseline_start: datetime | None, end: datetime | None
 ) -> tuple[float, float]:
     if onset is None or not records:
         return 0.0, 0.0
     first = baseline_start or min(r.ts for r in records)
-    last = max(r.ts for r in records)
+    last = end or max(r.ts for r in records)
     baseline = max((onset - first).total_seconds(), 1.0)
     after = max((last - onset).total_seconds(), 1.0)
     return baseline, after

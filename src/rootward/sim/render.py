@@ -18,7 +18,7 @@ import yaml
 from rootward.sim import logtext
 from rootward.sim.faults import LogEvent, host_of
 from rootward.sim.knowledge import knowledge_for
-from rootward.sim.scenario import Scenario, _iso
+from rootward.sim.scenario import AlertSpec, Scenario, _iso
 from rootward.sim.signals import COUNTER_METRICS, Baseline, finish, fmt
 
 
@@ -31,43 +31,51 @@ def _fingerprint(bundle_id: str, labels: dict[str, str]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
-def alert_payloads(sc: Scenario) -> list[dict[str, Any]]:
-    """Alertmanager v4 webhook payloads, one per alert in firing order (an alert storm)."""
-    payloads = []
-    for a in sc.alerts:
-        labels = {
-            "alertname": a.name,
-            "service": a.entity,
-            "severity": a.severity,
-            "instance": f"{a.entity}:9100",
-            "team": "ops",
-        }
-        annotations = {"summary": a.summary, "description": f"{a.name} firing for {a.entity}"}
-        payloads.append(
+def _payload(sc: Scenario, a: AlertSpec, resolved: bool) -> dict[str, Any]:
+    labels = {
+        "alertname": a.name,
+        "service": a.entity,
+        "severity": a.severity,
+        "instance": f"{a.entity}:9100",
+        "team": "ops",
+    }
+    annotations = {"summary": a.summary, "description": f"{a.name} firing for {a.entity}"}
+    status = "resolved" if resolved else "firing"
+    return {
+        "version": "4",
+        "groupKey": '{}:{alertname="' + a.name + '"}',
+        "truncatedAlerts": 0,
+        "status": status,
+        "receiver": "rootward",
+        "groupLabels": {"alertname": a.name},
+        "commonLabels": labels,
+        "commonAnnotations": annotations,
+        "externalURL": "http://alertmanager:9093",
+        "alerts": [
             {
-                "version": "4",
-                "groupKey": '{}:{alertname="' + a.name + '"}',
-                "truncatedAlerts": 0,
-                "status": "firing",
-                "receiver": "rootward",
-                "groupLabels": {"alertname": a.name},
-                "commonLabels": labels,
-                "commonAnnotations": annotations,
-                "externalURL": "http://alertmanager:9093",
-                "alerts": [
-                    {
-                        "status": "firing",
-                        "labels": labels,
-                        "annotations": annotations,
-                        "startsAt": _iso(a.starts_at),
-                        "endsAt": "0001-01-01T00:00:00Z",
-                        "generatorURL": f"http://prometheus:9090/graph?g0.expr={a.name}",
-                        "fingerprint": _fingerprint(sc.id, labels),
-                    }
-                ],
+                "status": status,
+                "labels": labels,
+                "annotations": annotations,
+                "startsAt": _iso(a.starts_at),
+                "endsAt": _iso(a.ends_at) if resolved and a.ends_at else "0001-01-01T00:00:00Z",
+                "generatorURL": f"http://prometheus:9090/graph?g0.expr={a.name}",
+                "fingerprint": _fingerprint(sc.id, labels),
             }
-        )
-    return payloads
+        ],
+    }
+
+
+def alert_payloads(sc: Scenario) -> list[dict[str, Any]]:
+    """Alertmanager v4 webhook payloads in the order they were sent (an alert storm).
+
+    One payload per alert when it fires, and a `resolved` one later for flaky monitors that cleared.
+    """
+    sent: list[tuple[int, int, dict[str, Any]]] = []
+    for i, a in enumerate(sc.alerts):
+        sent.append((a.starts_at, i, _payload(sc, a, resolved=False)))
+        if a.ends_at is not None:
+            sent.append((a.ends_at, i, _payload(sc, a, resolved=True)))
+    return [p for _, _, p in sorted(sent, key=lambda x: (x[0], x[1]))]
 
 
 def _victim_value(sc: Scenario, name: str, metric: str, t: int, v: float, b: Baseline) -> float:

@@ -56,6 +56,7 @@ class AlertSpec:
     severity: str
     starts_at: int
     summary: str
+    ends_at: int | None = None  # set when the alert resolved inside the window (a flaky monitor)
 
 
 @dataclass
@@ -171,7 +172,8 @@ def _alerts(sc: Scenario, rng: random.Random) -> list[AlertSpec]:
         name = rng.choice(others)
         alertname, severity = rng.choice(_FLAKY_ALERTS)
         at = rng.randint(sc.onset - 600, latest)
-        alerts.append(AlertSpec(alertname, name, severity, at, f"{alertname} on {name}"))
+        ends = at + rng.randint(120, 600) if rng.random() < 0.5 and at + 720 < sc.window_end else None
+        alerts.append(AlertSpec(alertname, name, severity, at, f"{alertname} on {name}", ends))
     return sorted(alerts, key=lambda a: (a.starts_at, a.entity, a.name))
 
 

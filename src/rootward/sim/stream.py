@@ -36,7 +36,7 @@ def _iso(ts: datetime) -> str:
 
 
 def live_payloads(alerts_json: bytes, now: datetime, bundle_path: str | None = None) -> list[dict[str, Any]]:
-    """The bundle's payloads re-timed so the last alert starts at `now`."""
+    """The bundle's payloads re-timed so the last alert starts at `now` (resolved ones shift alike)."""
     data = json.loads(alerts_json)
     payloads: list[dict[str, Any]] = data if isinstance(data, list) else [data]
     starts = [_parse(a["startsAt"]) for p in payloads for a in p["alerts"]]
@@ -44,6 +44,8 @@ def live_payloads(alerts_json: bytes, now: datetime, bundle_path: str | None = N
     for p in payloads:
         for a in p["alerts"]:
             a["startsAt"] = _iso(_parse(a["startsAt"]) + shift)
+            if a.get("endsAt") and not str(a["endsAt"]).startswith("0001-"):
+                a["endsAt"] = _iso(_parse(a["endsAt"]) + shift)
             if bundle_path:
                 a.setdefault("annotations", {})["rootward_bundle"] = bundle_path
     return payloads

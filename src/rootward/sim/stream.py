@@ -36,11 +36,17 @@ def _iso(ts: datetime) -> str:
 
 
 def live_payloads(alerts_json: bytes, now: datetime, bundle_path: str | None = None) -> list[dict[str, Any]]:
-    """The bundle's payloads re-timed so the last alert starts at `now` (resolved ones shift alike)."""
+    """The bundle's payloads re-timed so the last thing that happened (a start or a resolve) is `now`."""
     data = json.loads(alerts_json)
     payloads: list[dict[str, Any]] = data if isinstance(data, list) else [data]
-    starts = [_parse(a["startsAt"]) for p in payloads for a in p["alerts"]]
-    shift = now - max(starts)
+    moments = [_parse(a["startsAt"]) for p in payloads for a in p["alerts"]]
+    moments += [
+        _parse(a["endsAt"])
+        for p in payloads
+        for a in p["alerts"]
+        if a.get("endsAt") and not str(a["endsAt"]).startswith("0001-")
+    ]
+    shift = now - max(moments)
     for p in payloads:
         for a in p["alerts"]:
             a["startsAt"] = _iso(_parse(a["startsAt"]) + shift)

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Index, Integer, String, Text, and_, case, func, select
+from sqlalchemy import JSON, Boolean, DateTime, Index, Integer, String, Text, and_, case, func, select, text
 from sqlalchemy.orm import Mapped, Session, defer, mapped_column
+from sqlalchemy.sql.elements import ColumnElement
 
 from rootward.store.base import Base
 from rootward.store.ids import new_id
@@ -186,13 +187,28 @@ class ServiceQuality:
         return self.accepted / self.rated if self.rated else None
 
 
+def _corrected_among_hypotheses(session: Session) -> ColumnElement[bool]:
+    """SQL: the feedback's corrected entity is one of the investigation's hypotheses (JSON read in the database)."""
+    if session.get_bind().dialect.name == "postgresql":
+        sql = (
+            "EXISTS (SELECT 1 FROM json_array_elements((investigations.result)::json -> 'hypotheses') AS h "
+            "WHERE h ->> 'entity' = feedback.corrected_entity)"
+        )
+    else:
+        sql = (
+            "EXISTS (SELECT 1 FROM json_each(investigations.result, '$.hypotheses') AS h "
+            "WHERE json_extract(h.value, '$.entity') = feedback.corrected_entity)"
+        )
+    return text(sql)  # type: ignore[return-value]
+
+
 def quality_by_service(session: Session) -> list[ServiceQuality]:
     """Per service: investigations, rated, accepted and false escalations, from SQL aggregates.
 
     The truth of a rated RCA is its top hypothesis unless the feedback says
     `wrong` and names another entity. An inconclusive investigation whose
     truth is its top hypothesis is a false escalation straight from the
-    columns; only inconclusive-and-wrong ones (few) need their hypotheses read.
+    columns; only inconclusive-and-wrong ones need their hypotheses, read by the database's JSON functions.
     """
     totals = dict(
         session.execute(select(InvestigationRow.service, func.count()).group_by(InvestigationRow.service)).all()
@@ -219,14 +235,15 @@ def quality_by_service(session: Session) -> list[ServiceQuality]:
             ).group_by(InvestigationRow.service)
         ).all()
     }
-    wrong_escalations: dict[str, int] = {}
-    for service, result, corrected in session.execute(
-        select(InvestigationRow.service, InvestigationRow.result, FeedbackRow.corrected_entity)
-        .join(FeedbackRow, FeedbackRow.investigation_id == InvestigationRow.id)
-        .where(FeedbackRow.target == "rca", FeedbackRow.verdict == "wrong", inconclusive)
-    ).all():
-        if corrected in {h.get("entity") for h in result.get("hypotheses", [])}:
-            wrong_escalations[service] = wrong_escalations.get(service, 0) + 1
+    wrong_escalations = dict(
+        session.execute(
+            select(InvestigationRow.service, func.count())
+            .join(FeedbackRow, FeedbackRow.investigation_id == InvestigationRow.id)
+            .where(FeedbackRow.target == "rca", FeedbackRow.verdict == "wrong", inconclusive)
+            .where(_corrected_among_hypotheses(session))
+            .group_by(InvestigationRow.service)
+        ).all()
+    )
     out = []
     for service, count in sorted(totals.items()):
         rated, accepted, escalated = stats.get(service, (0, 0, 0))

@@ -1,0 +1,127 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine
+
+from rootward.domain.roles import Role
+from rootward.settings import load_settings
+from rootward.store.db import make_engine, make_session_factory
+from rootward.store.investigations import add_feedback, quality_by_service, save_investigation
+from rootward.store.users import add_user, create_token
+from rootward.web.app import create_app
+
+T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+
+
+def _result(status: str, *entities: str) -> dict[str, Any]:
+    return {
+        "bundle": "b",
+        "status": status,
+        "hypotheses": [
+            {"id": f"H{i}", "entity": e, "fault_type": "deploy_regression", "status": "validated", "confidence": 0.5}
+            for i, e in enumerate(entities, 1)
+        ],
+        "claims": [],
+        "evidence": {},
+        "gaps": [],
+        "timing": {"first_hypothesis_ms": 120, "total_ms": 900},
+    }
+
+
+@pytest.fixture
+def engine(migrated_db_url: str) -> Iterator[Engine]:
+    engine = make_engine(migrated_db_url)
+    yield engine
+    engine.dispose()
+
+
+def test_quality_counts_acceptance_and_false_escalations_per_service(engine: Engine) -> None:
+    sessions = make_session_factory(engine)
+    with sessions() as s, s.begin():
+        rows = [
+            ("checkout", _result("inconclusive", "payment", "db"), "accepted", None),  # escalated needlessly
+            ("checkout", _result("inconclusive", "payment", "db"), "wrong", "db"),  # truth was among them
+            ("checkout", _result("inconclusive", "payment"), "wrong", "cache"),  # truth was not: right to escalate
+            ("checkout", _result("validated", "payment"), "edited", None),
+            ("checkout", _result("validated", "payment"), None, None),  # not rated
+            ("payment", _result("validated", "db"), "wrong", "payment"),
+        ]
+        for n, (service, result, verdict, corrected) in enumerate(rows):
+            row = save_investigation(s, result, title="t", service=service, created_at=T0 + timedelta(minutes=n))
+            if verdict:
+                add_feedback(s, row.id, target="rca", verdict=verdict, by="rita", corrected_entity=corrected)
+    with sessions() as s:
+        quality = {q.service: q for q in quality_by_service(s)}
+    checkout = quality["checkout"]
+    assert (checkout.investigations, checkout.rated, checkout.accepted, checkout.false_escalations) == (5, 4, 2, 2)
+    assert checkout.acceptance_rate == 0.5
+    assert (quality["payment"].rated, quality["payment"].accepted, quality["payment"].false_escalations) == (1, 0, 0)
+
+
+@pytest.fixture
+def console(engine: Engine, tmp_path: Path) -> Iterator[tuple[TestClient, dict[str, str], list[str]]]:
+    sessions = make_session_factory(engine)
+    ids = []
+    with sessions() as s, s.begin():
+        tokens = {}
+        for name, role in (("vic", Role.VIEWER), ("rita", Role.RESPONDER)):
+            add_user(s, name, role)
+            tokens[name] = create_token(s, name)
+        for n, service in enumerate(("checkout", "payment", "payment")):
+            row = save_investigation(
+                s,
+                _result("validated", service),
+                title=f"HighErrorRate on {service}",
+                service=service,
+                created_at=T0 + timedelta(minutes=n),
+            )
+            ids.append(row.id)
+    url = str(engine.url.render_as_string(hide_password=False))
+    settings = load_settings(data_dir=tmp_path, database={"url": url}, intake={"auth": "none"}, runtime={"workers": 0})
+    with TestClient(create_app(settings, engine=engine)) as client:
+        yield client, tokens, ids
+
+
+def test_console_pages_redirect_to_login_without_a_token(console: tuple[TestClient, dict[str, str], list[str]]) -> None:
+    client, _, ids = console
+    for path in ("/incidents", f"/incidents/{ids[0]}", "/quality", "/approvals"):
+        response = client.get(path, follow_redirects=False)
+        assert response.status_code == 303 and response.headers["location"] == "/login"
+
+
+def test_incident_list_filters_by_service_newest_first(console: tuple[TestClient, dict[str, str], list[str]]) -> None:
+    client, tokens, ids = console
+    client.cookies.set("rootward_token", tokens["vic"])
+    page = client.get("/incidents?service=payment").text
+    assert "HighErrorRate on payment" in page and "HighErrorRate on checkout" not in page
+    assert page.index(f"/incidents/{ids[2]}") < page.index(f"/incidents/{ids[1]}")
+    rows = client.get("/incidents/rows").text
+    assert rows.count("<tr data-href") == 3
+
+
+def test_feedback_needs_the_responder_role_and_a_corrected_cause_when_wrong(
+    console: tuple[TestClient, dict[str, str], list[str]],
+) -> None:
+    client, tokens, ids = console
+    form = {"verdict": "accepted"}
+    client.cookies.set("rootward_token", tokens["vic"])
+    assert client.post(f"/incidents/{ids[0]}/feedback", data=form, follow_redirects=False).status_code == 403
+    client.cookies.set("rootward_token", tokens["rita"])
+    wrong = client.post(f"/incidents/{ids[0]}/feedback", data={"verdict": "wrong"}, follow_redirects=False)
+    assert wrong.status_code == 400 and "corrected root cause" in wrong.text
+    ok = client.post(f"/incidents/{ids[0]}/feedback", data=form, follow_redirects=False)
+    assert ok.status_code == 303
+    assert "rita: accepted" in client.get(f"/incidents/{ids[0]}").text
+    assert "100%" in client.get("/quality").text
+
+
+def test_unknown_incident_is_a_404(console: tuple[TestClient, dict[str, str], list[str]]) -> None:
+    client, tokens, _ = console
+    client.cookies.set("rootward_token", tokens["vic"])
+    assert client.get("/incidents/nope").status_code == 404

@@ -32,7 +32,7 @@ class KubernetesExecSettings(BaseModel):
 
 
 class KubernetesBackend:
-    verbs = ("restart", "scale", "rollback")
+    verbs: tuple[str, ...] = ("restart", "scale", "rollback")
 
     def __init__(self, settings: KubernetesExecSettings) -> None:
         config = k8s.Configuration()

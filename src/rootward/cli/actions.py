@@ -70,6 +70,8 @@ def executor_command(
     if once:
         for approval_id, status in executor.run_once():
             typer.echo(f"{approval_id}: {status}")
+        for verdict in executor.verify_due():
+            typer.echo(f"{verdict.approval_id}: verdict {verdict.outcome}")
         return
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.actions.alertmanager import AlertmanagerClient
 from rootward.actions.approvals import request_approval
+from rootward.actions.autonomy_gate import approve_if_earned
 from rootward.actions.safe import SafeAction, SafeActionHandler, SafeActionRunner, SilenceHandler
 from rootward.domain.incident import IncidentMeta
 from rootward.engine.evidence_view import evidence_data
@@ -325,6 +326,7 @@ class InvestigationSteps:
                 )
                 if isinstance(row, ApprovalRow):
                     approval_id = row.id
+                    approve_if_earned(session, row, proposal.get("action_class"), self.settings.worldmodel)
             break  # one remediation proposal at a time: the top one
         return {**state, "acted": True, "safe_actions": done, "approval_id": approval_id}
 

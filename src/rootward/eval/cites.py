@@ -51,7 +51,9 @@ class CiteResolver:
         if cite.startswith("alerts.json:"):
             fp = cite.split(":", 1)[1]
             svc = self._alerts.get(fp)
-            return CiteCheck(cite, svc is not None, "" if svc else f"no alert with fingerprint {fp!r}", (svc,) if svc else ())
+            return CiteCheck(
+                cite, svc is not None, "" if svc else f"no alert with fingerprint {fp!r}", (svc,) if svc else ()
+            )
         if cite.startswith("topology.yaml:"):
             return self._edge(cite)
         if cite.startswith("knowledge/"):

@@ -434,11 +434,13 @@ def shape_of(
     if abs(peak - baseline) > 4 * max(abs(after - baseline), 1e-12):
         return "spike"
     if len(vals) >= 5:
-        diffs = [b - a for a, b in zip(vals, vals[1:], strict=False) if b != a]
         sign = 1 if after >= baseline else -1
+        diffs = [b - a for a, b in zip(vals, vals[1:], strict=False) if b != a]
         same = sum(1 for d in diffs if d * sign > 0)
-        span = abs(vals[-1] - vals[0])
-        if diffs and same / len(diffs) >= 0.7 and span > 0.5 * abs(peak - baseline):
+        # A leak keeps climbing: it reaches 90% of its rise late, not in the first samples.
+        target = baseline + 0.9 * (peak - baseline)
+        reach = next((i for i, v in enumerate(vals) if (v - target) * sign >= 0), len(vals))
+        if diffs and same / len(diffs) >= 0.6 and reach >= 0.6 * len(vals):
             return "ramp"
     return "step"
 

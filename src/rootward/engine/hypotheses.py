@@ -218,6 +218,36 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     return out
 
 
+def _alternatives(
+    ctx: Context, scores: list[EntityScore], taken: set[tuple[str, str]], needed: int
+) -> list[tuple[float, str, Signature, EntityScore]]:
+    """Fill up to the minimum with the usual other explanations of what moved at the leading entities.
+
+    Latency that rose can be delay on the path, saturation or a slow new version;
+    errors can be a bad version or a dependency that went away. These keep a
+    plausible second reading in the top three when the evidence is thin.
+    """
+    out: list[tuple[float, str, Signature, EntityScore]] = []
+    for es in scores[:3]:
+        fams = {a.family for a in ctx.anomalies if a.service == es.entity}
+        options: list[str] = []
+        if "latency" in fams:
+            options += ["network_latency", "deploy_regression", "cpu_saturation"]
+        if "errors" in fams:
+            options += ["deploy_regression", "dependency_down"]
+        options += ["deploy_regression", "network_latency", "dependency_down"]
+        refs = [a.evidence for a in ctx.anomalies if a.service == es.entity][:2]
+        for rank, fault in enumerate(dict.fromkeys(options)):
+            if (es.entity, fault) in taken or len(out) >= needed:
+                continue
+            taken.add((es.entity, fault))
+            sig = Signature(fault, 0.0, list(refs), ["an alternative reading of the same signals"])
+            out.append((es.score * 0.3 / (rank + 1), es.entity, sig, es))
+        if len(out) >= needed:
+            break
+    return out
+
+
 def rank_hypotheses(ctx: Context, limit: int = MAX_HYPOTHESES) -> list[Hypothesis]:
     """3-7 hypotheses, best first, deterministic for the same context."""
     scores = score_entities(ctx)
@@ -231,6 +261,10 @@ def rank_hypotheses(ctx: Context, limit: int = MAX_HYPOTHESES) -> list[Hypothesi
             candidates.append((prior, es.entity, sig, es))
         del rank
     candidates.sort(key=lambda c: (-c[0], c[1], c[2].fault_type))
+    if len(candidates) < MIN_HYPOTHESES and scores:
+        candidates += _alternatives(
+            ctx, scores, {(c[1], c[2].fault_type) for c in candidates}, MIN_HYPOTHESES - len(candidates)
+        )
     total = sum(c[0] for c in candidates[:limit]) or 1.0
     out: list[Hypothesis] = []
     for prior, entity, sig, es in candidates[:limit]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rootward.context.log_templates import merge_equivalent_templates
+from rootward.context.log_templates import merge_equivalent_templates, split_low_cardinality
 from rootward.context.logs import ClusterConfig, cluster_logs, cluster_messages, message_shape, scrubbed
 from rootward.context.masking import mask_message
 from rootward.domain.telemetry import LogRecord
@@ -183,6 +183,34 @@ def test_messages_sharing_a_shape_always_mask_identically() -> None:
         )
         masked = mask_message(message)
         assert seen.setdefault(message_shape(message), masked) == masked, message
+
+
+def test_a_wildcard_holding_two_repeated_words_is_split_into_two_events() -> None:
+    clusters = cluster_messages(
+        ["Session: 3054_3347 initialized by client WindowsUpdateAgent."] * 3
+        + ["Session: 3055_3348 initialized by client SPP."] * 2
+        + [f"Invalid user {user} from 10.0.0.{i}" for i, user in enumerate(["admin", "oracle", "pi", "ubnt"] * 2)]
+    )
+    templates = {c.template: c.count for c in clusters}
+    assert templates == {
+        "Session: <NUM>_<NUM> initialized by client WindowsUpdateAgent.": 3,
+        "Session: <NUM>_<NUM> initialized by client SPP.": 2,
+        "Invalid user <*> from <IP>": 8,  # many values: a variable
+    }
+
+
+def test_split_ignores_values_seen_only_once() -> None:
+    forms = {"client SPP": (1, 5), "client Agent": (1, 1)}
+    form_cluster, templates = split_low_cardinality({1: "client <*>"}, forms)
+    assert set(form_cluster.values()) == {1}
+    assert templates == {1: "client <*>"}
+
+
+def test_templates_without_constant_text_are_never_merged() -> None:
+    remap, _ = merge_equivalent_templates(
+        {1: "jetty-<N>.<N>.<N>", 2: "mapResourceRequest:<memory:<NUM>, vCores:<NUM>>"}
+    )
+    assert remap == {1: 1, 2: 2}
 
 
 def test_grouping_accuracy_counts_only_exactly_matching_groups() -> None:

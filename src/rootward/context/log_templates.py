@@ -16,6 +16,7 @@ system:
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 WILDCARD = "<*>"
 _HAS_MASK = re.compile(r"<[A-Z*]+>")
@@ -77,6 +78,8 @@ def merge_equivalent_templates(
         first_with_key: dict[tuple[str, ...], int] = {}
         for cid in sorted(templates):
             key = key_of(templates[cid])
+            if sum(token != WILDCARD for token in key) < 2:
+                continue  # too little constant text to call two templates the same event
             other = first_with_key.setdefault(key, cid)
             a, b = find(cid), find(other)
             if a != b:
@@ -90,3 +93,62 @@ def merge_equivalent_templates(
         for root, ids in groups.items()
     }
     return remap, merged
+
+
+def split_low_cardinality(
+    templates: dict[int, str],
+    forms: dict[str, tuple[int, int]],
+    *,
+    max_values: int = 2,
+    min_count: int = 2,
+) -> tuple[dict[str, int], dict[int, str]]:
+    """Split a cluster whose wildcard only ever holds a few words, each repeatedly.
+
+    Drain turns a differing word into `<*>` whether it is a variable (a user
+    name: many values) or a constant that names a different event (`client
+    SPP` vs `client WindowsUpdateAgent`: a couple of values, each many times).
+    A wildcard that holds 2..`max_values` plain words (no digits, no masks),
+    each at least `min_count` times, is read as constants, and the cluster is
+    split by it (at the position with the fewest values).
+
+    `forms` maps each distinct masked message to (cluster id, number of lines).
+    Returns the cluster of every form and the templates, new clusters included.
+    """
+    members: dict[int, list[tuple[list[str], int, str]]] = {}
+    for masked, (cluster_id, count) in forms.items():
+        members.setdefault(cluster_id, []).append((masked.split(), count, masked))
+    form_cluster = {masked: cluster_id for masked, (cluster_id, _) in forms.items()}
+    result = dict(templates)
+    next_id = max(templates, default=0) + 1
+    for cluster_id, group in members.items():
+        tokens = templates[cluster_id].split()
+        best: tuple[int, Counter[str]] | None = None
+        for position, token in enumerate(tokens):
+            if token != WILDCARD:
+                continue
+            values: Counter[str] = Counter()
+            for form_tokens, count, _ in group:
+                value = form_tokens[position] if len(form_tokens) == len(tokens) else "<>"
+                if is_variable_token(value):
+                    break
+                values[value] += count
+            else:
+                few_repeated = 2 <= len(values) <= max_values and min(values.values()) >= min_count
+                if few_repeated and (best is None or len(values) < len(best[1])):
+                    best = (position, values)
+        if best is None:
+            continue
+        position, values = best
+        ids: dict[str, int] = {}
+        for index, value in enumerate(values):
+            if index == 0:
+                ids[value] = cluster_id
+            else:
+                ids[value] = next_id
+                next_id += 1
+            split_tokens = list(tokens)
+            split_tokens[position] = value
+            result[ids[value]] = " ".join(split_tokens)
+        for form_tokens, _, masked in group:
+            form_cluster[masked] = ids[form_tokens[position]]
+    return form_cluster, result

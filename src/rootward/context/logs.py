@@ -23,7 +23,7 @@ from datetime import datetime
 from drain3 import TemplateMiner
 from drain3.template_miner_config import TemplateMinerConfig
 
-from rootward.context.log_templates import merge_equivalent_templates
+from rootward.context.log_templates import merge_equivalent_templates, split_low_cardinality
 from rootward.context.masking import mask_message
 from rootward.context.scrub import scrub_text
 from rootward.domain.telemetry import LogRecord
@@ -72,6 +72,7 @@ class ClusterConfig:
     max_children: int = 100
     extra_delimiters: tuple[str, ...] = ()
     merge_templates: bool = True
+    split_constants: bool = True
     surge_factor: float = 3.0
     min_surge_count: int = 5
 
@@ -116,26 +117,31 @@ def assign_templates(messages: Iterable[str], config: ClusterConfig | None = Non
     config = config or ClusterConfig()
     miner = _new_miner(config)
     drain = miner.drain
-    by_shape: dict[bytes, int] = {}
-    by_masked: dict[str, int] = {}
-    assignment: list[int] = []
-    append = assignment.append
+    by_shape: dict[bytes, str] = {}
+    forms: dict[str, list[int]] = {}  # masked form -> [drain cluster id, lines]
+    form_of_line: list[str] = []
+    append = form_of_line.append
     for message in messages:
         shape = message_shape(message)
-        cluster_id = by_shape.get(shape)
-        if cluster_id is None:
-            masked = mask_message(message)
-            cluster_id = by_masked.get(masked)
-            if cluster_id is None:
-                cluster, _ = drain.add_log_message(masked)
-                cluster_id = cluster.cluster_id
-                by_masked[masked] = cluster_id
-            by_shape[shape] = cluster_id
-        append(cluster_id)
+        masked = by_shape.get(shape)
+        if masked is None:
+            masked = by_shape[shape] = mask_message(message)
+        form = forms.get(masked)
+        if form is None:
+            cluster, _ = drain.add_log_message(masked)
+            form = forms[masked] = [cluster.cluster_id, 0]
+        form[1] += 1
+        append(masked)
     templates = {c.cluster_id: c.get_template() for c in drain.clusters}
+    cluster_of_form = {masked: form[0] for masked, form in forms.items()}
+    if config.split_constants:
+        cluster_of_form, templates = split_low_cardinality(
+            templates, {masked: (form[0], form[1]) for masked, form in forms.items()}
+        )
     if config.merge_templates:
         remap, templates = merge_equivalent_templates(templates)
-        assignment = [remap[cid] for cid in assignment]
+        cluster_of_form = {masked: remap[cid] for masked, cid in cluster_of_form.items()}
+    assignment = [cluster_of_form[masked] for masked in form_of_line]
     return assignment, templates
 
 

@@ -51,7 +51,7 @@ def worker(
     config: ConfigOption = None,
     concurrency: Annotated[
         int | None,
-        typer.Option("--concurrency", "-n", min=1, help="Jobs run at once (default runtime.workers)."),
+        typer.Option("--concurrency", "-n", min=1, help="Jobs run at once (default runtime.workers, at least 1)."),
     ] = None,
 ) -> None:
     """Run investigation workers only (no API) until SIGTERM; several may share one PostgreSQL."""

@@ -185,7 +185,9 @@ def run_worker_process(settings: Settings, *, concurrency: int | None = None) ->
 
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
-    pool = WorkerPool(settings, make_session_factory(engine), concurrency=concurrency)
+    # `runtime.workers: 0` means "serve is API-only"; a worker process always has slots.
+    slots = concurrency if concurrency is not None else max(1, settings.runtime.workers)
+    pool = WorkerPool(settings, make_session_factory(engine), concurrency=slots)
     pool.start()
     try:
         while not stop.wait(0.5):

@@ -95,7 +95,7 @@ def test_sigkilled_worker_job_is_finished_by_second_worker_from_its_checkpoint(
         job_id = enqueue_investigation(session, "group-kill", 1, "L2")
         session.commit()
 
-    first = start_worker(config, step_s=0.4)
+    first = start_worker(config, step_s=0.5)
     _wait_for(lambda: _job(session_factory, job_id).next_step >= 2, 90, "two checkpoints by the first worker")
     first.send_signal(signal.SIGKILL)
     first.wait(timeout=10)

@@ -48,3 +48,15 @@ def test_eval_cli_exits_nonzero_on_regression(example_bundles: list[Path], tmp_p
     baseline.write_text(json.dumps({"summary": {"ac@1": 0.0, "citation_accuracy": 0.0}}))
     ok = CliRunner().invoke(app, ["eval", str(example_bundles[0]), "--baseline", str(baseline)])
     assert ok.exit_code == 0, ok.output
+
+
+def test_eval_skips_bundles_without_truth(example_bundles: list[Path], tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "set" / "no-truth"
+    shutil.copytree(example_bundles[0], copy)
+    (copy / "truth.json").chmod(0o644)
+    (copy / "truth.json").unlink()
+    res = CliRunner().invoke(app, ["eval", str(tmp_path / "set")])
+    assert res.exit_code == 2
+    assert "no truth.json" in res.output

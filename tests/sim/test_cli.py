@@ -31,3 +31,14 @@ def test_demo_prints_rca_and_truth() -> None:
     res = CliRunner().invoke(app, ["demo", "--seed", "2", "--fault", "disk_full"])
     assert res.exit_code == 0, res.output
     assert "Simulated truth:" in res.output and "disk_full" in res.output
+
+
+def test_golden_can_include_the_sample_bundles(tmp_path: Path, example_bundles: list[Path], monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import rootward.sim.generate as gen
+
+    monkeypatch.setattr(gen, "GOLDEN_PER_FAULT", 0)  # the samples only; the 75 are covered elsewhere
+    res = CliRunner().invoke(
+        app, ["sim", "golden", "--out", str(tmp_path), "--examples", str(example_bundles[0].parent)]
+    )
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in (tmp_path / "examples").iterdir()) == sorted(p.name for p in example_bundles)

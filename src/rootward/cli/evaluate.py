@@ -27,13 +27,17 @@ def register(app: typer.Typer) -> None:
         """Investigate every bundle (never showing it truth.json) and score AC@k, citations and timing."""
         from rootward.eval.report import build_report, compare, to_markdown
         from rootward.eval.runner import discover_bundles, evaluate
+        from rootward.eval.truth import has_truth
 
         if not directory.exists():
             typer.echo(f"{directory}: no such directory", err=True)
             raise typer.Exit(2)
-        bundles = discover_bundles(directory)
+        found = discover_bundles(directory)
+        bundles = [b for b in found if has_truth(b)]
+        for skipped in sorted(set(found) - set(bundles)):
+            typer.echo(f"skipped {skipped}: no truth.json, cannot be scored", err=True)
         if not bundles:
-            typer.echo(f"{directory}: no bundles found", err=True)
+            typer.echo(f"{directory}: no bundles with truth.json found", err=True)
             raise typer.Exit(2)
         started = time.monotonic()
         scored = evaluate(bundles, jobs=jobs, progress=lambda s: print(".", end="", file=sys.stderr, flush=True))

@@ -37,12 +37,35 @@ def generate_cmd(
 
 
 @sim_app.command("golden")
-def golden_cmd(out: Path = typer.Option(Path("golden"), "--out", help="Directory for the golden set.")) -> None:
+def golden_cmd(
+    out: Path = typer.Option(Path("golden"), "--out", help="Directory for the golden set."),
+    examples: Path | None = typer.Option(
+        None, "--examples", help="Also copy the sample bundles of this directory into OUT/examples (skipped if absent)."
+    ),
+) -> None:
     """Generate the fixed golden set (75 bundles, every fault type 5 times, all built-in topologies)."""
+    import shutil
+
     from rootward.sim.generate import generate_golden
 
     written = generate_golden(out)
     typer.echo(f"{len(written)} golden bundles in {out}")
+    if examples is None:
+        return
+    if not examples.is_dir():
+        typer.echo(f"{examples}: no sample bundles there, skipped", err=True)
+        return
+    copied = 0
+    for sample in sorted(p.parent for p in examples.glob("*/incident.yaml")):
+        dest = out / "examples" / sample.name
+        if dest.exists():
+            shutil.rmtree(dest)
+        shutil.copytree(sample, dest)
+        dest.chmod(0o755)
+        for f in dest.rglob("*"):
+            f.chmod(0o755 if f.is_dir() else 0o644)
+        copied += 1
+    typer.echo(f"{copied} sample bundles in {out / 'examples'}")
 
 
 @sim_app.command("vary")

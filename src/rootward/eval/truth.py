@@ -62,6 +62,18 @@ def parse_truth(text: str, where: str = TRUTH_FILE) -> Truth:
     )
 
 
+def has_truth(bundle: str | Path) -> bool:
+    """Whether a bundle directory or archive carries a truth.json (without reading it)."""
+    path = Path(bundle)
+    if path.is_dir():
+        return (path / TRUTH_FILE).is_file()
+    try:
+        with tarfile.open(path, "r:gz") as tar:
+            return any(Path(m.name).name == TRUTH_FILE and m.isfile() for m in tar.getmembers())
+    except (tarfile.TarError, OSError):
+        return False
+
+
 def read_truth(bundle: str | Path) -> Truth:
     """Read the truth of a bundle directory or `.tar.gz`."""
     path = Path(bundle)

@@ -22,6 +22,7 @@ from rootward.engine.memory import finding_from_dict, finding_to_dict
 DIRECT = frozenset({"metrics", "logs", "changes"})
 STATUS_WEIGHT: dict[str, float] = {"validated": 1.0, "inconclusive": 0.75, "untested": 0.6, "invalidated": 0.35}
 EXPANDED_HOPS = 4
+RIVAL_SHARE = 0.5
 
 
 @dataclass
@@ -77,6 +78,12 @@ def assess(hypotheses: list[Hypothesis], findings: list[Finding]) -> list[Assess
         score = h.prior * STATUS_WEIGHT[status] * (1.0 + 0.08 * len(validated_direct))
         out.append(Assessment(h, status, score, 0.0, fs))
     out.sort(key=lambda a: (-a.score, a.hypothesis.id))
+    lead = out[0].score if out else 0.0
+    for a in out:
+        # Supported but far weaker than the leader: consistent with the evidence, not the explanation.
+        if a.status == "validated" and a.score < RIVAL_SHARE * lead:
+            a.status = "inconclusive"
+            a.notes.append(f"supported, but explains much less than {out[0].hypothesis.id}")
     for a in out:
         rivals = [b.score for b in out if b.hypothesis.entity != a.hypothesis.entity]
         rival = max(rivals, default=0.0)

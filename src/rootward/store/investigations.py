@@ -63,6 +63,9 @@ class FeedbackRow(Base):
     by: Mapped[str] = mapped_column(String(120), nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
 
+    # Covers the /quality aggregates (migration 0011_console_quality).
+    __table_args__ = (Index("ix_feedback_quality", "target", "investigation_id", "verdict", "corrected_entity"),)
+
 
 def save_investigation(
     session: Session,

@@ -22,7 +22,7 @@ from rootward.sim.faults import (
     eligible_entities,
     host_of,
 )
-from rootward.sim.signals import Baseline, draw_baseline, family_metrics, step
+from rootward.sim.signals import Baseline, draw_baseline, family_metrics, ramp_to, step
 from rootward.sim.topologies import SimEntity, SimTopology
 
 SOURCE_FILES = ("logs.jsonl", "metrics.csv", "changes.json")
@@ -97,6 +97,44 @@ def _baselines(topo: SimTopology, rng: random.Random) -> dict[tuple[str, str], B
         for m in family_metrics(e.family, has_pool(topo, e)):
             out[(e.name, m)] = draw_baseline(e.family, m, rng)
     return out
+
+
+_THROUGHPUT_FAULTS = frozenset(
+    {
+        "crash_loop", "oom_kill", "dependency_down", "cpu_saturation", "memory_leak", "deploy_regression",
+        "config_error", "connection_pool_exhaustion",
+    }
+)  # fmt: skip
+
+
+def _consumer_lag(
+    topo: SimTopology,
+    cause: SimEntity,
+    plan: FaultPlan,
+    baselines: dict[tuple[str, str], Baseline],
+    onset: int,
+    window_end: int,
+    rng: random.Random,
+) -> None:
+    """A consumer that stops keeping up leaves a growing backlog on the queue it reads: a delayed effect."""
+    if plan.fault_type not in _THROUGHPUT_FAULTS or cause.attributes.get("role") != "consumer":
+        return
+    for q in cause.depends_on:
+        base = baselines.get((q, "queue_depth"))
+        if base is None:
+            continue
+        plan.other_shapes.setdefault(
+            (q, "queue_depth"), ramp_to(onset + rng.randint(30, 120), window_end, base.level * rng.uniform(8, 30))
+        )
+        if plan.fault_type in ("crash_loop", "oom_kill", "dependency_down"):
+            queue = topo.get(q)
+            msg = (
+                f"[GroupCoordinator 1]: Member consumer-{cause.name}-1-{rng.getrandbits(32):08x} in group {cause.name} "
+                "has failed, removing it from the group"
+                if queue.software == "kafka"
+                else f"Client {cause.name}-{rng.getrandbits(16):04x} has exceeded timeout, disconnecting."
+            )
+            plan.logs.append(LogEvent(round(onset + rng.uniform(20, 90), 3), q, "INFO", msg, host_of(queue)))
 
 
 def _victims(topo: SimTopology, cause: SimEntity, plan: FaultPlan, rng: random.Random) -> dict[str, Victim]:
@@ -359,6 +397,7 @@ def build_scenario(
     plan = FAULTS[fault_type](ctx)
     if not plan.start:
         plan.start = onset
+    _consumer_lag(topo, cause, plan, baselines, onset, window_end, rng)
     victims = _victims(topo, cause, plan, rng)
     sc = Scenario(
         id=bundle_id,

@@ -115,6 +115,8 @@ LATE_S = 120
 # A climb that began this long before the onset was building up to it (a leak, a filling disk).
 LONG_RAMP_S = 10 * 60
 METRIC_SPECIFICITY: dict[str, float] = {"cpu_saturation": 0.9}
+# A change this close before the onset, at an entity failing on its own, is the prime suspect.
+FRESH_CHANGE_S = 15 * 60
 # Restarts this close to a deploy of the same entity are its rollout.
 ROLLOUT_S = 10 * 60
 # Entity kinds of the spec whose failure has one typical form.
@@ -215,8 +217,15 @@ def classify(
 
     for c in profile.changes:
         near = max(0.0, 1.0 - max(0, c.seconds_before_onset) / (2 * 3600))
+        fresh = 0 <= c.seconds_before_onset <= FRESH_CHANGE_S and bool(profile.own_logs or profile.symptoms)
         if c.kind == "deploy":
-            add("deploy_regression", 0.35 + 0.45 * near, [c.evidence], f"deploy {c.id} before the onset")
+            # A deploy minutes before this entity's own failures began: precedence and locality.
+            add(
+                "deploy_regression",
+                0.35 + 0.45 * near + (0.5 if fresh else 0.0),
+                [c.evidence],
+                f"deploy {c.id} before the onset",
+            )
         elif c.kind in ("config", "feature_flag"):
             add("config_error", 0.35 + 0.45 * near, [c.evidence], f"{c.kind} change {c.id} before the onset")
 

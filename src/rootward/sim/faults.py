@@ -499,14 +499,15 @@ def network_latency(ctx: FaultContext) -> FaultPlan:
                 host="",
             )
         )
+        # A saturated slow link drops from its transmit queue now and then.
         plan.logs += repeat(
             ctx,
-            o,
+            o + 120,
             ctx.window_end,
-            90,
-            lambda r: (
+            240,
+            _fixed(
                 "WARN",
-                f"{prefix}TCP: request_sock_TCP: Possible SYN flooding on port 8080. Sending cookies. Check SNMP counters. (rtt {r.randint(80, 400)}ms)",
+                f"{prefix}net_ratelimit: {rng.randint(20, 400)} callbacks suppressed ({iface} tx_dropped rising)",
             ),
             host="",
         )

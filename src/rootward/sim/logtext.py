@@ -192,8 +192,38 @@ def adversarial_line(decoy: str, fault: str) -> str:
     )
 
 
-def caller_error(software: str, callee: str, mode: str, rng: random.Random) -> tuple[str, str]:
+def _protocol_error(callee: str, family: str, mode: str, address: str, rng: random.Random) -> tuple[str, str] | None:
+    """Callers of non-HTTP dependencies speak that dependency's protocol."""
+    slow = mode == "latency"
+    if family == "dns":
+        what = "i/o timeout" if slow else "server misbehaving"
+        name = rng.choice(("api", "db", "storage", "auth"))
+        return "ERROR", f"dial tcp: lookup {name}.internal on {address or callee}:53: {what} (resolver {callee})"
+    if family == "database":
+        if slow:
+            return "WARN", f"slow query on {callee}: {rng.randint(2000, 9000)}ms SELECT ... (threshold 500ms)"
+        return "ERROR", f"query on {callee} failed: server closed the connection unexpectedly"
+    if family == "cache":
+        return "ERROR", f"redis {callee}:6379: {'i/o timeout' if slow else 'connection reset by peer'}"
+    if family == "queue":
+        return "ERROR", f"produce to {callee} failed: {'Request timed out' if slow else 'NOT_LEADER_OR_FOLLOWER'}"
+    if family == "storage":
+        return "ERROR", f"write to {callee} failed: {'operation timed out after 30s' if slow else 'Input/output error'}"
+    return None
+
+
+def caller_error(
+    software: str,
+    callee: str,
+    mode: str,
+    rng: random.Random,
+    callee_family: str = "service",
+    callee_address: str = "",
+) -> tuple[str, str]:
     """What a caller logs when `callee` is slow (mode 'latency') or failing (mode 'errors')."""
+    special = _protocol_error(callee, callee_family, mode, callee_address, rng)
+    if special is not None:
+        return special
     rid = hexid(rng)
     port = 8080
     if mode == "latency":

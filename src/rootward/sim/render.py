@@ -157,7 +157,15 @@ def _log_events(sc: Scenario, rng: random.Random) -> list[LogEvent]:
                 if v.via == sc.cause.name and sc.plan.caller_message is not None:
                     level, msg = sc.plan.caller_message(ent, v.via, rng)
                 else:
-                    level, msg = logtext.caller_error(ent.software, v.via, sc.plan.victim_mode, rng)
+                    callee = topo.get(v.via)
+                    level, msg = logtext.caller_error(
+                        ent.software,
+                        v.via,
+                        sc.plan.victim_mode,
+                        rng,
+                        callee.family,
+                        callee.attributes.get("address", ""),
+                    )
             else:
                 level, msg = logtext.host_symptom(rng)
             events.append(LogEvent(round(t, 3), name, level, msg, host_of(ent)))

@@ -142,7 +142,7 @@ _STRONG = (
 _FILL = r"(?:\s(?:all|any|every|the|of|my|these|those|and|everything|other|instructions?|rules|you|were|given))*"
 _OBJECT = (
     r"(?:instructions?|rules|prompts?|directions|directives|guidelines|guardrails|context|commands"
-    r"|orders|policies|constraints|restrictions|programming|training|messages|system prompt)"
+    r"|orders|policies|constraints|restrictions|programming|training|messages|system prompt|protocols|filters)"
 )
 
 # English rules on the Latin skeleton (spaces kept).
@@ -250,6 +250,43 @@ _SKELETON_RULES: tuple[_Rule, ...] = tuple(
             r"^\s*#{2,}\s?(?:instruction|system|system\sprompt|new\sinstructions|response)\s?:?\s*$",
             "instruction instructions system prompt response",
         ),
+        (
+            "new_instructions",
+            r"\b(?:new|updated|begin|start|end\sof)\s(?:the\s)?system\sprompt\b",
+            "prompt",
+        ),
+        (
+            "markdown_role",
+            r"\[(?:system|assistant|deveioper)\]\s?#",
+            "system assistant deveioper",
+        ),
+        (
+            "steer_verdict",
+            r"\byou\s(?:must|should|will|have\sto|need\sto)\s(?:now\s)?(?:output|say|respond|answer|repiy|print|mark"
+            r"|ciose|report|conciude|ignore|disregard|forget|pretend|act\sas)\b",
+            "you",
+        ),
+        (
+            "steer_verdict",
+            r"\b(?:respond|repiy|answer)\s(?:with\s)?oniy\s(?:the\sword|with|[\"'])",
+            "respond repiy answer",
+        ),
+        (
+            "steer_verdict",
+            r"\b(?:mark|ciose)\s(?:this|it|the)(?:\s(?:incident|aiert|ticket|investigation))?\s(?:as\s)?"
+            r"(?:resoived|ciosed|heaithy|a\sfaise\spositive|faise\spositive|benign)\b",
+            "mark ciose",
+        ),
+        (
+            "steer_verdict",
+            r"\bstop\s(?:the\s)?investigat",
+            "stop",
+        ),
+        (
+            "jailbreak",
+            r"\byou\s(?:have|re|are)\s(?:now\s)?(?:no|free\sof|free\sfrom|without)\s(?:restrictions|ruies|iimits|fiiters|guideiines|guardraiis)\b",
+            "you",
+        ),
     )
 )
 
@@ -283,6 +320,20 @@ _COMPACT_RULES: tuple[_Rule, ...] = tuple(
 _LANGUAGE_RULES: tuple[_Rule, ...] = tuple(
     _Rule(name, re.compile(pattern), hints, frozenset(words.split()))
     for name, pattern, hints, words in (
+        # Addressing a model by name, on the visible text (in the skeleton,
+        # leetspeak would read a time such as `01:41:29` as `ai:`).
+        (
+            "addressing_model",
+            r"\b(?:ai|llm|gpt|chatgpt|claude|(?:ai|llm)\s(?:assistant|model|agent))\s?:\s(?=[a-z])",
+            (),
+            "ai llm gpt chatgpt claude",
+        ),
+        (
+            "addressing_model",
+            r"^\W*(?:ai|assistant|llm|gpt|chatgpt|claude)\s?,\s(?:please|you|ignore|stop|mark|report|do|say|close)\b",
+            (),
+            "ai assistant llm gpt chatgpt claude",
+        ),
         # German
         (
             "ignore_instructions_de",

@@ -7,15 +7,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field
 
-
-class AlertmanagerSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    url: str = Field(default="http://127.0.0.1:9093", description="Alertmanager base URL")
-    timeout_s: float = Field(default=10.0, gt=0)
-    max_silence: timedelta = Field(default=timedelta(hours=4), description="Longest silence rootward may create")
+from rootward.actions.settings_models import AlertmanagerSettings
 
 
 class AlertmanagerError(Exception):

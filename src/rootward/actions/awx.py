@@ -11,23 +11,12 @@ import time
 from typing import Any
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from rootward.actions.backends import BackendError
+from rootward.actions.settings_models import AwxSettings
 from rootward.worldmodel.gate import ProposedAction
 
 FINAL = ("successful", "failed", "error", "canceled")
-
-
-class AwxSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    url: str = Field(description="AWX base URL")
-    token: SecretStr = Field(description="OAuth2 token of the executor's AWX user")
-    templates: dict[str, int] = Field(default_factory=dict, description="Verb → job template id")
-    timeout_s: float = Field(default=30.0, gt=0)
-    wait_s: float = Field(default=600.0, gt=0, description="How long to wait for a job to finish")
-    poll_s: float = Field(default=2.0, gt=0)
 
 
 class AwxBackend:

@@ -12,23 +12,12 @@ from typing import Any
 import urllib3
 from kubernetes import client as k8s
 from kubernetes.client.rest import ApiException
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from rootward.actions.backends import BackendError
+from rootward.actions.settings_models import KubernetesExecSettings
 from rootward.worldmodel.gate import ProposedAction
 
 REVISION = "deployment.kubernetes.io/revision"
-
-
-class KubernetesExecSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    host: str = Field(description="API server URL")
-    token: SecretStr | None = Field(default=None, description="Bearer token of the executor's service account")
-    verify_ssl: bool = True
-    ca_cert: str | None = None
-    namespace: str = Field(default="default", description="Namespace when the action names none")
-    timeout_s: float = Field(default=30.0, gt=0)
 
 
 class KubernetesBackend:

@@ -14,8 +14,7 @@ from datetime import timedelta
 from typing import Any, Literal, Protocol
 
 from rootward.actions.alertmanager import AlertmanagerClient, AlertmanagerError
-
-SAFE_ACTIONS = ("retry_task", "silence_alert", "flag_for_human_review", "route_to_km", "query_km", "annotate")
+from rootward.actions.settings import SAFE_ACTIONS
 
 
 @dataclass(frozen=True)

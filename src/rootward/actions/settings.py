@@ -6,10 +6,10 @@ from datetime import timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rootward.actions.alertmanager import AlertmanagerSettings
-from rootward.actions.awx import AwxSettings
-from rootward.actions.kubernetes_exec import KubernetesExecSettings
-from rootward.actions.safe import SAFE_ACTIONS
+from rootward.actions.settings_models import AlertmanagerSettings, AwxSettings, KubernetesExecSettings
+
+# The safe actions of actions/safe.py, listed here so loading settings imports no backend.
+SAFE_ACTIONS = ("retry_task", "silence_alert", "flag_for_human_review", "route_to_km", "query_km", "annotate")
 
 
 class ExecutorSettings(BaseModel):

@@ -10,6 +10,19 @@ import typer
 from rootward.sources.bundle import BundleError
 
 
+def _install_configured_reasoner() -> None:
+    """LLM mode when a config file or ROOTWARD_LLM__* variables configure a provider; else rule mode."""
+    import os
+
+    configured = os.environ.get("ROOTWARD_CONFIG") or Path("rootward.yaml").is_file()
+    if not configured and not any(k.startswith("ROOTWARD_LLM__") for k in os.environ):
+        return
+    from rootward.cli.serve import settings_or_exit
+    from rootward.engine.llm_reasoner import install_reasoner
+
+    install_reasoner(settings_or_exit(None).llm)
+
+
 def investigate_command(
     bundle: Path = typer.Argument(..., help="Bundle directory or .tar.gz"),
     as_json: bool = typer.Option(False, "--json", help="Print the result JSON of the bundle spec"),
@@ -18,6 +31,7 @@ def investigate_command(
     from rootward.engine.investigate import investigate_bundle
     from rootward.engine.rca import render_markdown
 
+    _install_configured_reasoner()
     try:
         result = investigate_bundle(bundle)
     except BundleError as exc:

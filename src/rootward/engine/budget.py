@@ -39,6 +39,7 @@ class Budget:
     cost_usd: float = 0.0
     tool_calls: dict[str, int] = field(default_factory=dict)
     exhausted: str | None = None  # first exhaustion, as the user-facing reason
+    notes: list[str] = field(default_factory=list)  # degradations to report as gaps (e.g. LLM down)
 
     def elapsed_s(self) -> float:
         return time.time() - self.started_at
@@ -88,4 +89,5 @@ class Budget:
             cost_usd=float(data.get("cost_usd", 0.0)),
             tool_calls={str(k): int(v) for k, v in data.get("tool_calls", {}).items()},
             exhausted=data.get("exhausted"),
+            notes=[str(n) for n in data.get("notes", [])],
         )

@@ -242,7 +242,7 @@ def stage_rca(state: State) -> State:
         assessments,
         gate,
         status=status,
-        gaps=list(dict.fromkeys(gaps)),
+        gaps=list(dict.fromkeys([*gaps, *budget.notes])),
         first_hypothesis_ms=state.get("first_hypothesis_ms"),
         total_ms=_ms_since(state),
         extra_claims=extra,

@@ -11,9 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-import anthropic
-import openai
-
 from rootward.llm.settings import LLMSettings
 from rootward.llm.types import Completion, Message, Usage
 
@@ -32,6 +29,9 @@ class OpenAIProvider:
     name = "openai"
 
     def __init__(self, settings: LLMSettings) -> None:
+        import openai  # imported when configured: the SDKs cost seconds at startup
+
+        self._openai = openai
         self._client = openai.OpenAI(
             api_key=settings.api_key.get_secret_value() or "unused",
             base_url=settings.base_url,
@@ -40,6 +40,7 @@ class OpenAIProvider:
         )
 
     def complete(self, messages: Sequence[Message], *, model: str, max_tokens: int, json_mode: bool) -> Completion:
+        openai = self._openai
         try:
             extra: dict[str, Any] = {"response_format": {"type": "json_object"}} if json_mode else {}
             response = self._client.chat.completions.create(
@@ -73,6 +74,9 @@ class AnthropicProvider:
     name = "anthropic"
 
     def __init__(self, settings: LLMSettings) -> None:
+        import anthropic
+
+        self._anthropic = anthropic
         self._client = anthropic.Anthropic(
             api_key=settings.api_key.get_secret_value() or "unused",
             base_url=settings.base_url,
@@ -81,6 +85,7 @@ class AnthropicProvider:
         )
 
     def complete(self, messages: Sequence[Message], *, model: str, max_tokens: int, json_mode: bool) -> Completion:
+        anthropic = self._anthropic
         system = "\n\n".join(m.content for m in messages if m.role == "system")
         chat = [{"role": m.role, "content": m.content} for m in messages if m.role != "system"]
         try:

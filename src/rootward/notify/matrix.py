@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import html
 
-import nio
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from rootward.notify.channels import DeliveryFailed
@@ -38,6 +37,8 @@ class MatrixChannel:
         self._settings = settings
 
     async def _send(self, notification: Notification, idempotency_key: str) -> str:
+        import nio  # imported on first use: matrix-nio costs seconds at startup
+
         s = self._settings
         client = nio.AsyncClient(s.homeserver, s.user_id, device_id=s.device_id)
         client.access_token = s.access_token.get_secret_value()

@@ -99,6 +99,10 @@ class InvestigationSteps:
         self.settings = settings
         self.sessions = sessions
         self._sources = sources
+        if settings.llm.provider != "none":
+            from rootward.engine.llm_reasoner import install_reasoner
+
+            install_reasoner(settings.llm)
 
     # -- snapshot -------------------------------------------------------------
 

@@ -1,0 +1,153 @@
+"""The LLM mode of the reasoner: the model reads evidence and proposes, code decides.
+
+Everything the model sees is a digest of the typed context: scrubbed of
+secrets and PII, wrapped in `<log_content>` with instruction-like lines set
+aside. Everything it says is checked before it counts: entities must exist
+in the context, fault types must be in the closed vocabulary, and every cited
+evidence id or cite must be one the engine already holds. Any failure of
+the model (error, timeout, open breaker, invalid output twice, budget) drops
+that step back to rule mode and leaves a named gap in the budget's notes.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from pydantic import BaseModel, Field
+
+from rootward.context.assemble import Context
+from rootward.context.injection import guard
+from rootward.context.scrub import scrub_text
+from rootward.domain.evidence import EvidenceRef
+from rootward.domain.faults import FAULT_TYPES
+from rootward.domain.investigation import Claim, Finding
+from rootward.engine.budget import Budget, BudgetExceeded
+from rootward.engine.hypotheses import Hypothesis
+from rootward.llm.accounting import estimate_tokens
+from rootward.llm.client import LLMClient
+from rootward.llm.prompts import render
+from rootward.llm.settings import LLMSettings
+from rootward.llm.types import LLMUnavailable
+
+log = logging.getLogger("rootward.engine.llm")
+MAX_DIGEST_ITEMS = 40
+REASONER_PRIOR_CAP = 0.3  # a model's idea never outranks the evidence-backed ranking on its own
+
+
+class ProposedHypothesis(BaseModel):
+    entity: str
+    fault_type: str
+    rationale: str = Field(max_length=400)
+    cites: list[str] = Field(default_factory=list, description="cites from the digest supporting it")
+
+
+class Proposals(BaseModel):
+    hypotheses: list[ProposedHypothesis] = Field(default_factory=list, max_length=3)
+
+
+class Sentence(BaseModel):
+    text: str = Field(max_length=400)
+    evidence: list[str] = Field(min_length=1, description="evidence ids (E1, E2, ...) it rests on")
+
+
+class Prose(BaseModel):
+    sentences: list[Sentence] = Field(default_factory=list, max_length=4)
+
+
+def digest(ctx: Context) -> tuple[str, dict[str, EvidenceRef]]:
+    """The evidence as lines `[cite] text`, guarded; and the cites the model may use."""
+    items: list[EvidenceRef] = ctx.evidence_refs()[:MAX_DIGEST_ITEMS]
+    allowed = {ref.cite: ref for ref in items}
+    lines = [f"[{ref.cite}] {scrub_text(ref.excerpt)}" for ref in items]
+    guarded = guard("\n".join(lines), source="evidence").text
+    entities = sorted(set(ctx.topology.entities) | set(ctx.alerting_services))
+    header = f"Incident: {scrub_text(ctx.title)}\nEntities: {', '.join(entities)}\n"
+    return header + guarded, allowed
+
+
+class LLMReasoner:
+    name = "llm"
+
+    def __init__(self, client: LLMClient, *, severity: str = "P2") -> None:
+        self._client = client
+        self._severity = severity
+
+    def _charge(self, budget: Budget, prompt: str) -> None:
+        budget.charge_llm(estimate_tokens(prompt), 0.0)
+
+    def _unavailable(self, budget: Budget, step: str, exc: Exception) -> None:
+        note = f"LLM unavailable for {step} ({exc}); rule mode used"
+        log.warning(note)
+        if note not in budget.notes:
+            budget.notes.append(note)
+
+    def propose(self, ctx: Context, ranked: list[Hypothesis], budget: Budget) -> list[Hypothesis]:
+        text, allowed = digest(ctx)
+        known = [f"{h.id}: {h.entity} {h.fault_type} (prior {h.prior:.2f})" for h in ranked]
+        user = render("propose_user", digest=text, ranked=known, faults=", ".join(FAULT_TYPES))
+        try:
+            self._charge(budget, user)
+            answer = self._client.structured(
+                "propose", system=render("propose_system"), user=user, schema=Proposals, severity=self._severity
+            )
+        except (LLMUnavailable, BudgetExceeded) as exc:
+            self._unavailable(budget, "hypotheses", exc)
+            return []
+        entities = set(ctx.topology.entities) | set(ctx.alerting_services)
+        have = {(h.entity, h.fault_type) for h in ranked}
+        floor = min((h.prior for h in ranked), default=REASONER_PRIOR_CAP)
+        out: list[Hypothesis] = []
+        for index, p in enumerate(answer.hypotheses):
+            if p.entity not in entities or p.fault_type not in FAULT_TYPES or (p.entity, p.fault_type) in have:
+                continue
+            evidence = [allowed[c] for c in p.cites if c in allowed]
+            if not evidence:
+                continue  # an idea with no evidence from the digest is not a hypothesis
+            out.append(
+                Hypothesis(
+                    id=f"L{index + 1}",
+                    entity=p.entity,
+                    fault_type=p.fault_type,
+                    prior=min(REASONER_PRIOR_CAP, floor * 0.9),
+                    evidence=evidence,
+                    rationale=[scrub_text(p.rationale)],
+                    source="reasoner",
+                )
+            )
+        return out
+
+    def classify(self, ctx: Context, hypothesis: Hypothesis, findings: list[Finding], budget: Budget) -> list[Finding]:
+        # Classification stays with the deterministic checks; the verifier caps what a model could add.
+        return []
+
+    def write(self, ctx: Context, claims: list[Claim], budget: Budget) -> list[Claim]:
+        ids = {e for c in claims for e in c.evidence}
+        facts = [f"{c.text} [{', '.join(c.evidence)}]" for c in claims]
+        user = render("write_user", facts=facts)
+        try:
+            self._charge(budget, user)
+            prose = self._client.structured(
+                "write", system=render("write_system"), user=user, schema=Prose, severity=self._severity
+            )
+        except (LLMUnavailable, BudgetExceeded) as exc:
+            self._unavailable(budget, "the summary", exc)
+            return []
+        out = []
+        for sentence in prose.sentences:
+            cited = [e for e in sentence.evidence if e in ids]
+            if cited and len(cited) == len(sentence.evidence):
+                claim = {"text": scrub_text(sentence.text), "evidence": cited, "source": "llm"}
+                out.append(Claim.model_validate(claim))
+        return out
+
+
+def install_reasoner(settings: LLMSettings, *, severity: str = "P2") -> str:
+    """Make the configured provider the engine's reasoner (`none`: rule mode); returns its name."""
+    from rootward.engine.investigation import set_reasoner
+    from rootward.engine.reasoner import RuleReasoner
+
+    if settings.provider == "none":
+        set_reasoner(RuleReasoner())
+        return "rules"
+    set_reasoner(LLMReasoner(LLMClient(settings), severity=severity))
+    return "llm"

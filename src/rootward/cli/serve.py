@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -13,7 +14,8 @@ import orjson
 import typer
 import yaml
 
-from rootward.settings import ConfigError, Settings, json_schema, load_settings, masked_dump
+from rootward.domain.alert import Severity, Tier
+from rootward.settings import ConfigError, Settings, TierRule, json_schema, load_settings, masked_dump
 
 log = logging.getLogger("rootward.serve")
 
@@ -53,6 +55,10 @@ def _start_workers(settings: Settings, sessions: Any) -> Any:
     pool = WorkerPool(settings, sessions)
     pool.start()
     return pool
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 def _start_background(settings: Settings, sessions: Any, stop: threading.Event) -> list[threading.Thread]:
@@ -108,6 +114,16 @@ def serve_command(
         from rootward.sim.demo_feed import bundle_dir
 
         settings.replay.dirs.append(bundle_dir())  # demo alerts are investigated against their bundles
+        # Simulated storms are mostly warnings; investigate them so a newcomer sees RCAs appear.
+        settings.router.tiers.insert(
+            0,
+            TierRule(
+                severity=[Severity.P2],
+                event=["firing", "firing_with_context"],
+                tier=Tier.L1,
+                reason="demo: investigate simulated warnings",
+            ),
+        )
     app = create_app(settings)
     pool = _start_workers(settings, app.state.sessions)
     stop = threading.Event()
@@ -117,6 +133,9 @@ def serve_command(
         client_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
         demo_thread = _start_demo(f"http://{client_host}:{port}", app.state.intake_token, stop)
     typer.echo(f"rootward serving on http://{host}:{port} (database {masked_dump(settings)['database']['url']})")
+    # Uvicorn re-raises SIGTERM after its own graceful shutdown; turn that into SystemExit so the
+    # `finally` below still stops the workers (their jobs go back to the queue, nothing waits on a lease).
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
         uvicorn.run(
             app,

@@ -31,6 +31,7 @@ from rootward.actions.settings import ActionsSettings
 from rootward.domain.alert import Severity, Tier
 from rootward.llm.settings import LLMSettings
 from rootward.notify.settings import NotifySettings
+from rootward.observability.settings import TracingSettings
 from rootward.sources.github import GitHubSettings
 from rootward.sources.kubernetes import KubernetesSettings
 from rootward.sources.loki import LokiSettings
@@ -206,6 +207,9 @@ class Settings(BaseSettings):
     github: GitHubSettings | None = Field(default=None, description="Deployments of GitHub repositories.")
     topology: TopologySettings = Field(default_factory=TopologySettings)
     worldmodel: WorldModelSettings = Field(default_factory=WorldModelSettings)
+    tracing: TracingSettings = Field(
+        default_factory=TracingSettings, description="OpenTelemetry traces of rootward itself."
+    )
 
     @model_validator(mode="after")
     def _default_database(self) -> Settings:

@@ -108,3 +108,22 @@ def test_tool_call_counts_errors_and_observes_latency(spans: InMemorySpanExporte
 def test_span_without_a_configured_exporter_is_harmless() -> None:
     with span("anything", note=None, count=3) as current:
         current.set_attribute("x", 1)
+
+
+def test_configured_exporter_is_installed_once_per_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+    from rootward.observability import tracing
+    from rootward.observability.settings import TracingSettings
+    from rootward.settings import load_settings
+
+    settings = load_settings(tracing={"exporter": "otlp", "otlp_endpoint": "http://127.0.0.1:9/v1/traces"})
+    assert isinstance(tracing._exporter(settings.tracing), OTLPSpanExporter)
+    # Installing it for real would ship this test process's spans to a closed port: count installs instead.
+    made: list[InMemorySpanExporter] = []
+    monkeypatch.setattr(tracing, "_exporter", lambda s: made.append(InMemorySpanExporter()) or made[-1])
+    provider = configure_tracing(settings.tracing)
+    assert provider is not None and configure_tracing(settings.tracing) is provider
+    assert len(made) == 1
+    monkeypatch.undo()
+    assert configure_tracing(TracingSettings()) is None  # `none` exports nothing

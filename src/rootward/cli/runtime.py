@@ -55,9 +55,11 @@ def worker(
     ] = None,
 ) -> None:
     """Run investigation workers only (no API) until SIGTERM; several may share one PostgreSQL."""
+    from rootward.observability.tracing import configure_tracing
     from rootward.runtime.worker import run_worker_process
 
     settings = _settings(config)
+    configure_tracing(settings.tracing)
     logging.basicConfig(
         level=getattr(logging, settings.server.log_level.upper()),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

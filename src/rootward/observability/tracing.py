@@ -29,6 +29,7 @@ TRACER_NAME = "rootward"
 AttrValue = str | bool | int | float
 
 _provider: TracerProvider | None = None
+_configured: set[str] = set()  # settings already exporting, so a second create_app adds no duplicate
 
 
 def _exporter(settings: TracingSettings) -> SpanExporter | None:
@@ -51,9 +52,14 @@ def configure_tracing(
     """
     global _provider
     settings = settings or TracingSettings()
+    key = settings.model_dump_json()
+    if exporter is None and key in _configured:
+        return _provider
     chosen = exporter or _exporter(settings)
     if chosen is None:
         return None
+    if exporter is None:
+        _configured.add(key)
     if _provider is None:
         resource = Resource.create({"service.name": settings.service_name, "service.version": __version__})
         _provider = TracerProvider(resource=resource)

@@ -18,6 +18,7 @@ from sqlalchemy import Engine
 
 from rootward import __version__
 from rootward.ingest.writer import IntakeWriter
+from rootward.observability.tracing import configure_tracing
 from rootward.settings import Settings
 from rootward.store.db import make_engine, make_session_factory
 from rootward.web import approvals, changes, console, health, intake, metrics
@@ -26,6 +27,7 @@ from rootward.web import approvals, changes, console, health, intake, metrics
 def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     """The API over the database of `settings` (migrations must already be applied)."""
     own_engine = engine is None
+    configure_tracing(settings.tracing)
     engine = engine or make_engine(settings.database_url, echo=settings.database.echo)
     sessions = make_session_factory(engine)
     writer = IntakeWriter(sessions, settings.router)

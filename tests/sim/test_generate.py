@@ -103,3 +103,19 @@ def test_default_faults_skip_what_a_topology_cannot_host(tmp_path: Path) -> None
 def test_unknown_fault_type_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown fault type"):
         generate(tmp_path, count=1, seed=1, faults=["gremlins"])
+
+
+def test_bytes_do_not_depend_on_the_process_hash_seed(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from pathlib import Path; from rootward.sim.generate import generate; "
+        "generate(Path(sys.argv[1]), 3, 9)"
+    )
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        subprocess.run([sys.executable, "-c", code, str(tmp_path / hash_seed)], check=True, env=env)
+    a, b = _tree(tmp_path / "1"), _tree(tmp_path / "2")
+    assert a == b and a

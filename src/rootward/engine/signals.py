@@ -18,8 +18,27 @@ from rootward.context.log_signals import LogSignal
 # A change this long before the onset can still be its cause; after the onset it cannot.
 CHANGE_HORIZON_S = 6 * 3600
 CHANGE_GRACE_AFTER_S = 120
+# Kinds nobody deploys code to here: physical/virtual infrastructure and third parties.
 INFRA_KINDS = frozenset(
-    {"host", "node", "vm", "hypervisor", "network", "firewall", "switch", "router", "link", "storage", "disk", "nic"}
+    {
+        "host",
+        "node",
+        "vm",
+        "hypervisor",
+        "network",
+        "firewall",
+        "switch",
+        "router",
+        "link",
+        "storage",
+        "disk",
+        "nic",
+        "external",
+        "saas",
+        "third_party",
+        "third-party",
+        "vendor",
+    }
 )
 
 
@@ -74,7 +93,7 @@ class EntityProfile:
 
     @property
     def deployable(self) -> bool:
-        """Hosts, VMs and network gear are not deployed to; their faults are physical."""
+        """Hosts, VMs, network gear and third parties are not deployed to by us."""
         return self.kind.lower() not in INFRA_KINDS
 
     @property

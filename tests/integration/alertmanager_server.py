@@ -5,10 +5,9 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
-import time
 from pathlib import Path
 
-import httpx
+from tests.integration.processes import wait_until_ready
 
 
 def alertmanager_binary() -> str | None:
@@ -51,17 +50,7 @@ class Alertmanager:
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
-                raise RuntimeError("alertmanager exited: " + (self.dir / "am.out").read_text()[-2000:])
-            try:
-                if httpx.get(self.url + "/-/ready", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError("alertmanager did not start in time")
+        wait_until_ready(self._proc, self.url + "/-/ready", self.dir / "am.out", "alertmanager", timeout_s)
 
     def stop(self) -> None:
         if self._proc is not None and self._proc.poll() is None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import time
 from pathlib import Path
 
 import httpx
 import yaml
+
+from tests.integration.processes import wait_until_ready
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -90,17 +91,9 @@ class Synapse:
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
-                raise RuntimeError("synapse exited: " + (self.dir / "synapse.out").read_text()[-2000:])
-            try:
-                if httpx.get(self.url + "/_matrix/client/versions", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.3)
-        raise RuntimeError("synapse did not start in time")
+        wait_until_ready(
+            self._proc, self.url + "/_matrix/client/versions", self.dir / "synapse.out", "synapse", timeout_s
+        )
 
     def register(self, username: str, password: str = "rootward-test-pw") -> dict[str, str]:
         body = {

@@ -7,17 +7,13 @@ Read commands use the graph stored in the database, or, with `--bundle` /
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from sqlalchemy.exc import OperationalError, ProgrammingError
-from sqlalchemy.orm import Session
 
-from rootward.settings import ConfigError, Settings, load_settings
+from rootward.cli.database import session_scope, settings_from
 
 graph_app = typer.Typer(help="The causal dependency graph: seed, inspect, predict, backtest.", no_args_is_help=True)
 
@@ -34,27 +30,6 @@ TopologyOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
-def _settings(config: Path | None) -> Settings:
-    try:
-        return load_settings(config)
-    except ConfigError as exc:
-        typer.echo(str(exc), err=True)
-        raise typer.Exit(2) from None
-
-
-@contextmanager
-def _session(settings: Settings) -> Iterator[Session]:
-    from rootward.store.db import make_engine, make_session_factory
-
-    engine = make_engine(settings.database_url)
-    try:
-        with make_session_factory(engine)() as session:
-            yield session
-    except (OperationalError, ProgrammingError) as exc:
-        typer.echo(f"database error ({exc.orig}); has `rootward db upgrade` run on it?", err=True)
-        raise typer.Exit(1) from None
-    finally:
-        engine.dispose()
 
 
 def _topology_file(path: Path) -> Any:
@@ -83,7 +58,7 @@ def _graph_and_dynamics(config: Path | None, bundle: Path | None, topology: Path
         return WorldGraph.from_topology(_topology_file(topology)), Dynamics()
     from rootward.store.worldmodel import load_dynamics, load_graph_records
 
-    with _session(_settings(config)) as session:
+    with session_scope(settings_from(config)) as session:
         graph = WorldGraph.from_records(*load_graph_records(session))
         dynamics = Dynamics.from_records(load_dynamics(session))
     if len(graph) == 0:
@@ -114,7 +89,7 @@ def seed_cmd(
     from rootward.store.worldmodel import load_graph_records, save_graph
     from rootward.worldmodel.graph import WorldGraph
 
-    settings = _settings(config)
+    settings = settings_from(config)
     wm = settings.worldmodel
     layers: list[tuple[str, str, Any]] = []  # (layer, label, zero-argument topology getter)
     if settings.topology.file is not None:
@@ -142,7 +117,7 @@ def seed_cmd(
 
     upgrade(settings.database_url)
     now = datetime.now(UTC)
-    with _session(settings) as session:
+    with session_scope(settings) as session:
         graph = WorldGraph.from_records(*load_graph_records(session, now=now))
         for layer, label, get in layers:
             try:
@@ -246,7 +221,7 @@ def blast_radius_cmd(
 
     graph, dynamics = _graph_and_dynamics(config, bundle, topology)
     _require_entity(graph, entity)
-    wm = _settings(config).worldmodel if bundle is None and topology is None else None
+    wm = settings_from(config).worldmodel if bundle is None and topology is None else None
     kwargs: dict[str, Any] = {"fault_type": fault} if fault else {"action": action or "restart"}
     try:
         prediction = predict(
@@ -292,10 +267,10 @@ def learn_cmd(directory: Path, config: ConfigOption = None) -> None:
     from rootward.worldmodel.dynamics import Dynamics
     from rootward.worldmodel.graph import WorldGraph
 
-    settings = _settings(config)
+    settings = settings_from(config)
     cases, skipped = _cases(directory)
     upgrade(settings.database_url)
-    with _session(settings) as session:
+    with session_scope(settings) as session:
         graph = WorldGraph.from_records(*load_graph_records(session))
         dynamics = Dynamics.from_records(load_dynamics(session))
         trials = 0
@@ -323,7 +298,7 @@ def mine_cmd(
     from rootward.worldmodel.miner import apply as apply_edges
     from rootward.worldmodel.miner import mine
 
-    settings = _settings(config)
+    settings = settings_from(config)
     alerts: list[ObservedAlert] = []
     incident_of: list[str] = []
     for path in bundle_dirs_under(directory):
@@ -332,7 +307,7 @@ def mine_cmd(
             alerts.append(ObservedAlert(a.service, a.name, a.starts_at, a.ends_at))
             incident_of.append(bundle.id)
     upgrade(settings.database_url)
-    with _session(settings) as session:
+    with session_scope(settings) as session:
         graph = WorldGraph.from_records(*load_graph_records(session))
         proposals = mine(graph, alerts, incident_of=incident_of)
         for p in proposals:

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from sqlalchemy.exc import OperationalError, ProgrammingError
-from sqlalchemy.orm import Session
 
-from rootward.settings import ConfigError, Settings, load_settings
+from rootward.cli.database import session_scope, settings_from
 
 ConfigOption = Annotated[
     Path | None,
@@ -24,27 +21,6 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 STATUSES = ("queued", "running", "done", "failed", "expired")
 
 
-def _settings(config: Path | None) -> Settings:
-    try:
-        return load_settings(config)
-    except ConfigError as exc:
-        typer.echo(str(exc), err=True)
-        raise typer.Exit(2) from None
-
-
-@contextmanager
-def _session(settings: Settings) -> Iterator[Session]:
-    from rootward.store.db import make_engine, make_session_factory
-
-    engine = make_engine(settings.database_url)
-    try:
-        with make_session_factory(engine)() as session:
-            yield session
-    except (OperationalError, ProgrammingError) as exc:
-        typer.echo(f"database error ({exc.orig}); has `rootward db upgrade` run on it?", err=True)
-        raise typer.Exit(1) from None
-    finally:
-        engine.dispose()
 
 
 def worker(
@@ -58,7 +34,7 @@ def worker(
     from rootward.observability.tracing import configure_tracing
     from rootward.runtime.worker import run_worker_process
 
-    settings = _settings(config)
+    settings = settings_from(config)
     configure_tracing(settings.tracing)
     logging.basicConfig(
         level=getattr(logging, settings.server.log_level.upper()),
@@ -91,7 +67,7 @@ def list_investigations(
     if status is not None and status not in STATUSES:
         typer.echo(f"--status must be one of {', '.join(STATUSES)}, not {status!r}", err=True)
         raise typer.Exit(2)
-    with _session(_settings(config)) as session:
+    with session_scope(settings_from(config)) as session:
         jobs = list_jobs(session, status=status, limit=limit)
         counts = status_counts(session)
     if as_json:
@@ -129,7 +105,7 @@ def show_investigation(
     from rootward.runtime.pipeline import DEFAULT_STEP_NAMES
     from rootward.runtime.reports import find_job, job_report
 
-    settings = _settings(config)
+    settings = settings_from(config)
     names: tuple[str, ...]
     if settings.runtime.pipeline == "placeholder":
         names = DEFAULT_STEP_NAMES
@@ -137,7 +113,7 @@ def show_investigation(
         from rootward.runtime.investigation_steps import step_names
 
         names = step_names()
-    with _session(settings) as session:
+    with session_scope(settings) as session:
         job = find_job(session, job_id)
         if job is None:
             typer.echo(f"no investigation {job_id!r}", err=True)

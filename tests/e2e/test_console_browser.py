@@ -147,6 +147,11 @@ def test_an_approver_approves_a_pending_proposal(browser: Browser, server: Conso
     expect(card).to_contain_text("by anna via api")
     expect(card.get_by_role("button", name="Approve")).to_have_count(0)
     _shot(page, "approval-approved")
+    page.get_by_role("link", name="Approvals").click()
+    row = page.locator("tbody tr", has=page.locator(f"a[href$='#approval-{approval_id}']"))
+    expect(row).to_contain_text("rollback payment")
+    expect(row.locator(".pill", has_text="approved")).to_be_visible()
+    _shot(page, "approvals-list")
     context.close()
 
 

@@ -350,6 +350,21 @@ def _distractor(sc: Scenario, rng: random.Random) -> list[str]:
     return [f"{ent.name}/{metric}"]
 
 
+def _rollout_logs(sc: Scenario, rng: random.Random) -> list[LogEvent]:
+    """Every deploy restarts the service, so its startup line is no clue by itself."""
+    out = []
+    causal = {str(c["id"]) for c in sc.plan.changes}
+    for c in sc.changes:
+        if c["kind"] != "deploy" or str(c["id"]) in causal:
+            continue
+        ent = sc.topology.get(str(c["service"]))
+        at = int(c["time"]) + rng.uniform(20, 60)
+        previous = f"v{rng.randint(1, 5)}.{rng.randint(0, 40)}.{rng.randint(0, 9)}"
+        msg = f"Started {ent.name} {c['version']} (previous {previous}) in {rng.uniform(4, 20):.1f} seconds"
+        out.append(LogEvent(round(at, 3), ent.name, "INFO", msg, host_of(ent)))
+    return out
+
+
 def _missing(sc: Scenario, rng: random.Random) -> tuple[str, ...]:
     """Drop one source now and then, but never the only one that holds the cause's signature."""
     if rng.random() >= 0.15:
@@ -418,7 +433,7 @@ def build_scenario(
     sc.changes = _changes(sc, rng)
     noisy = [e.name for e in topo.entities if e.family == "service" and e.name != cause.name]
     sc.noisy_service = rng.choice(noisy) if noisy and rng.random() < 0.75 else None
-    sc.extra_logs = _noise_logs(sc, rng)
+    sc.extra_logs = _noise_logs(sc, rng) + _rollout_logs(sc, rng)
     sc.distractors = _distractor(sc, rng)
     sc.missing = _missing(sc, rng)
     return sc

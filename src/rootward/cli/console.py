@@ -39,5 +39,66 @@ def import_command(
         raise typer.Exit(1)
 
 
+def _stored(config: Path | None, investigation_id: str):  # type: ignore[no-untyped-def]
+    """The stored investigation by id (or a unique prefix of 6+ characters)."""
+    from sqlalchemy import select
+
+    from rootward.cli.database import session_scope, settings_from
+    from rootward.store.investigations import InvestigationRow
+
+    with session_scope(settings_from(config)) as session:
+        row = session.get(InvestigationRow, investigation_id)
+        if row is None and len(investigation_id) >= 6:
+            rows = session.scalars(
+                select(InvestigationRow).where(InvestigationRow.id.startswith(investigation_id)).limit(2)
+            ).all()
+            row = rows[0] if len(rows) == 1 else None
+        if row is None:
+            typer.echo(f"no investigation {investigation_id!r} (see `rootward investigations list`)", err=True)
+            raise typer.Exit(1)
+        session.expunge(row)
+        return row
+
+
+def show_command(
+    investigation_id: str = typer.Argument(..., help="Investigation id (or a unique prefix)"),
+    as_json: bool = typer.Option(False, "--json", help="The result JSON of the bundle spec"),
+    config: Path | None = ConfigOption,
+) -> None:
+    """Print a stored investigation's RCA as Markdown (or JSON)."""
+    from rootward.domain.investigation import InvestigationResult
+    from rootward.engine.rca import render_markdown
+
+    row = _stored(config, investigation_id)
+    result = InvestigationResult.model_validate(row.result)
+    if as_json:
+        typer.echo(result.model_dump_json(indent=1))
+        return
+    typer.echo(
+        f"# {row.title}\n\n{row.severity} · {row.service} · tier {row.tier} · {row.created_at:%Y-%m-%d %H:%M} UTC\n"
+    )
+    typer.echo(render_markdown(result))
+
+
+def ask_command(
+    investigation_id: str = typer.Argument(..., help="Investigation id (or a unique prefix)"),
+    question: str = typer.Argument(..., help="The question, e.g. 'what changed before the incident?'"),
+    config: Path | None = ConfigOption,
+) -> None:
+    """Answer a follow-up question from the investigation's own evidence, with citations."""
+    from rootward.domain.investigation import InvestigationResult
+    from rootward.engine.followup import answer
+
+    row = _stored(config, investigation_id)
+    result = InvestigationResult.model_validate(row.result)
+    reply = answer(result, question)
+    typer.echo(reply.text)
+    for eid in reply.evidence:
+        item = result.evidence[eid]
+        typer.echo(f"  {eid}: {item.kind} {item.cite}")
+
+
 def register(app: typer.Typer) -> None:
     app.command("import")(import_command)
+    app.command("show")(show_command)
+    app.command("ask")(ask_command)

@@ -51,7 +51,7 @@ KIND_HINTS = {
     "change": ("deploy", "deployed", "change", "changed", "release", "version", "rollout", "config", "flag"),
     "log": ("log", "logs", "error", "errors", "exception", "message", "stack"),
     "metric": ("metric", "cpu", "memory", "latency", "rate", "disk", "traffic", "saturation", "graph"),
-    "knowledge": ("runbook", "postmortem", "doc", "notes", "known", "before", "past"),
+    "knowledge": ("runbook", "postmortem", "doc", "notes", "known", "past"),
     "topology": ("depend", "depends", "dependency", "upstream", "downstream", "calls", "graph"),
     "alert": ("alert", "alerts", "fired", "page", "monitor"),
 }

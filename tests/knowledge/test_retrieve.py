@@ -102,3 +102,19 @@ def test_embedding_failure_degrades_to_bm25_and_says_so() -> None:
 def test_service_filter_prefers_that_services_documents() -> None:
     hits = _index().search("connection pool exhausted acquire timeouts", services=["cart"], k=3, now=NOW)
     assert hits[0].path == "runbooks/cart-pool.md"
+
+
+def test_bundle_knowledge_gives_resolvable_cites(example_bundles: list) -> None:
+    from rootward.knowledge.chunking import chunk_text
+    from rootward.sources.bundle import load_bundle
+
+    bundle = load_bundle(example_bundles[0])
+    docs = {d.path: d for d in bundle.documents or []}
+    services = sorted({s for d in docs.values() for s in d.services})
+    hits = KnowledgeIndex.from_documents(list(docs.values()), HashingEmbedder()).for_investigation(
+        "latency high", services, now=NOW
+    )
+    assert hits and hits[0].kind == "bits"
+    for hit in hits:
+        path, _, chunk = hit.evidence.cite.removeprefix("knowledge/").rpartition("#")
+        assert int(chunk) < len(chunk_text(docs[path].text))

@@ -31,7 +31,7 @@ def test_same_seed_writes_byte_identical_bundles(tmp_path: Path) -> None:
 def test_different_seeds_give_different_incidents() -> None:
     _, files_a, _ = bundle_files(BUILT_IN["shop"], "memory_leak", 1, 0)
     _, files_b, _ = bundle_files(BUILT_IN["shop"], "memory_leak", 2, 0)
-    assert files_a["metrics.csv"] != files_b["metrics.csv"]
+    assert files_a["alerts.json"] != files_b["alerts.json"] and files_a != files_b
 
 
 def test_generated_bundles_load_and_follow_the_spec(tmp_path: Path) -> None:

@@ -33,7 +33,7 @@ LOG_SIGNATURES: dict[str, re.Pattern[str]] = {
         re.I,
     ),
     "certificate_expiry": re.compile(
-        r"x509|certificate|tls handshake|ssl handshake|cert(ificate)? (has )?expired", re.I
+        r"x509|certificate|(tls|ssl) ?handshake|pkix|certpath|cert_?verify|cert(ificate)? (has )?expired", re.I
     ),
     "dns_failure": re.compile(
         r"nxdomain|no such host|name resolution|could not resolve|resolv|\bdns\b|servfail|name or service not known",

@@ -111,3 +111,26 @@ def test_engine_failure_still_records_and_notifies(env, monkeypatch: pytest.Monk
         [note] = list(s.scalars(select(OutboxRow)))
         assert note.payload["summary_source"] == "template"
         assert any("503" in f for f in note.payload["facts"])
+
+
+def test_snapshot_takes_the_relevant_runbooks_from_the_knowledge_base(env) -> None:  # type: ignore[no-untyped-def]
+    from rootward.knowledge.ingest import ingest_directory
+    from rootward.sources.base import SourceSet
+
+    settings, sessions, bundle, accepted, jobs = env
+    ingest_directory(sessions, BUNDLE / "knowledge", None)
+    full = bundle_sources(bundle)
+    live = SourceSet(
+        alerts=full.alerts,
+        logs=full.logs,
+        metrics=full.metrics,
+        changes=full.changes,
+        topology=full.topology,
+        knowledge=None,
+    )
+    job = jobs[0]
+    steps = InvestigationSteps(settings, sessions, sources=live)
+    state = steps.snapshot({"job_id": job.id, "group_id": job.group_id, "tier": job.tier, "priority": job.priority})
+    snapshot = load_bundle(state["bundle_path"])
+    assert "knowledge" not in snapshot.missing
+    assert {d.path for d in snapshot.documents or []} & {"runbooks/payment-latency.md", "bits/checkout.md"}

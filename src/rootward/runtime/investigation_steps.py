@@ -33,12 +33,13 @@ from rootward.engine.evidence_view import evidence_data
 from rootward.engine.investigation import STAGES, initial_state
 from rootward.notify.compose import compose_notification
 from rootward.notify.outbox import enqueue
+from rootward.runtime.knowledge_snapshot import KnowledgeSnapshotter
 from rootward.runtime.pipeline import Pipeline, State, Step
 from rootward.settings import Settings
 from rootward.sources.base import SourceSet
 from rootward.sources.bundle import load_bundle, parse_alerts
 from rootward.sources.replay import replay_bundle
-from rootward.sources.snapshot import snapshot_bundle
+from rootward.sources.snapshot import snapshot_bundle, write_gaps
 from rootward.store.alerts import AlertGroupRow, AlertRow
 from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import append_audit
@@ -99,6 +100,7 @@ class InvestigationSteps:
         self.settings = settings
         self.sessions = sessions
         self._sources = sources
+        self._knowledge = KnowledgeSnapshotter(sessions)
         if settings.llm.provider != "none":
             from rootward.engine.llm_reasoner import install_reasoner
 
@@ -142,6 +144,11 @@ class InvestigationSteps:
             _, parsed = parse_alerts(json.dumps([payload]))
             alerts = StaticAlerts(parsed)
             gaps = snapshot_bundle(out, meta=meta, alert_payloads=[payload], sources=self.sources(alerts))
+            services = sorted({r.service for r in rows})
+            query = " ".join([title, *sorted({str(r.annotations.get("summary", "")) for r in rows})])
+            if gaps.get("knowledge") and self._knowledge.write(out, query, services):
+                del gaps["knowledge"]
+                write_gaps(out, gaps)
         team = next((str(r.labels.get("team")) for r in rows if r.labels.get("team")), None)
         shadow = self.settings.notify.shadow.covers(group_info["service"], team)
         return {

@@ -129,6 +129,14 @@ def snapshot_bundle(
     attempt("metrics.csv", metrics, sources.metrics)
     attempt("changes.json", changes, sources.changes)
     attempt("knowledge", knowledge, sources.knowledge)
-    if gaps:
-        (out / "gaps.json").write_text(json.dumps(gaps, indent=1, sort_keys=True))
+    write_gaps(out, gaps)
     return gaps
+
+
+def write_gaps(out: Path, gaps: dict[str, str]) -> None:
+    """`gaps.json`: why each missing source is missing (absent when nothing is)."""
+    path = out / "gaps.json"
+    if gaps:
+        path.write_text(json.dumps(gaps, indent=1, sort_keys=True))
+    else:
+        path.unlink(missing_ok=True)

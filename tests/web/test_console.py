@@ -125,3 +125,15 @@ def test_unknown_incident_is_a_404(console: tuple[TestClient, dict[str, str], li
     client, tokens, _ = console
     client.cookies.set("rootward_token", tokens["vic"])
     assert client.get("/incidents/nope").status_code == 404
+
+
+def test_accepted_rca_becomes_a_proposed_runbook_draft(console: tuple[TestClient, dict[str, str], list[str]]) -> None:
+    from rootward.knowledge.drafts import list_drafts
+
+    client, tokens, ids = console
+    client.cookies.set("rootward_token", tokens["rita"])
+    form = {"verdict": "accepted", "note": "rolled back the pool change"}
+    assert client.post(f"/incidents/{ids[0]}/feedback", data=form, follow_redirects=False).status_code == 303
+    [draft] = list_drafts(client.app.state.sessions)  # type: ignore[attr-defined]
+    assert draft.status == "proposed" and draft.investigation_id == ids[0]
+    assert "rolled back the pool change" in draft.body

@@ -193,7 +193,36 @@ def feedback(
             )
     except ValueError as exc:
         raise HTTPException(400, str(exc)) from None
+    if verdict in ("accepted", "edited"):
+        _draft_runbook(request, investigation_id, corrected_entity, corrected_fault, note)
     return RedirectResponse(f"/incidents/{investigation_id}", status_code=303)
+
+
+def _draft_runbook(request: Request, investigation_id: str, entity: str, fault: str, note: str) -> None:
+    """A confirmed RCA becomes a proposed runbook addition, for an approver to accept (`kb drafts`)."""
+    from rootward.knowledge.drafts import ResolvedFindings, propose_draft
+
+    with request.app.state.sessions() as session:
+        row = session.get(InvestigationRow, investigation_id)
+    if row is None or not row.result.get("hypotheses"):
+        return
+    top = row.result["hypotheses"][0]
+    evidence = row.result.get("evidence") or {}
+    cites = tuple(evidence[e]["cite"] for e in top.get("evidence", []) if e in evidence)
+    fix = next((f"{p['action']['verb']} {p['action']['target']}" for p in row.result.get("proposals") or []), "")
+    propose_draft(
+        request.app.state.sessions,
+        ResolvedFindings(
+            investigation_id=investigation_id,
+            service=row.service,
+            root_cause_entity=entity or top["entity"],
+            fault_type=fault or top["fault_type"],
+            symptom=row.title,
+            evidence=cites,
+            fix=note or fix or "(not recorded)",
+            closed_on=row.created_at.date(),
+        ),
+    )
 
 
 @router.post("/approvals/{approval_id}/{decision}")

@@ -29,6 +29,7 @@ from pydantic_settings import (
 
 from rootward.actions.settings import ActionsSettings
 from rootward.domain.alert import Severity, Tier
+from rootward.knowledge.settings import KnowledgeSettings
 from rootward.llm.settings import LLMSettings
 from rootward.notify.settings import NotifySettings
 from rootward.observability.settings import TracingSettings
@@ -198,6 +199,7 @@ class Settings(BaseSettings):
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    knowledge: KnowledgeSettings = Field(default_factory=KnowledgeSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
     actions: ActionsSettings = Field(default_factory=ActionsSettings)
     replay: ReplaySettings = Field(default_factory=ReplaySettings)

@@ -96,3 +96,29 @@ def test_drafts_list_accept_reject(tmp_path: Path) -> None:
     assert again.exit_code == 1 and "already rejected" in again.output
     found = RUNNER.invoke(app, ["kb", "search", "bounded the cache", "--db", db, "--no-dense", "--json"])
     assert json.loads(found.output)["hits"][0]["cite"] == "knowledge/runbooks/cart-redis-memory-leak.md#0"
+
+
+def test_ingest_without_directory_uses_configured_directories(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "kb"
+    _kb(root)
+    config = tmp_path / "rootward.yaml"
+    config.write_text(f"knowledge:\n  directories: [{root}]\n  embedder: none\n")
+    monkeypatch.setenv("ROOTWARD_CONFIG", str(config))
+    db = f"sqlite:///{tmp_path / 'kb.db'}"
+    out = RUNNER.invoke(app, ["kb", "ingest", "--db", db])
+    assert out.exit_code == 0, out.output
+    assert "2 added" in out.output and "degraded: no embedder" in out.output
+
+
+def test_make_embedder_follows_settings() -> None:
+    import pytest
+
+    from rootward.knowledge.embeddings import LocalEmbedder, OpenAIEmbedder
+    from rootward.knowledge.settings import KnowledgeSettings, make_embedder
+
+    assert make_embedder(KnowledgeSettings(embedder="none")) is None
+    assert isinstance(make_embedder(KnowledgeSettings()), LocalEmbedder)
+    remote = make_embedder(KnowledgeSettings(embedder="openai", base_url="http://127.0.0.1:9/v1", model="m"))
+    assert isinstance(remote, OpenAIEmbedder) and remote.model_id == "openai:m"
+    with pytest.raises(ValueError, match="base_url"):
+        make_embedder(KnowledgeSettings(embedder="openai"))

@@ -43,14 +43,21 @@ def _sessions(db: str | None) -> sessionmaker[Session]:
 
 
 def _embedder(no_dense: bool) -> Embedder | None:
-    from rootward.knowledge.embeddings import LocalEmbedder
+    """The configured embedder (`knowledge.embedder`, default the local MiniLM), or None for --no-dense."""
+    if no_dense:
+        return None
+    from rootward.knowledge.settings import make_embedder
+    from rootward.settings import load_settings
 
-    return None if no_dense else LocalEmbedder()
+    return make_embedder(load_settings().knowledge)
 
 
 @kb_app.command("ingest")
 def ingest(
-    directory: Annotated[Path, typer.Argument(exists=True, file_okay=False, help="Knowledge root directory.")],
+    directory: Annotated[
+        Path | None,
+        typer.Argument(exists=True, file_okay=False, help="Knowledge root (default: knowledge.directories)."),
+    ] = None,
     watch: Annotated[bool, typer.Option("--watch", help="Keep running and re-ingest on changes.")] = False,
     db: DbOption = None,
     no_dense: NoDenseOption = False,
@@ -60,9 +67,23 @@ def ingest(
 
     sessions = _sessions(db)
     embedder = _embedder(no_dense)
+    if directory is None:
+        from rootward.settings import load_settings
+
+        roots = load_settings().knowledge.directories
+        if not roots:
+            typer.echo("error: give a DIRECTORY or set knowledge.directories", err=True)
+            raise typer.Exit(2)
+    else:
+        roots = [directory]
     if not watch:
-        typer.echo(ingest_directory(sessions, directory, embedder).summary())
+        for root in roots:
+            typer.echo(ingest_directory(sessions, root, embedder).summary())
         return
+    if len(roots) > 1:
+        typer.echo("error: --watch takes one directory", err=True)
+        raise typer.Exit(2)
+    directory = roots[0]
     typer.echo(f"watching {directory} (Ctrl-C to stop)")
     with contextlib.suppress(KeyboardInterrupt):
         watch_directory(sessions, directory, embedder, lambda r: typer.echo(r.summary()))
@@ -153,7 +174,8 @@ def evaluate(
     """Print hit@5 and near-miss avoidance in the top 3 for an evaluation set."""
     from rootward.eval.kb_eval import run_eval
 
-    report = run_eval(file, _embedder(no_dense), dense=not no_dense)
+    embedder = _embedder(no_dense)
+    report = run_eval(file, embedder, dense=embedder is not None)
     data = report.as_dict()
     if as_json:
         typer.echo(json.dumps(data, indent=1))

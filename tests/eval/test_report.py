@@ -46,8 +46,13 @@ def test_eval_cli_exits_nonzero_on_regression(example_bundles: list[Path], tmp_p
     assert res.exit_code == 1
     assert "REGRESSION: ac@1" in res.output
     baseline.write_text(json.dumps({"summary": {"ac@1": 0.0, "citation_accuracy": 0.0}}))
-    ok = CliRunner().invoke(app, ["eval", str(example_bundles[0]), "--baseline", str(baseline)])
+    ok = CliRunner().invoke(
+        app,
+        ["eval", str(example_bundles[0]), "--baseline", str(baseline), "--results-dir", str(tmp_path / "r")],
+    )
     assert ok.exit_code == 0, ok.output
+    saved = json.loads((tmp_path / "r" / f"{example_bundles[0].name}.json").read_text())
+    assert saved["bundle"] == example_bundles[0].name
 
 
 def test_eval_skips_bundles_without_truth(example_bundles: list[Path], tmp_path: Path) -> None:

@@ -23,6 +23,9 @@ def register(app: typer.Typer) -> None:
         jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Bundles investigated in parallel (processes)."),
         out: Path | None = typer.Option(None, "--out", help="Also write the Markdown report here."),
         json_out: Path | None = typer.Option(None, "--json-out", help="Also write the JSON report here."),
+        results_dir: Path | None = typer.Option(
+            None, "--results-dir", help="Also write each investigation's result JSON here (<bundle>.json)."
+        ),
     ) -> None:
         """Investigate every bundle (never showing it truth.json) and score AC@k, citations and timing."""
         from rootward.eval.report import build_report, compare, to_markdown
@@ -42,6 +45,12 @@ def register(app: typer.Typer) -> None:
         started = time.monotonic()
         scored = evaluate(bundles, jobs=jobs, progress=lambda s: print(".", end="", file=sys.stderr, flush=True))
         print("", file=sys.stderr)
+        if results_dir is not None:
+            results_dir.mkdir(parents=True, exist_ok=True)
+            for s in scored:
+                if s.result is not None:
+                    name = s.path.name.removesuffix(".tar.gz").removesuffix(".tgz")
+                    (results_dir / f"{name}.json").write_text(json.dumps(s.result, indent=1) + "\n", encoding="utf-8")
         report = build_report([s.score for s in scored], wall_s=time.monotonic() - started, jobs=jobs)
         markdown = to_markdown(report)
         if out:

@@ -125,6 +125,20 @@ def get_document(session: Session, source: str, path: str) -> KnowledgeDocumentR
     )
 
 
+def documents_of(session: Session, source: str, paths: list[str]) -> dict[str, KnowledgeDocumentRow]:
+    """The rows of `paths` in `source`, in one query per 500 paths."""
+    out: dict[str, KnowledgeDocumentRow] = {}
+    for start in range(0, len(paths), 500):
+        batch = paths[start : start + 500]
+        for row in session.scalars(
+            select(KnowledgeDocumentRow).where(
+                KnowledgeDocumentRow.source == source, KnowledgeDocumentRow.path.in_(batch)
+            )
+        ):
+            out[row.path] = row
+    return out
+
+
 def find_documents_by_path(session: Session, path: str) -> list[KnowledgeDocumentRow]:
     return list(session.scalars(select(KnowledgeDocumentRow).where(KnowledgeDocumentRow.path == path)))
 

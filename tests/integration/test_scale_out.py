@@ -26,7 +26,8 @@ from sqlalchemy import func, select
 from rootward.runtime.pipeline import DEFAULT_STEP_NAMES
 from rootward.store.alerts import AlertGroupRow, AlertRow
 from rootward.store.db import make_engine, make_session_factory
-from rootward.store.jobs import Job
+from rootward.store.jobs import Job, WorkerHeartbeat
+from rootward.store.migrate import upgrade
 from tests.databases import PgSession
 from tests.e2e.console_server import free_port
 
@@ -55,6 +56,7 @@ class Fleet:
     def __init__(self, tmp_path: Path, db_url: str) -> None:
         self.tmp_path = tmp_path
         self.config = tmp_path / "rootward.yaml"
+        self.db_url = db_url
         runtime = {"lease_s": 5, "heartbeat_s": 0.5, "poll_s": 0.05, "workers": 2, "pipeline": "placeholder"}
         self.config.write_text(
             yaml.safe_dump({"database": {"url": db_url}, "runtime": runtime, "data_dir": str(tmp_path)})
@@ -125,8 +127,20 @@ def _post_all(url: str, batches: list[list[dict[str, object]]]) -> list[int]:
 
 
 def test_two_workers_and_an_api_take_a_500_alert_storm_exactly_once(fleet: Fleet) -> None:
-    fleet.start_api()  # migrates the schema before the workers start
+    upgrade(fleet.db_url)  # migrated once up front, so the three processes can start together
     workers = [fleet._start(f"worker-{i}", "worker") for i in range(2)]
+    fleet.start_api()
+
+    engine = make_engine(fleet.db_url)
+    sessions = make_session_factory(engine)
+    deadline = time.monotonic() + 90
+    while True:  # both workers are polling before the storm begins, so both can take a share
+        with sessions() as s:
+            if s.scalar(select(func.count()).select_from(WorkerHeartbeat)) == 2:
+                break
+        assert all(w.poll() is None for w in workers), "a worker died at start"
+        assert time.monotonic() < deadline, "the workers did not start in 90 s"
+        time.sleep(0.3)
 
     storm = _storm()
     statuses = _post_all(fleet.url, [storm[i : i + 10] for i in range(0, ALERTS, 10)])
@@ -134,8 +148,6 @@ def test_two_workers_and_an_api_take_a_500_alert_storm_exactly_once(fleet: Fleet
     # A retrying sender re-delivers 100 of them: counted on the stored alert, not stored again.
     assert _post_all(fleet.url, [storm[i : i + 10] for i in range(0, 100, 10)]) == [202] * 10
 
-    engine = make_engine(yaml.safe_load(fleet.config.read_text())["database"]["url"])
-    sessions = make_session_factory(engine)
     try:
         deadline = time.monotonic() + 120
         while True:

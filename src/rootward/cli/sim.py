@@ -88,7 +88,7 @@ def vary_cmd(
 @sim_app.command("stream")
 def stream_cmd(
     to: str = typer.Option(..., "--to", help="Base URL of a rootward server, e.g. http://127.0.0.1:8080"),
-    token: str | None = typer.Option(None, "--token", envvar="ROOTWARD_INTAKE_TOKEN", help="Intake bearer token."),
+    token: str | None = typer.Option(None, "--token", envvar="ROOTWARD_INTAKE__TOKEN", help="Intake bearer token."),
     interval: float = typer.Option(180.0, "--interval", min=0.0, help="Seconds between incidents."),
     count: int = typer.Option(0, "--count", min=0, help="Incidents to send (0 = until interrupted)."),
     seed: int = typer.Option(1, "--seed", help="Seed of the incident sequence."),

@@ -20,8 +20,11 @@ from rootward.engine.signals import EntityProfile, strength
 
 LOG_SIGNATURES: dict[str, re.Pattern[str]] = {
     "connection_pool_exhaustion": re.compile(
-        r"\bpool\b|connection is not available|acquir\w* (a )?connection|too many (db |database )?connections|"
-        r"max_?connections|remaining connection slots",
+        # "pool" alone is ambiguous (a ZFS or storage pool fills up; that is a disk).
+        r"connection pool|pool (is )?exhausted|pool is (probably )?full|"
+        r"(db|database|connection|thread|worker|http) ?pool|"
+        r"connection is not available|acquir\w* (a )?connection|too many (db |database )?connections|"
+        r"max_?connections|remaining connection slots|waiting for (a|an idle) connection|pool timeout",
         re.I,
     ),
     "disk_full": re.compile(r"no space|enospc|disk (is )?full|quota exceeded|read-only file ?system|inodes?\b", re.I),

@@ -11,6 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from rootward.store.db import make_engine, make_session_factory
+from rootward.store.investigations import save_investigation
 from tests.e2e.console_server import REPO, ConsoleServer, running, seed
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.xdist_group("console_browser")]
@@ -86,7 +88,8 @@ def test_incident_list_shows_every_imported_incident_with_its_root_cause(
     page = context.new_page()
     _sign_in(page, server, "anna")
     rows = page.locator("tbody[data-live] tr[data-href]")
-    expect(rows).to_have_count(len(server.incidents))
+    for incident_id in server.incidents.values():
+        expect(page.locator(f"tbody[data-live] tr[data-href='/incidents/{incident_id}']")).to_have_count(1)
     expect(page.locator("tbody[data-live]")).to_contain_text("connection_pool_exhaustion")
     _shot(page, "incidents-dark")
     page.keyboard.press("j")
@@ -102,6 +105,36 @@ def test_incident_list_shows_every_imported_incident_with_its_root_cause(
     expect(page.locator("tbody[data-live] tr[data-href]")).to_have_count(1)
     _shot(page, "incidents-filtered-light")
     light.close()
+
+
+def test_the_list_shows_a_newly_recorded_incident_without_a_reload(browser: Browser, server: ConsoleServer) -> None:
+    context = _context(browser)
+    context.clock.install()  # the page's 10 s refresh timer runs on a clock the test moves
+    page = context.new_page()
+    _sign_in(page, server, "vic")
+    rows = page.locator("tbody[data-live] tr[data-href]")
+    before = rows.count()
+    engine = make_engine(f"sqlite:///{server.data_dir / 'rootward.db'}")
+    try:
+        with make_session_factory(engine)() as s, s.begin():
+            result = {
+                "status": "inconclusive",
+                "hypotheses": [],
+                "claims": [],
+                "evidence": {},
+                "gaps": [],
+                "timing": {"first_hypothesis_ms": None, "total_ms": 0},
+            }
+            save_investigation(s, result, title="DiskFull on ledger", service="ledger", severity="P0")
+    finally:
+        engine.dispose()
+    expect(page.get_by_text("DiskFull on ledger")).to_have_count(0)
+    page.clock.fast_forward(11_000)
+    expect(page.get_by_text("DiskFull on ledger")).to_be_visible()
+    expect(rows).to_have_count(before + 1)
+    expect(rows.first).to_contain_text("ledger")
+    _shot(page, "incidents-live-refresh")
+    context.close()
 
 
 def test_clicking_a_citation_shows_its_evidence(browser: Browser, server: ConsoleServer) -> None:

@@ -52,6 +52,7 @@ _FAMILY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("network", re.compile(r"rtt|round_?trip|network|net_|ping|tcp|link|bandwidth|jitter", re.I)),
     ("cpu", re.compile(r"cpu|throttl|load", re.I)),
     ("memory", re.compile(r"mem|heap|rss|gc_", re.I)),
+    ("traffic", re.compile(r"requests?.*(_count|_total)$", re.I)),  # a counter of timed requests is traffic
     ("latency", re.compile(r"latency|duration|p99|p95|p50|response_time|_ms$|seconds", re.I)),
     ("errors", re.compile(r"error|fail|5xx|exception|success", re.I)),
     ("traffic", re.compile(r"request|rps|qps|throughput|workload|ops|traffic", re.I)),

@@ -155,6 +155,12 @@ def _points_at(profile: EntityProfile, dependency: str) -> bool:
 def score_entities(ctx: Context) -> list[EntityScore]:
     profiles = entity_profiles(ctx)
     g = ctx.topology.graph()
+    if not ctx.has_topology:
+        # No declared graph: a failure log that names another entity is the best edge we have.
+        for e, p in profiles.items():
+            for s in p.mentions:
+                if s.service != e and s.service in profiles:
+                    g.add_edge(s.service, e, relation="depends_on")
     alerting = set(ctx.alerting_services) or set(profiles)
     abnormal = {e for e, p in profiles.items() if p.abnormal} | alerting
     borrowed = {e: _borrowed(e, p, profiles, g) for e, p in profiles.items()}
@@ -177,7 +183,10 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         if any(a.direction == "up" and a.ratio >= 1.5 for a in p.traffic) and e in g:
             # Load flows the other way: a surge at e reaches what e calls.
             reach |= set(nx.descendants(g, e))
-        coverage = 0.6 * len(alerting & reach) / len(alerting) + 0.4 * len(abnormal & reach) / len(abnormal)
+        if ctx.has_topology:
+            coverage = 0.6 * len(alerting & reach) / len(alerting) + 0.4 * len(abnormal & reach) / len(abnormal)
+        else:
+            coverage = 1.0  # without a graph nothing can be said about propagation: own evidence decides
         victim_of = None
         for d in _dependencies_within(g, e, profiles):
             dp = profiles.get(d)

@@ -112,7 +112,8 @@ def context_tools(ctx: Context) -> dict[str, Tool]:
 
     def dependents(entity: str) -> ToolResult:
         reach = sorted(upstream_closure(graph, entity))
-        return ToolResult("ok" if entity in graph else "no_data", reach, f"dependents(entity={entity!r})")
+        known = ctx.has_topology and entity in graph
+        return ToolResult("ok" if known else "no_data", reach, f"dependents(entity={entity!r})")
 
     def path_to_alerts(entity: str, direction: str = "failure") -> ToolResult:
         """Topology edges linking the alerting services and `entity`.

@@ -111,6 +111,9 @@ def _load(model: Path, tokenizer_file: Path) -> _LoadedModel:
             options.intra_op_num_threads = min(2, os.cpu_count() or 1)
             # no busy-waiting between ops: on a shared two-core box spinning threads cost ~15% CPU
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            # no memory arena: it keeps the peak of the largest batch for the life of the
+            # process (~400 MiB RSS after an ingest instead of ~250 MiB), for no measurable speed
+            options.enable_cpu_mem_arena = False
             session = ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
         except Exception as exc:  # any load failure means: degrade to BM25
             raise EmbeddingUnavailable(f"cannot load embedding model {model}: {exc}") from exc

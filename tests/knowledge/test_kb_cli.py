@@ -72,6 +72,13 @@ def test_eval_prints_hit_rate_and_near_miss_avoidance(tmp_path: Path) -> None:
     assert "hit@5                      1.000" in out.output
     assert "near-miss avoidance top 3  1.000" in out.output
 
+    db = f"sqlite:///{tmp_path / 'kb.db'}"
+    RUNNER.invoke(app, ["kb", "ingest", str(root), "--db", db, "--no-dense"])
+    stored = RUNNER.invoke(
+        app, ["kb", "eval", str(tmp_path / "eval.json"), "--from-db", "--db", db, "--no-dense", "--json"]
+    )
+    assert json.loads(stored.output)["hit_at_5"] == 1.0
+
 
 def test_drafts_list_accept_reject(tmp_path: Path) -> None:
     from rootward.knowledge.drafts import ResolvedFindings, propose_draft

@@ -170,12 +170,19 @@ def evaluate(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="Evaluation set (JSON).")],
     as_json: Annotated[bool, typer.Option("--json")] = False,
     no_dense: NoDenseOption = False,
+    from_db: Annotated[
+        bool,
+        typer.Option("--from-db", help="Search the ingested knowledge (no re-embedding) instead of the file's corpus."),
+    ] = False,
+    db: DbOption = None,
 ) -> None:
     """Print hit@5 and near-miss avoidance in the top 3 for an evaluation set."""
     from rootward.eval.kb_eval import run_eval
+    from rootward.knowledge.ingest import load_index
 
     embedder = _embedder(no_dense)
-    report = run_eval(file, embedder, dense=embedder is not None)
+    index = load_index(_sessions(db), embedder) if from_db else None
+    report = run_eval(file, embedder, dense=embedder is not None, index=index)
     data = report.as_dict()
     if as_json:
         typer.echo(json.dumps(data, indent=1))

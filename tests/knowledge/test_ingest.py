@@ -110,3 +110,14 @@ def test_watch_picks_up_a_changed_runbook_within_seconds(tmp_path: Path) -> None
     assert reports[1].changed == ["runbooks/pool.md"]
     assert time.monotonic() - changed_at < 5
     assert load_index(sessions, HashingEmbedder()).search("PAY-E7777", now=NOW)[0].path == "runbooks/pool.md"
+
+
+def test_a_file_that_does_not_parse_is_reported_and_the_rest_ingested(migrated_db_url: str, tmp_path: Path) -> None:
+    root = tmp_path / "kb"
+    _write(root, "runbooks/pool.md", POOL)
+    _write(root, "runbooks/broken.md", "---\nservice: [unclosed\n---\n# broken\n")
+    sessions = make_session_factory(make_engine(migrated_db_url))
+    report = ingest_directory(sessions, root, HashingEmbedder())
+    assert report.added == ["runbooks/pool.md"]
+    assert len(report.errors) == 1 and "runbooks/broken.md" in report.errors[0]
+    assert "skipped" in report.summary()

@@ -22,7 +22,7 @@ from rootward.domain.knowledge import Document
 from rootward.knowledge.embeddings import Embedder, EmbeddingUnavailable
 from rootward.knowledge.index import IndexedChunk, chunk_document
 from rootward.knowledge.retrieve import KnowledgeIndex
-from rootward.sources.bundle import parse_document
+from rootward.sources.bundle import BundleError, parse_document
 from rootward.store.knowledge import (
     KnowledgeChunkRow,
     KnowledgeDocumentRow,
@@ -49,6 +49,7 @@ class IngestReport:
     removed: list[str] = field(default_factory=list)
     embedded_chunks: int = 0
     degraded: str | None = None
+    errors: list[str] = field(default_factory=list)  # files that did not parse (left unchanged)
     seconds: float = 0.0
 
     def summary(self) -> str:
@@ -57,7 +58,8 @@ class IngestReport:
             f"{len(self.unchanged)} unchanged, {len(self.removed)} removed; "
             f"{self.embedded_chunks} chunks embedded in {self.seconds:.2f}s"
         )
-        return text + (f" (degraded: {self.degraded})" if self.degraded else "")
+        text += f" (degraded: {self.degraded})" if self.degraded else ""
+        return text + "".join(f"\n  skipped {e}" for e in self.errors)
 
 
 def content_hash(raw: str) -> str:
@@ -97,26 +99,36 @@ def ingest_files(
     *,
     remove_missing: bool = True,
 ) -> IngestReport:
-    """Bring `source`'s documents in the database to `files` (path → raw Markdown)."""
+    """Bring `source`'s documents in the database to `files` (path → raw Markdown).
+
+    Hashes are read in one short transaction, the embedding runs outside any
+    transaction (it can take minutes), and the writes go in one more. A file
+    that does not parse is reported and left as it was; the others go on.
+    """
     started = time.perf_counter()
     report = IngestReport(source=source)
     model_id = embedder.model_id if embedder else None
-    with sessions.begin() as session:
+    with sessions() as session:
         known = document_hashes(session, source)
-        todo: list[tuple[str, str, str, Document, list[IndexedChunk]]] = []
-        for path, raw in sorted(files.items()):
-            digest = content_hash(raw)
-            previous = known.get(path)
-            if previous is not None and previous[0] == digest and (previous[1] == model_id or model_id is None):
-                report.unchanged.append(path)
-                continue
+    todo: list[tuple[str, str, str, Document, list[IndexedChunk]]] = []
+    for path, raw in sorted(files.items()):
+        digest = content_hash(raw)
+        previous = known.get(path)
+        if previous is not None and previous[0] == digest and (previous[1] == model_id or model_id is None):
+            report.unchanged.append(path)
+            continue
+        try:
             doc = parse_document(path, raw)
-            todo.append((path, raw, digest, doc, chunk_document(doc)))
-            (report.changed if previous is not None else report.added).append(path)
-        all_new = [c for *_, chunks in todo for c in chunks]
-        vectors, report.degraded = _embed(all_new, embedder)
-        if vectors is not None:
-            report.embedded_chunks = len(all_new)
+        except BundleError as exc:
+            report.errors.append(str(exc))
+            continue
+        todo.append((path, raw, digest, doc, chunk_document(doc)))
+        (report.changed if previous is not None else report.added).append(path)
+    all_new = [c for *_, chunks in todo for c in chunks]
+    vectors, report.degraded = _embed(all_new, embedder)
+    if vectors is not None:
+        report.embedded_chunks = len(all_new)
+    with sessions.begin() as session:
         rows = documents_of(session, source, [path for path, *_ in todo if path in known])
         offset = 0
         for path, raw, digest, doc, chunks in todo:

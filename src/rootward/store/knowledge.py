@@ -119,12 +119,6 @@ def document_hashes(session: Session, source: str) -> dict[str, tuple[str, str |
     return {path: (h, model) for path, h, model in rows}
 
 
-def get_document(session: Session, source: str, path: str) -> KnowledgeDocumentRow | None:
-    return session.scalar(
-        select(KnowledgeDocumentRow).where(KnowledgeDocumentRow.source == source, KnowledgeDocumentRow.path == path)
-    )
-
-
 def documents_of(session: Session, source: str, paths: list[str]) -> dict[str, KnowledgeDocumentRow]:
     """The rows of `paths` in `source`, in one query per 500 paths."""
     out: dict[str, KnowledgeDocumentRow] = {}

@@ -172,7 +172,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         b_strength = min(1.0, sum(s.onset_count for s in b) / 30) if b else 0.0
         own = (
             0.35 * p.symptom_strength
-            + 0.5 * p.resource_strength
+            + 0.5 * p.timely_resource_strength(incident_onset)
             + 0.35 * p.log_strength
             + 0.45 * b_strength
             + (0.15 if p.changes and (p.abnormal or b) else 0.0)
@@ -195,7 +195,8 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             d_evidence = dp.abnormal or bool(borrowed[d])
             if not d_evidence:
                 continue
-            stronger = dp.resource_strength >= 0.35 and dp.resource_strength > p.resource_strength + 0.1
+            d_res = dp.timely_resource_strength(incident_onset)
+            stronger = d_res >= 0.35 and d_res > p.timely_resource_strength(incident_onset) + 0.1
             if not stronger and _own_change_explains(p):
                 continue  # it changed just before and fails the way that change would: its own change explains it
             if _points_at(p, d) or stronger:

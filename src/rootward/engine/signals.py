@@ -18,6 +18,8 @@ from rootward.context.log_signals import LogSignal
 # A change this long before the onset can still be its cause; after the onset it cannot.
 CHANGE_HORIZON_S = 6 * 3600
 CHANGE_GRACE_AFTER_S = 120
+# A step this long before the incident's onset did not trigger it.
+EARLY_STEP_S = 5 * 60
 # Kinds nobody deploys code to here: physical/virtual infrastructure and third parties.
 INFRA_KINDS = frozenset(
     {
@@ -80,6 +82,21 @@ class EntityProfile:
     @property
     def resource_strength(self) -> float:
         return max((strength(a.score) for a in self.resources), default=0.0)
+
+    def timely_resource_strength(self, onset: int | None) -> float:
+        """Resource strength, discounting steps that began long before the incident.
+
+        A saturated host hurts its guests within a minute or two; a step that
+        began many minutes before anything else broke is background, not the
+        trigger. Ramps (leaks, filling disks) are expected to start early.
+        """
+        best = 0.0
+        for a in self.resources:
+            w = strength(a.score)
+            if onset is not None and a.shape != "ramp" and a.onset < onset - EARLY_STEP_S:
+                w *= 0.4
+            best = max(best, w)
+        return best
 
     @property
     def log_strength(self) -> float:

@@ -8,16 +8,13 @@ the browser sees exactly what an operator's server would show.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
 from sqlalchemy import select
 
 from rootward.actions.approvals import request_approval
@@ -27,16 +24,12 @@ from rootward.store.db import make_engine, make_session_factory
 from rootward.store.investigations import InvestigationRow
 from rootward.store.users import add_user, create_token
 from rootward.worldmodel.gate import MemoryLedger, ProposedAction, commit_prediction
+from tests.integration.processes import wait_until_ready
+from tests.sources.local_http import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO.parent / "shared" / "examples"
 ROOTWARD = Path(sys.executable).parent / "rootward"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
@@ -104,18 +97,7 @@ def running(server: ConsoleServer, log: Path) -> Iterator[ConsoleServer]:
         )
         try:
             server.url = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 90
-            while True:
-                if proc.poll() is not None:
-                    raise RuntimeError(f"rootward serve exited {proc.returncode}: {log.read_text()[-2000:]}")
-                try:
-                    if httpx.get(f"{server.url}/healthz", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"rootward serve did not answer in 90 s: {log.read_text()[-2000:]}")
-                time.sleep(0.3)
+            wait_until_ready(proc, f"{server.url}/healthz", log, "rootward serve", 90)
             yield server
         finally:
             proc.terminate()

@@ -30,6 +30,7 @@ from rootward.store.jobs import Job, WorkerHeartbeat
 from rootward.store.migrate import upgrade
 from tests.databases import PgSession
 from tests.e2e.console_server import free_port
+from tests.integration.processes import wait_until_ready
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -87,16 +88,7 @@ class Fleet:
             ROOTWARD_SERVER__LOG_LEVEL="warning",
         )
         self.url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            assert proc.poll() is None, (self.tmp_path / "api.log").read_text()
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.3)
-        raise AssertionError("the API did not come up in 90 s")
+        wait_until_ready(proc, f"{self.url}/healthz", self.tmp_path / "api.log", "rootward serve", 90)
 
     def stop(self) -> None:
         for proc in self.procs:

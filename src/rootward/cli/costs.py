@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from rootward.settings import ConfigError, load_settings
+from rootward.cli.database import session_scope, settings_from
 
 UNITS = {"m": 60, "h": 3600, "d": 86400}
 
@@ -30,23 +30,13 @@ def costs(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table.")] = False,
 ) -> None:
     """LLM calls, tokens and cost, most expensive first."""
-    from rootward.store.db import make_engine, make_session_factory
     from rootward.store.llm_calls import costs_by
 
     if by not in ("service", "model", "provider"):
         raise typer.BadParameter("--by must be service, model or provider")
     start = datetime.now(UTC) - parse_since(since) if since else None
-    try:
-        settings = load_settings(config)
-    except ConfigError as exc:
-        typer.echo(str(exc), err=True)
-        raise typer.Exit(2) from None
-    engine = make_engine(settings.database_url)
-    try:
-        with make_session_factory(engine)() as session:
-            lines = costs_by(session, by, since=start)  # type: ignore[arg-type]
-    finally:
-        engine.dispose()
+    with session_scope(settings_from(config)) as session:
+        lines = costs_by(session, by, since=start)  # type: ignore[arg-type]
     if as_json:
         typer.echo(json.dumps([asdict(line) for line in lines], indent=2))
         return

@@ -29,13 +29,20 @@ def worker(
         int | None,
         typer.Option("--concurrency", "-n", min=1, help="Jobs run at once (default runtime.workers, at least 1)."),
     ] = None,
+    metrics_port: Annotated[
+        int,
+        typer.Option("--metrics-port", min=0, help="Serve this worker's tool-call metrics on server.host:PORT."),
+    ] = 0,
 ) -> None:
     """Run investigation workers only (no API) until SIGTERM; several may share one PostgreSQL."""
+    from rootward.observability.exposition import serve_process_metrics
     from rootward.observability.tracing import configure_tracing
     from rootward.runtime.worker import run_worker_process
 
     settings = settings_from(config)
     configure_tracing(settings.tracing)
+    if metrics_port:
+        serve_process_metrics(settings.server.host, metrics_port)
     logging.basicConfig(
         level=getattr(logging, settings.server.log_level.upper()),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

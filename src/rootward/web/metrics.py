@@ -1,7 +1,8 @@
 """`GET /metrics`: Prometheus exposition of rootward's state and of this process.
 
 The registry holds the database collector (the whole fleet's state, see
-`observability/collector.py`) and the in-process tool-call histograms; it is
+`observability/collector.py`), the in-process tool-call histograms and
+the standard process metrics; it is
 made on first scrape and kept on `app.state`. Like `/healthz`, it needs no
 token: bind the API to a private address or put it behind a proxy that
 restricts `/metrics`.
@@ -14,6 +15,7 @@ import threading
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.process_collector import ProcessCollector
 
 from rootward.observability.collector import DatabaseCollector
 from rootward.observability.tools import TOOL_METRICS
@@ -30,6 +32,7 @@ def registry_of(request: Request) -> CollectorRegistry:
             registry = CollectorRegistry(auto_describe=False)
             registry.register(DatabaseCollector(state.sessions))
             registry.register(TOOL_METRICS)
+            ProcessCollector(registry=registry)
             state.metrics_registry = registry
     return registry
 

@@ -60,7 +60,9 @@ def test_draft_without_a_runbook_becomes_a_new_one(migrated_db_url: str) -> None
     report = accept_draft(sessions, draft_id, "bob", HashingEmbedder(), today=date(2026, 10, 1))
     assert report.added == ["runbooks/payment-db-connection-pool-exhaustion.md"]
     [chunk] = load_index(sessions, None).chunks
-    assert chunk.kind == "runbook" and chunk.updated == date(2026, 10, 1) and chunk.services == ("payment-db", "checkout")
+    assert (
+        chunk.kind == "runbook" and chunk.updated == date(2026, 10, 1) and chunk.services == ("payment-db", "checkout")
+    )
 
 
 def test_rejected_draft_cannot_be_accepted(migrated_db_url: str) -> None:

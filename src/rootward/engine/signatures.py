@@ -230,15 +230,18 @@ def classify(
                 f"deploy {c.id} before the onset",
             )
         elif c.kind in ("config", "feature_flag"):
-            add("config_error", 0.35 + 0.45 * near, [c.evidence], f"{c.kind} change {c.id} before the onset")
+            add(
+                "config_error",
+                0.35 + 0.45 * near + (0.5 if fresh else 0.0),
+                [c.evidence],
+                f"{c.kind} change {c.id} before the onset",
+            )
 
     own_errors = [a for a in profile.symptoms if a.family == "errors"]
     errors = sorted(own_errors + list(reach_errors or []), key=lambda a: -a.score)
     latency = [a for a in profile.symptoms if a.family == "latency"]
     if errors and not mechanism_in_logs and profile.deployable:
         w = 0.3 + 0.3 * strength(errors[0].score)
-        if changes_recorded and not any(c.kind == "deploy" for c in profile.changes):
-            w *= 0.35
         add(
             "deploy_regression",
             w * (0.5 if resource_cause else 1.0),
@@ -252,6 +255,10 @@ def classify(
             [latency[0].evidence],
             "latency rose with no resource cause and no errors of its own",
         )
+    if changes_recorded and "deploy_regression" in sig and not any(c.kind == "deploy" for c in profile.changes):
+        # "A new version introduced it" needs a new version: the change log has deploys, none of this entity.
+        sig["deploy_regression"].score *= 0.35
+        sig["deploy_regression"].reasons.append("but the change history shows no deploy of it")
     hinted = KIND_HINTS.get(profile.kind.lower())
     if hinted and (profile.abnormal or borrowed):
         add(hinted, 0.5, [a.evidence for a in profile.symptoms[:1]], f"a {profile.kind} failing fails this way")

@@ -134,3 +134,27 @@ def test_snapshot_takes_the_relevant_runbooks_from_the_knowledge_base(env) -> No
     snapshot = load_bundle(state["bundle_path"])
     assert "knowledge" not in snapshot.missing
     assert {d.path for d in snapshot.documents or []} & {"runbooks/payment-latency.md", "bits/checkout.md"}
+
+
+def test_llm_calls_are_attributed_to_the_investigation_and_capped_per_day(env) -> None:  # type: ignore[no-untyped-def]
+    from rootward.engine.llm_reasoner import install_reasoner
+    from rootward.llm.settings import LLMSettings
+    from rootward.store.llm_calls import CostLine, costs_by
+    from tests.fixtures.fake_llm import FakeLLMServer
+
+    settings, sessions, bundle, accepted, jobs = env
+    job = jobs[0]
+    with FakeLLMServer() as server:
+        server.script.extend(['{"hypotheses": []}', '{"sentences": []}'] * 4)
+        llm = LLMSettings(provider="openai", base_url=server.base_url, model="m", daily_call_cap=3)
+        live = settings.model_copy(update={"llm": llm})
+        try:
+            steps = InvestigationSteps(live, sessions, sources=bundle_sources(bundle))
+            state = _run(steps, {"job_id": job.id, "group_id": job.group_id, "tier": job.tier, "priority": 1})
+            second = _run(steps, {"job_id": jobs[-1].id, "group_id": jobs[-1].group_id, "tier": "L1", "priority": 1})
+        finally:
+            install_reasoner(LLMSettings(provider="none"))
+    with sessions() as s:
+        [line] = costs_by(s, "service")
+        assert isinstance(line, CostLine) and line.key == state["service"] and line.calls == 3
+    assert any("daily LLM call cap reached" in g for g in second["final"]["gaps"])

@@ -12,6 +12,7 @@ that step back to rule mode and leaves a named gap in the budget's notes.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
@@ -24,7 +25,7 @@ from rootward.domain.investigation import Claim, Finding
 from rootward.engine.budget import Budget, BudgetExceeded
 from rootward.engine.hypotheses import Hypothesis
 from rootward.llm.accounting import estimate_tokens
-from rootward.llm.client import LLMClient
+from rootward.llm.client import CallRecord, LLMClient
 from rootward.llm.prompts import render
 from rootward.llm.settings import LLMSettings
 from rootward.llm.types import LLMUnavailable
@@ -141,13 +142,24 @@ class LLMReasoner:
         return out
 
 
-def install_reasoner(settings: LLMSettings, *, severity: str = "P2") -> str:
-    """Make the configured provider the engine's reasoner (`none`: rule mode); returns its name."""
+def install_reasoner(
+    settings: LLMSettings,
+    *,
+    severity: str = "P2",
+    on_call: Callable[[CallRecord], None] | None = None,
+    calls_today: Callable[[str], int] | None = None,
+) -> str:
+    """Make the configured provider the engine's reasoner (`none`: rule mode); returns its name.
+
+    `on_call` sees every call (cost attribution); `calls_today` counts a provider's calls today
+    across processes, for the daily cap.
+    """
     from rootward.engine.investigation import set_reasoner
     from rootward.engine.reasoner import RuleReasoner
 
     if settings.provider == "none":
         set_reasoner(RuleReasoner())
         return "rules"
-    set_reasoner(LLMReasoner(LLMClient(settings), severity=severity))
+    client = LLMClient(settings, on_call=on_call, calls_today=calls_today)
+    set_reasoner(LLMReasoner(client, severity=severity))
     return "llm"

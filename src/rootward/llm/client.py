@@ -66,11 +66,13 @@ class LLMClient:
         *,
         clock: Callable[[], float] = time.monotonic,
         on_call: Callable[[CallRecord], None] | None = None,
+        calls_today: Callable[[str], int] | None = None,
     ) -> None:
         self.settings = settings
         self.provider = provider if provider is not None else make_provider(settings)
         self.breaker = CircuitBreaker(settings.breaker_failures, settings.breaker_cooldown_s, clock)
         self._on_call = on_call
+        self._calls_today_of = calls_today  # shared count (e.g. the database) across processes
         self._day: dt.date | None = None
         self._calls_today = 0
         self._lock = threading.Lock()
@@ -82,6 +84,10 @@ class LLMClient:
 
     def _check_daily_cap(self) -> None:
         cap = self.settings.daily_call_cap
+        if cap and self._calls_today_of is not None and self.provider is not None:
+            if self._calls_today_of(self.provider.name) >= cap:
+                raise LLMUnavailable(f"daily LLM call cap reached ({cap} calls)")
+            return
         with self._lock:
             today = dt.datetime.now(dt.UTC).date()
             if today != self._day:

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import json
 import logging
+from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.actions.alertmanager import AlertmanagerClient
@@ -31,6 +32,7 @@ from rootward.actions.safe import SafeAction, SafeActionHandler, SafeActionRunne
 from rootward.domain.incident import IncidentMeta
 from rootward.engine.evidence_view import evidence_data
 from rootward.engine.investigation import STAGES, initial_state
+from rootward.llm.client import CallRecord
 from rootward.notify.compose import compose_notification
 from rootward.notify.outbox import enqueue
 from rootward.runtime.knowledge_snapshot import KnowledgeSnapshotter
@@ -44,10 +46,13 @@ from rootward.store.alerts import AlertGroupRow, AlertRow
 from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import append_audit
 from rootward.store.investigations import InvestigationRow, save_investigation
+from rootward.store.llm_calls import LLMCallRow, record_llm_call
 from rootward.store.worldmodel import DbPredictionLedger, save_proposals
 from rootward.worldmodel.gate import ProposedAction, commit_prediction
 
 log = logging.getLogger("rootward.runtime.steps")
+# (investigation id, service) of the engine step running in this thread, for LLM cost attribution.
+CURRENT_INVESTIGATION: ContextVar[tuple[str, str] | None] = ContextVar("rootward_investigation", default=None)
 
 LOOKBACK = timedelta(minutes=60)
 AFTER = timedelta(minutes=15)
@@ -104,7 +109,7 @@ class InvestigationSteps:
         if settings.llm.provider != "none":
             from rootward.engine.llm_reasoner import install_reasoner
 
-            install_reasoner(settings.llm)
+            install_reasoner(settings.llm, on_call=self._record_llm_call, calls_today=self._llm_calls_today)
 
     # -- snapshot -------------------------------------------------------------
 
@@ -168,16 +173,39 @@ class InvestigationSteps:
     def start_engine(self, state: State) -> State:
         return {**state, **initial_state(state["bundle_path"])}
 
+    def _record_llm_call(self, call: CallRecord) -> None:
+        """Attribute a model call's tokens and cost to the investigation and service running it."""
+        running = CURRENT_INVESTIGATION.get()
+        if running is None:
+            return
+        with self.sessions() as session, session.begin():
+            record_llm_call(session, call, running[0], running[1])
+
+    def _llm_calls_today(self, provider: str) -> int:
+        start = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+        with self.sessions() as session:
+            return int(
+                session.scalar(
+                    select(func.count())
+                    .select_from(LLMCallRow)
+                    .where(LLMCallRow.provider == provider, LLMCallRow.at >= start)
+                )
+                or 0
+            )
+
     def engine_step(self, name: str, fn: Any) -> Step:
         def run(state: State) -> State:
             if state.get("engine_failed"):
                 return state
+            token = CURRENT_INVESTIGATION.set((str(state["job_id"]), str(state.get("service", ""))))
             try:
                 return dict(fn(state))
             except Exception as exc:  # the incident must not be lost to an engine bug
                 log.exception("engine stage %s failed for job %s", name, state.get("job_id"))
                 gaps = [*state.get("gaps", []), f"engine failed at {name}: {type(exc).__name__}: {exc}"]
                 return {**state, "engine_failed": True, "gaps": gaps}
+            finally:
+                CURRENT_INVESTIGATION.reset(token)
 
         return Step(name, run)
 

@@ -158,3 +158,39 @@ def test_llm_calls_are_attributed_to_the_investigation_and_capped_per_day(env) -
         [line] = costs_by(s, "service")
         assert isinstance(line, CostLine) and line.key == state["service"] and line.calls == 3
     assert any("daily LLM call cap reached" in g for g in second["final"]["gaps"])
+
+
+def test_l2_files_the_rca_into_the_knowledge_base_and_retries_a_failed_one(
+    env,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    from rootward.store.alerts import AlertGroupRow
+    from rootward.store.knowledge import KnowledgeDocumentRow
+
+    settings, sessions, bundle, accepted, jobs = env
+    with sessions() as s, s.begin():
+        for group in s.scalars(select(AlertGroupRow)):
+            group.tier = "L2"  # as the router decides for a critical alert on the L2 list
+    job = jobs[0]
+    steps = InvestigationSteps(settings, sessions, sources=bundle_sources(bundle))
+    state = _run(steps, {"job_id": job.id, "group_id": job.group_id, "tier": "L2", "priority": 1})
+    assert any(a.startswith("route_to_km (done)") for a in state["safe_actions"]), state["safe_actions"]
+    with sessions() as s:
+        paths = [d.path for d in s.scalars(select(KnowledgeDocumentRow))]
+    assert f"incidents/{job.id}.md" in paths
+
+    import rootward.engine.investigation as engine
+    import rootward.runtime.investigation_steps as live
+
+    def boom(state: State) -> State:
+        raise RuntimeError("metrics API returned 503")
+
+    monkeypatch.setattr(live, "STAGES", (("assemble_context", boom), *engine.STAGES[1:]))
+    other = jobs[-1]
+    failed = _run(
+        InvestigationSteps(settings, sessions, sources=bundle_sources(bundle)),
+        {"job_id": other.id, "group_id": other.group_id, "tier": "L2", "priority": 1},
+    )
+    assert any(a.startswith("retry_task (done)") for a in failed["safe_actions"]), failed["safe_actions"]
+    with sessions() as s:
+        assert len(list(s.scalars(select(Job).where(Job.group_id == other.group_id)))) == 2

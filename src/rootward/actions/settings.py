@@ -27,7 +27,14 @@ class ActionsSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     safe_allowlist: list[str] = Field(
-        default_factory=lambda: ["silence_alert", "flag_for_human_review", "annotate", "query_km"],
+        default_factory=lambda: [
+            "silence_alert",
+            "flag_for_human_review",
+            "annotate",
+            "query_km",
+            "route_to_km",
+            "retry_task",
+        ],
         description=f"L2 safe actions run automatically; choose from {', '.join(SAFE_ACTIONS)}",
     )
     safe_quota: int = Field(default=5, ge=0, description="Safe actions per investigation")

@@ -35,6 +35,7 @@ from rootward.engine.investigation import STAGES, initial_state
 from rootward.llm.client import CallRecord
 from rootward.notify.compose import compose_notification
 from rootward.notify.outbox import enqueue
+from rootward.runtime import safe_handlers
 from rootward.runtime.knowledge_snapshot import KnowledgeSnapshotter
 from rootward.runtime.pipeline import Pipeline, State, Step
 from rootward.settings import Settings
@@ -317,6 +318,9 @@ class InvestigationSteps:
 
         handlers["annotate"] = audit_only("annotate")
         handlers["flag_for_human_review"] = audit_only("flag_for_human_review")
+        handlers["query_km"] = safe_handlers.query_km(self._knowledge)
+        handlers["route_to_km"] = safe_handlers.route_to_km(self.sessions)
+        handlers["retry_task"] = safe_handlers.retry_task(self.sessions)
         return SafeActionRunner(handlers, allowlist=set(cfg.safe_allowlist), max_per_investigation=cfg.safe_quota)
 
     def act(self, state: State) -> State:
@@ -337,6 +341,35 @@ class InvestigationSteps:
                     SafeAction("flag_for_human_review", reason="low confidence or page: a human should look")
                 )
             actions += self._victim_silences(state, result)
+            services = sorted({str(h.get("entity")) for h in (result.get("hypotheses") or [])[:3]} | {state["service"]})
+            actions.append(
+                SafeAction(
+                    "query_km",
+                    {"query": state["title"], "services": services},
+                    reason="related runbooks and postmortems",
+                )
+            )
+            if result.get("status") == "validated":
+                actions.append(
+                    SafeAction(
+                        "route_to_km",
+                        {
+                            "investigation_id": investigation_id,
+                            "title": state["title"],
+                            "service": state["service"],
+                            "result": result,
+                        },
+                        reason="file the RCA for the next incident",
+                    )
+                )
+            if result.get("status") == "failed" or state.get("engine_failed"):
+                actions.append(
+                    SafeAction(
+                        "retry_task",
+                        {"group_id": state["group_id"], "tier": state["tier"], "priority": state.get("priority", 2)},
+                        reason="the investigation could not finish",
+                    )
+                )
             for outcome in self._safe_runner(investigation_id).run(actions):
                 done.append(outcome.describe())
                 with self.sessions() as session, session.begin():

@@ -29,6 +29,10 @@ class KnowledgeSnapshotter:
         self._index: KnowledgeIndex | None = None
         self._version: tuple[int, object] | None = None
 
+    def index(self) -> KnowledgeIndex | None:
+        """The current in-memory index, or None while the knowledge base is empty."""
+        return self._current()
+
     def _current(self) -> KnowledgeIndex | None:
         with self._sessions() as session:
             version = session.execute(

@@ -202,7 +202,9 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             if _points_at(p, d) or stronger:
                 victim_of = d
                 break
-            if not p.resources and not p.own_logs and (dp.resources or dp.own_logs or borrowed[d]):
+            named_here = b_strength >= 0.5  # callers keep naming this entity: it is not just passing a failure on
+            d_loud = bool(dp.resources) or sum(x.onset_count for x in dp.own_logs + borrowed[d]) >= 5
+            if not p.resources and not p.own_logs and d_loud and not named_here:
                 victim_of = d
                 break
         score = own * (0.3 + 0.7 * coverage)

@@ -38,6 +38,7 @@ class ConsoleServer:
     data_dir: Path
     tokens: dict[str, str] = field(default_factory=dict)  # user name -> API token
     incidents: dict[str, str] = field(default_factory=dict)  # bundle name -> investigation id
+    root_causes: dict[str, tuple[str, str]] = field(default_factory=dict)  # bundle -> (entity, fault) recorded
     approvals: dict[str, str] = field(default_factory=dict)  # bundle name -> pending approval id
 
 
@@ -75,6 +76,7 @@ def seed(data_dir: Path) -> ConsoleServer:
                 server.tokens[name] = create_token(session, name, "e2e")
             for row in session.scalars(select(InvestigationRow)):
                 server.incidents[row.bundle] = row.id
+                server.root_causes[row.bundle] = (row.top_entity, row.top_fault)
             for bundle, target in (
                 ("shop-deploy-regression-01", "catalog"),
                 ("shop-connection-pool-exhaustion-00", "payment"),

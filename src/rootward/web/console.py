@@ -195,7 +195,7 @@ def feedback(
         raise HTTPException(400, str(exc)) from None
     if verdict in ("accepted", "edited"):
         _draft_runbook(request, investigation_id, corrected_entity, corrected_fault, note)
-    return RedirectResponse(f"/incidents/{investigation_id}", status_code=303)
+    return RedirectResponse(f"/incidents/{investigation_id}#feedback", status_code=303)
 
 
 def _draft_runbook(request: Request, investigation_id: str, entity: str, fault: str, note: str) -> None:

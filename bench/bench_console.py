@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import socket
 import statistics
 import subprocess
 import sys
@@ -120,7 +121,9 @@ def main() -> dict[str, Any]:
         started = time.perf_counter()
         token, some_id = seed(url)
         seed_s = time.perf_counter() - started
-        port = 18000 + os.getpid() % 1000
+        with socket.socket() as probe:  # a free port, released just before serve binds it
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
         env = {k: v for k, v in os.environ.items() if not k.startswith("ROOTWARD_")}
         env.update(
             ROOTWARD_DATA_DIR=str(data_dir),

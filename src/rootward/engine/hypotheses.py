@@ -166,6 +166,10 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     borrowed = {e: _borrowed(e, p, profiles, g) for e, p in profiles.items()}
     earliest = min((p.onset for p in profiles.values() if p.onset is not None and p.abnormal), default=None)
     incident_onset = int(ctx.window.onset.timestamp()) if ctx.window.onset else None
+    points = {
+        e: {y for y in profiles if y != e and any(mentions(s, y) for s in p.own_logs)} for e, p in profiles.items()
+    }
+    below = {e: set(nx.descendants(g, e)) if e in g else set() for e in profiles}
     out: list[EntityScore] = []
     for e, p in profiles.items():
         b = borrowed[e]
@@ -174,7 +178,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             0.35 * p.symptom_strength
             + 0.5 * p.timely_resource_strength(incident_onset)
             + 0.35 * p.log_strength
-            + 0.45 * b_strength
+            + (0.7 if not p.has_telemetry else 0.45) * b_strength  # the silent can only be named by others
             + (0.15 if p.changes and (p.abnormal or b) else 0.0)
         )
         if own <= 0:
@@ -183,6 +187,9 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         if any(a.direction == "up" and a.ratio >= 1.5 for a in p.traffic) and e in g:
             # Load flows the other way: a surge at e reaches what e calls.
             reach |= set(nx.descendants(g, e))
+        # A dependent whose failure logs name another dependency is explained by that one,
+        # unless a fault here could reach it through the named one.
+        reach = {x for x in reach if x == e or not points[x] or any(y == e or e in below[y] for y in points[x])}
         if ctx.has_topology:
             coverage = 0.6 * len(alerting & reach) / len(alerting) + 0.4 * len(abnormal & reach) / len(abnormal)
         else:

@@ -121,8 +121,18 @@ class EntityProfile:
         return {a.family for a in self.resources + self.symptoms + self.traffic}
 
 
+# In a name-resolution failure the name is what could not be resolved, not what failed.
+NAME_RESOLUTION = re.compile(
+    r"nxdomain|no such host|name resolution|could not resolve|servfail|name or service not known|getaddrinfo|"
+    r"eai_again|unknownhost|lookup \S+ on",
+    re.I,
+)
+
+
 def mentions(signal: LogSignal, entity: str) -> bool:
-    """Whether a log signal names the entity (in its template or its representative raw line)."""
+    """Whether a log signal names the entity as the thing that failed (template or representative line)."""
+    if NAME_RESOLUTION.search(signal.template) or NAME_RESOLUTION.search(signal.example):
+        return False
     pattern = re.compile(rf"(?<![\w-]){re.escape(entity)}(?![\w-])", re.I)
     return pattern.search(signal.template) is not None or pattern.search(signal.example) is not None
 

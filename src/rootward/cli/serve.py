@@ -95,6 +95,7 @@ def serve_command(
     port: int = typer.Option(None, help="Port (default: server.port)"),
     config: Path = ConfigOption,
     demo: bool = typer.Option(False, "--demo", help="Feed simulated incidents into this server"),
+    workers: int = typer.Option(None, "--workers", help="In-process workers (default: runtime.workers; 0: API only)"),
 ) -> None:
     """Run the API and in-process workers (migrates the database first)."""
     import uvicorn
@@ -102,6 +103,11 @@ def serve_command(
     from rootward.web.app import create_app
 
     settings = settings_or_exit(config)
+    if workers is not None:
+        if workers < 0:
+            typer.echo("error: --workers must be 0 or more", err=True)
+            raise typer.Exit(2)
+        settings.runtime.workers = workers
     host = host or settings.server.host
     port = port if port is not None else settings.server.port
     logging.basicConfig(

@@ -32,7 +32,7 @@ from rootward.context.log_signals import LogSignal
 from rootward.context.topology import upstream_closure
 from rootward.domain.evidence import EvidenceRef
 from rootward.engine.signals import EntityProfile, entity_profiles, mentions
-from rootward.engine.signatures import Signature, classify, log_matches
+from rootward.engine.signatures import SPECIFICITY, Signature, classify, log_matches
 
 MIN_HYPOTHESES = 3
 MAX_HYPOTHESES = 7
@@ -195,6 +195,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         else:
             coverage = 1.0  # without a graph nothing can be said about propagation: own evidence decides
         victim_of = None
+        own_mechanism = any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in log_matches(p.own_logs))
         for d in _dependencies_within(g, e, profiles):
             dp = profiles.get(d)
             if dp is None:
@@ -204,6 +205,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
                 continue
             d_res = dp.timely_resource_strength(incident_onset)
             stronger = d_res >= 0.35 and d_res > p.timely_resource_strength(incident_onset) + 0.1
+            stronger = stronger and not own_mechanism  # it names its own failure mode: not merely a guest
             if not stronger and _own_change_explains(p):
                 continue  # it changed just before and fails the way that change would: its own change explains it
             if _points_at(p, d) or stronger:

@@ -123,7 +123,8 @@ class EntityProfile:
 
 # In a name-resolution failure the name is what could not be resolved, not what failed.
 NAME_RESOLUTION = re.compile(
-    r"nxdomain|no such host|name resolution|could not resolve|servfail|name or service not known|getaddrinfo|"
+    r"nxdomain|no such host|name resolution|could not (be )?resolve|host not found|servfail|name or service not known|"
+    r"getaddrinfo|"
     r"eai_again|unknownhost|lookup \S+ on",
     re.I,
 )

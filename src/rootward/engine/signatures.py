@@ -39,7 +39,8 @@ LOG_SIGNATURES: dict[str, re.Pattern[str]] = {
         r"x509|certificate|(tls|ssl) ?handshake|pkix|certpath|cert_?verify|cert(ificate)? (has )?expired", re.I
     ),
     "dns_failure": re.compile(
-        r"nxdomain|no such host|name resolution|could not resolve|resolv|\bdns\b|servfail|name or service not known|"
+        r"nxdomain|no such host|name resolution|could not (be )?resolve|host not found|resolv|\bdns\b|servfail|"
+        r"name or service not known|"
         r"getaddrinfo|eai_again|unknownhost|lookup \S+ on",
         re.I,
     ),

@@ -24,6 +24,7 @@ within evidence later, never drop a top-ranked one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import networkx as nx
 
@@ -55,7 +56,7 @@ class Hypothesis:
     rationale: list[str] = field(default_factory=list)
     source: str = "rules"  # rules | reasoner
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "entity": self.entity,
@@ -67,15 +68,14 @@ class Hypothesis:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> Hypothesis:
-        ev = [EvidenceRef(**e) for e in data.get("evidence", [])]  # type: ignore[union-attr,arg-type]
+    def from_dict(cls, data: dict[str, Any]) -> Hypothesis:
         return cls(
             id=str(data["id"]),
             entity=str(data["entity"]),
             fault_type=str(data["fault_type"]),
-            prior=float(data["prior"]),  # type: ignore[arg-type]
-            evidence=ev,
-            rationale=[str(r) for r in data.get("rationale", [])],  # type: ignore[union-attr]
+            prior=float(data["prior"]),
+            evidence=[EvidenceRef(**e) for e in data.get("evidence", [])],
+            rationale=[str(r) for r in data.get("rationale", [])],
             source=str(data.get("source", "rules")),
         )
 

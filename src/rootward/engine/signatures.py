@@ -180,9 +180,10 @@ def classify(
     surge = [a for a in profile.traffic if a.direction == "up" and a.ratio >= 1.5]
     resource_cause = False
     for family, a in fams.items():
-        fault = METRIC_SIGNATURES.get(family)
-        if fault is None:
+        mapped = METRIC_SIGNATURES.get(family)
+        if mapped is None:
             continue
+        fault = mapped
         w = 0.4 + 0.6 * strength(a.score)
         why = f"{a.metric}{' per ' + a.derived if a.derived else ''} moved {a.direction} ({a.shape})"
         long_ramp = a.shape == "ramp" and onset is not None and a.onset <= onset - LONG_RAMP_S

@@ -18,7 +18,7 @@ from typing import Any
 
 from rootward.context.assemble import Context
 from rootward.context.topology import upstream_closure
-from rootward.domain.investigation import ToolResult
+from rootward.domain.investigation import ToolResult, ToolStatus
 from rootward.engine.budget import Budget
 from rootward.engine.signals import entity_profiles
 
@@ -80,7 +80,7 @@ def context_tools(ctx: Context) -> dict[str, Tool]:
     def metric_anomalies(entity: str) -> ToolResult:
         found = [a for a in ctx.anomalies if a.service == entity]
         has_data = "metrics" in ctx.telemetry.get(entity, [])
-        status = "ok" if found else ("no_data" if not has_data else "ok")
+        status: ToolStatus = "ok" if found or has_data else "no_data"
         return ToolResult(
             status, found, f"metric_anomalies(entity={entity!r})", evidence=tuple(a.evidence for a in found)
         )
@@ -144,7 +144,7 @@ def context_tools(ctx: Context) -> dict[str, Tool]:
 
     def changes_for(entity: str) -> ToolResult:
         found = [c for c in ctx.changes if c.service == entity]
-        status = "unavailable" if any(g.startswith("no changes") for g in ctx.gaps) else "ok"
+        status: ToolStatus = "unavailable" if any(g.startswith("no changes") for g in ctx.gaps) else "ok"
         return ToolResult(status, found, f"changes_for(entity={entity!r})", evidence=tuple(c.evidence for c in found))
 
     def knowledge_for(entity: str) -> ToolResult:

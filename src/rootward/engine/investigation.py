@@ -49,9 +49,15 @@ def get_reasoner() -> Reasoner:
     return _reasoner
 
 
-@lru_cache(maxsize=8)
-def _bundle(path: str) -> Bundle:
+@lru_cache(maxsize=4)
+def _load(path: str, investigation: float) -> Bundle:
     return load_bundle(path)
+
+
+def _bundle(state: State) -> Bundle:
+    """The investigation's bundle, loaded once per investigation (keyed by its start, not just the path:
+    the same path can hold a different bundle in the next investigation)."""
+    return _load(state["bundle_path"], float(state["started_at"]))
 
 
 def _ms_since(state: State) -> int:
@@ -73,7 +79,7 @@ def initial_state(bundle_path: str | Path, limits: BudgetLimits | None = None) -
 
 
 def stage_assemble_context(state: State) -> State:
-    bundle = _bundle(state["bundle_path"])
+    bundle = _bundle(state)
     ctx = assemble_context(bundle_sources(bundle), bundle.meta, hops=int(state.get("hops", 2)))
     gaps = list(dict.fromkeys([*state.get("gaps", []), *ctx.gaps]))
     if ctx.redacted_lines:
@@ -193,7 +199,7 @@ def stage_supervise(state: State) -> State:
 
 def stage_verify(state: State) -> State:
     assessments = [Assessment.from_dict(a) for a in state["assessments"]]
-    resolver = BundleCiteResolver(_bundle(state["bundle_path"]))
+    resolver = BundleCiteResolver(_bundle(state))
     verification = verify(assessments, resolver)
     assessments.sort(key=lambda a: (-a.score, a.hypothesis.id))
     return {**state, "assessments": [a.to_dict() for a in assessments], "verification": verification.to_dict()}
@@ -247,7 +253,7 @@ def stage_rca(state: State) -> State:
         total_ms=_ms_since(state),
         extra_claims=extra,
     )
-    resolver = BundleCiteResolver(_bundle(state["bundle_path"]))
+    resolver = BundleCiteResolver(_bundle(state))
     problems = check_result(result, resolver)
     if problems:  # one repair, then publish with what remains noted
         result = repair_result(result, resolver)
@@ -270,7 +276,7 @@ def stage_risk_gate(state: State) -> State:
     if gates.get("analysis_only") or not result.get("hypotheses"):
         result["proposals"] = []
         return {**state, "result": result}
-    bundle = _bundle(state["bundle_path"])
+    bundle = _bundle(state)
     from rootward.domain.investigation import HypothesisOut
     from rootward.domain.topology import Topology
 

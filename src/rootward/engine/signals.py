@@ -18,6 +18,8 @@ from rootward.context.log_signals import LogSignal
 # A change this long before the onset can still be its cause; after the onset it cannot.
 CHANGE_HORIZON_S = 6 * 3600
 CHANGE_GRACE_AFTER_S = 120
+# A failure template must repeat this often after the onset before it can blame another entity.
+MIN_BLAME_LINES = 3
 # A step this long before the incident's onset did not trigger it.
 EARLY_STEP_S = 5 * 60
 # Kinds nobody deploys code to here: physical/virtual infrastructure and third parties.
@@ -131,7 +133,13 @@ NAME_RESOLUTION = re.compile(
 
 
 def mentions(signal: LogSignal, entity: str) -> bool:
-    """Whether a log signal names the entity as the thing that failed (template or representative line)."""
+    """Whether a log signal names the entity as the thing that failed (template or representative line).
+
+    Blame needs repetition: a caller that cannot reach something says so on every
+    request, while one or two forged lines cannot point the investigation elsewhere.
+    """
+    if signal.onset_count < MIN_BLAME_LINES:
+        return False
     if NAME_RESOLUTION.search(signal.template) or NAME_RESOLUTION.search(signal.example):
         return False
     pattern = re.compile(rf"(?<![\w-]){re.escape(entity)}(?![\w-])", re.I)

@@ -269,6 +269,46 @@ def _alternatives(
     return out
 
 
+ALERT_FAMILY_FAULTS: dict[str, str] = {
+    "cpu": "cpu_saturation",
+    "memory": "memory_leak",
+    "disk": "disk_full",
+    "restarts": "crash_loop",
+    "packet_loss": "packet_loss",
+    "connections": "connection_pool_exhaustion",
+    "network": "network_latency",
+    "latency": "network_latency",
+    "errors": "deploy_regression",
+    "traffic": "traffic_surge",
+}
+
+
+def _from_alerts(ctx: Context, limit: int) -> list[Hypothesis]:
+    """With no data beyond the alerts, the alerts themselves: each alerting service, read by its alert's name.
+
+    Low priors; the specialists will find nothing to validate them, so the result
+    is inconclusive with every missing source named, which is the honest answer.
+    """
+    from rootward.context.anomaly import family_of
+
+    out: list[Hypothesis] = []
+    for alert in ctx.alerts:
+        fault = ALERT_FAMILY_FAULTS.get(family_of(alert.name), "dependency_down")
+        if any(h.entity == alert.service and h.fault_type == fault for h in out) or len(out) >= limit:
+            continue
+        out.append(
+            Hypothesis(
+                f"H{len(out) + 1}",
+                alert.service,
+                fault,
+                round(0.1 / (len(out) + 1), 4),
+                [alert.evidence],
+                ["only the alert is known about it"],
+            )
+        )
+    return out
+
+
 def rank_hypotheses(ctx: Context, limit: int = MAX_HYPOTHESES) -> list[Hypothesis]:
     """3-7 hypotheses, best first, deterministic for the same context."""
     scores = score_entities(ctx)
@@ -282,6 +322,8 @@ def rank_hypotheses(ctx: Context, limit: int = MAX_HYPOTHESES) -> list[Hypothesi
             candidates.append((prior, es.entity, sig, es))
         del rank
     candidates.sort(key=lambda c: (-c[0], c[1], c[2].fault_type))
+    if not candidates:
+        return _from_alerts(ctx, limit)
     if len(candidates) < MIN_HYPOTHESES and scores:
         candidates += _alternatives(
             ctx, scores, {(c[1], c[2].fault_type) for c in candidates}, MIN_HYPOTHESES - len(candidates)

@@ -333,6 +333,8 @@ def detect_anomalies(
         if sc.score < threshold:
             continue
         base_metric, _, per = s.metric.partition("/")
+        if per and not _cpu_held_up(scored, s.service, base_metric):
+            continue  # requests fell away while CPU idled: fewer requests, not a busier CPU
         source = raw[(s.service, base_metric)]
         inside = [t for t in source.timestamps if sc.onset <= t <= end]
         if not inside:
@@ -366,6 +368,12 @@ def detect_anomalies(
     anomalies += _silences(chosen, fired_at=fired_at, end=end, lookback=lookback, latest=latest)
     anomalies.sort(key=lambda a: (-a.score, a.service, a.metric))
     return anomalies, scored
+
+
+def _cpu_held_up(scored: list[ScoredSeries], service: str, metric: str) -> bool:
+    """Whether absolute CPU at least held up (rose by a sixth or more) while CPU per request climbed."""
+    absolute = next((x for x in scored if x.service == service and x.metric == metric), None)
+    return absolute is not None and absolute.baseline > 0 and absolute.after >= 1.15 * absolute.baseline
 
 
 def _silences(

@@ -263,6 +263,7 @@ def stage_rca(state: State) -> State:
     if gate is not None:
         payload["gates"] = gate.to_dict()
     payload["verification"] = state.get("verification", {})
+    payload["trace"] = list(state.get("audit", []))  # every specialist tool call: the console's agent trace
     return {**state, "result": payload, "budget": budget.to_dict()}
 
 

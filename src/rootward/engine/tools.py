@@ -21,6 +21,7 @@ from rootward.context.topology import upstream_closure
 from rootward.domain.investigation import ToolResult, ToolStatus
 from rootward.engine.budget import Budget
 from rootward.engine.signals import entity_profiles
+from rootward.observability.tools import tool_call
 
 
 class ManifestViolation(PermissionError):
@@ -57,7 +58,9 @@ class ToolLayer:
             )
         self._budget.charge_tool(self.agent)
         started = time.monotonic()
-        result = self._tools[name].run(**args)
+        with tool_call(name, agent=self.agent) as outcome:
+            result = self._tools[name].run(**args)
+            outcome.status = result.status
         self.calls.append(result.invocation)
         self._audit.append(
             {

@@ -31,8 +31,9 @@ def test_import_then_show_prints_the_cited_rca(recorded: str) -> None:
 def test_ask_answers_from_the_evidence_with_citations(recorded: str) -> None:
     asked = runner.invoke(app, ["ask", recorded, "what config change happened?"])
     assert asked.exit_code == 0
-    assert asked.output.splitlines()[0].startswith("Config config-7596")
-    assert "changes.json:config-7596" in asked.output
+    answer_lines = asked.output.split("\n  E")[0]
+    assert "config-7596" in answer_lines and "[E" in answer_lines
+    assert "change changes.json:config-7596" in asked.output
 
 
 def test_unknown_investigation_is_a_clear_error(recorded: str) -> None:

@@ -36,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 TOKEN = "bench-token"
 TOTAL_ALERTS = 10_000
 BATCH = 20
-CONCURRENCY = 8
+CONCURRENCY = 6
 SINGLE_ALERTS = 2_000
 SERVICES = 50
 

@@ -49,7 +49,14 @@ _FAMILY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("packet_loss", re.compile(r"packet|loss|drop|retrans", re.I)),
     ("connections", re.compile(r"conn|pool|thread|socket", re.I)),
     ("disk", re.compile(r"disk|fs_|filesystem|volume|inode|storage", re.I)),
-    ("network", re.compile(r"rtt|round_?trip|network|net_|ping|tcp|link|bandwidth|jitter", re.I)),
+    (
+        "network",
+        re.compile(
+            r"rtt|round_?trip|network|net[-_.]|ping|tcp|link|bandwidth|jitter|receive|transmit"
+            r"|(?:^|[-_.])(?:rx|tx)(?:[-_.]|$)",
+            re.I,
+        ),
+    ),
     ("cpu", re.compile(r"cpu|throttl|load", re.I)),
     ("memory", re.compile(r"mem|heap|rss|gc_", re.I)),
     ("traffic", re.compile(r"requests?.*(_count|_total)$", re.I)),  # a counter of timed requests is traffic

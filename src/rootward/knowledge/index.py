@@ -7,6 +7,7 @@ matrix-vector product, so a flat matrix beats an ANN structure at this size.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -17,6 +18,9 @@ import numpy as np
 from rootward.domain.knowledge import Document
 from rootward.knowledge.chunking import DEFAULT_MAX_TOKENS, chunk_text
 from rootward.knowledge.lexical import tokenize
+
+# bm25s sets its own logger to DEBUG on import; index builds are not news.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from sqlalchemy import text
 from typer.testing import CliRunner
 
 from rootward.cli import app
-from rootward.ingest.accept import accept_alerts
 from rootward.ingest.payloads import parse_generic
+from rootward.runtime.intake import accept_alerts
 from rootward.settings import RouterSettings
 from rootward.store.db import make_engine, make_session_factory
 

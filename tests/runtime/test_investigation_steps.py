@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from rootward.ingest.accept import accept_alerts
+from rootward.runtime.intake import accept_alerts
 from rootward.runtime.investigation_steps import InvestigationSteps, step_names
 from rootward.runtime.pipeline import State
 from rootward.settings import load_settings

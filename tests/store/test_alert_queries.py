@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from rootward.ingest.accept import accept_alerts
 from rootward.ingest.payloads import parse_generic
+from rootward.runtime.intake import accept_alerts
 from rootward.settings import RouterSettings
 from rootward.store.alert_queries import group_alerts, group_by_id, recent_alerts
 from rootward.store.db import make_engine, make_session_factory

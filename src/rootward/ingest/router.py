@@ -9,7 +9,7 @@
   (`new_group`). A group's tier is the highest tier of its alerts; the first
   time it reaches L1 or above it is marked for exactly one investigation.
 
-The caller (ingest/accept.py) loads the state, calls `route`, and writes the
+The caller (runtime/intake.py) loads the state, calls `route`, and writes the
 plan in one transaction.
 """
 
@@ -21,8 +21,8 @@ from datetime import datetime
 from typing import Literal
 
 from rootward.domain.alert import Alert, Severity, Tier
+from rootward.ingest.settings import RouterSettings
 from rootward.ingest.tiers import TIER_ORDER, TierRules, more_severe
-from rootward.settings import RouterSettings
 
 Action = Literal["new_group", "joined_group", "duplicate", "resolved"]
 

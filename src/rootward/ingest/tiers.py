@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rootward.domain.alert import Alert, Severity, Tier
-from rootward.settings import RouterSettings, TierRule
+from rootward.ingest.settings import RouterSettings, TierRule
 
 TIER_ORDER = {Tier.L0: 0, Tier.L1: 1, Tier.L2: 2, Tier.L3: 3}
 

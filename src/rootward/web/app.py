@@ -17,8 +17,8 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
 
 from rootward import __version__
-from rootward.ingest.writer import IntakeWriter
 from rootward.observability.tracing import configure_tracing
+from rootward.runtime.intake_writer import IntakeWriter
 from rootward.settings import Settings
 from rootward.store.db import make_engine, make_session_factory
 from rootward.web import approvals, changes, console, health, intake, metrics

@@ -21,9 +21,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from rootward.domain.alert import Alert
-from rootward.ingest.accept import Submission
 from rootward.ingest.payloads import FieldError, PayloadError, parse_alertmanager, parse_generic
-from rootward.ingest.writer import IntakeWriter, WriterOverloaded
+from rootward.runtime.intake import Submission
+from rootward.runtime.intake_writer import IntakeWriter, WriterOverloaded
 from rootward.settings import IntakeSettings, Settings
 
 log = logging.getLogger(__name__)

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.domain.alert import Alert, Severity, Tier
 from rootward.ingest.router import Decision, GroupState, KnownAlert, RoutingPlan, route
-from rootward.settings import RouterSettings
+from rootward.ingest.settings import RouterSettings
 from rootward.store.alerts import AlertGroupRow, AlertRow, RoutingDecisionRow, utc
 from rootward.store.audit import AuditEntry, append_audit_many, lock_audit_chain
 from rootward.store.ids import new_id

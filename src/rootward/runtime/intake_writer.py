@@ -18,8 +18,8 @@ from collections.abc import Sequence
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from rootward.ingest.accept import AcceptResult, Submission, accept_batches
-from rootward.settings import RouterSettings
+from rootward.ingest.settings import RouterSettings
+from rootward.runtime.intake import AcceptResult, Submission, accept_batches
 
 log = logging.getLogger(__name__)
 

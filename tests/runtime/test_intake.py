@@ -8,8 +8,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.domain.alert import Alert, Severity
-from rootward.ingest import accept
-from rootward.ingest.accept import Submission, accept_alerts, accept_batches
+from rootward.runtime import intake
+from rootward.runtime.intake import Submission, accept_alerts, accept_batches
 from rootward.settings import RouterSettings
 from rootward.store.alerts import AlertGroupRow, AlertRow, RoutingDecisionRow
 from rootward.store.audit import AuditRow, verify_chain
@@ -86,7 +86,7 @@ def test_failure_while_storing_writes_nothing(sessions: sessionmaker[Session], m
     def broken_enqueue(session: Session, group_id: str, rank: int, tier: str) -> str:
         raise RuntimeError("queue down")
 
-    monkeypatch.setattr(accept, "investigation_enqueuer", lambda: broken_enqueue)
+    monkeypatch.setattr(intake, "investigation_enqueuer", lambda: broken_enqueue)
     with pytest.raises(RuntimeError):
         accept_alerts(sessions, [alert("a"), alert("b", service="db")], source="generic", settings=RouterSettings())
     for model in (AlertRow, AlertGroupRow, RoutingDecisionRow, AuditRow):
@@ -96,7 +96,7 @@ def test_failure_while_storing_writes_nothing(sessions: sessionmaker[Session], m
 def test_without_the_runtime_groups_are_stored_and_the_gap_audited(
     sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(accept, "investigation_enqueuer", lambda: None)
+    monkeypatch.setattr(intake, "investigation_enqueuer", lambda: None)
     result = accept_alerts(sessions, [alert("a")], source="generic", settings=RouterSettings())
     with sessions() as s:
         kinds = s.scalars(select(AuditRow.kind).where(AuditRow.subject == result.decisions[0].group_id)).all()

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from rootward.domain.alert import Alert, Severity
-from rootward.ingest import writer as writer_module
-from rootward.ingest.accept import Submission
-from rootward.ingest.writer import IntakeWriter, WriterOverloaded
+from rootward.runtime import intake_writer as writer_module
+from rootward.runtime.intake import Submission
+from rootward.runtime.intake_writer import IntakeWriter, WriterOverloaded
 from rootward.settings import RouterSettings
 from rootward.store.db import make_engine, make_session_factory
 

@@ -68,6 +68,10 @@ def test_group_is_snapshotted_investigated_recorded_and_notified(env) -> None:  
     with sessions() as s:
         row = s.get(InvestigationRow, job.id)
         assert row is not None and row.group_id == job.group_id and row.evidence_data
+        from rootward.store.findings import DbWorkingMemory
+
+        findings = DbWorkingMemory(s, job.id).findings()
+        assert findings and {f.specialist for f in findings} >= {"metrics", "logs"}
         outbox = list(s.scalars(select(OutboxRow)))
         assert [o.channel for o in outbox] == ["pager"]
         assert outbox[0].payload["investigation_id"] == job.id

@@ -259,7 +259,20 @@ class InvestigationSteps:
                     investigation_id,
                     {"status": result.get("status"), "group_id": state["group_id"]},
                 )
+        self._keep_findings(investigation_id, state.get("findings") or [])
         return {**state, "investigation_id": investigation_id, "final": result}
+
+    def _keep_findings(self, investigation_id: str, findings: list[dict[str, Any]]) -> None:
+        """The specialists' typed findings, queryable per hypothesis (the console's "tested by")."""
+        from rootward.engine.memory import finding_from_dict
+        from rootward.store.findings import DbWorkingMemory
+
+        with self.sessions() as session:
+            memory = DbWorkingMemory(session, investigation_id)
+            if memory.findings():
+                return  # written before a crash: never twice
+            for item in findings:
+                memory.add(finding_from_dict(item))
 
     # -- act ------------------------------------------------------------------
 

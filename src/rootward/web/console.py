@@ -23,6 +23,7 @@ from rootward.domain.roles import Role
 from rootward.engine.followup import answer
 from rootward.eval.golden_export import export_archive, truth_from_feedback
 from rootward.store.approvals import ApprovalRow
+from rootward.store.findings import FindingRow
 from rootward.store.investigations import (
     FeedbackRow,
     IncidentFilter,
@@ -126,7 +127,17 @@ def _incident_context(request: Request, investigation_id: str) -> dict[str, Any]
                 .order_by(FeedbackRow.created_at)
             )
         )
+        tested_by: dict[str, set[str]] = {}
+        for hypothesis_id, specialist in session.execute(
+            select(FindingRow.hypothesis_id, FindingRow.specialist).where(
+                FindingRow.investigation_id == investigation_id
+            )
+        ):
+            tested_by.setdefault(hypothesis_id, set()).add(specialist)
     result = InvestigationResult.model_validate(row.result)
+    if tested_by:
+        for h in result.hypotheses:
+            h.specialists = sorted(tested_by.get(h.id, set()))  # type: ignore[attr-defined]
     data = row.evidence_data or {}
     charts = {
         eid: metric_svg(d, result.evidence[eid].cite) for eid, d in data.items() if "t" in d and eid in result.evidence

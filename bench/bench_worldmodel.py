@@ -116,13 +116,17 @@ def backtest() -> dict[str, Any]:
         cases, skipped = load_cases(bundle_dirs_under(source), read_truth, load_bundle)
         prior = run_backtest(cases, seed=0, learn=False).to_json()
         learned = run_backtest(cases, seed=0, learn=True).to_json()
+        # The control is random: how far does the ratio move with other shuffle seeds?
+        ratios = [run_backtest(cases, seed=s, learn=False).to_json()["control_ratio"] for s in range(1, 6)]
     per_case = prior.pop("per_case")
     learned.pop("per_case")
+    keys = ("coverage", "control_coverage", "control_ratio", "hit_coverage", "hit_control_ratio")
     return {
         "golden": "golden/" if source == GOLDEN else "generated golden set (sim.generate_golden)",
         **prior,
         "skipped": [*skipped, *prior["skipped"]],
-        "learned": {k: learned[k] for k in ("coverage", "control_coverage", "control_ratio", "hit_coverage")},
+        "control_ratio_other_seeds": {"seeds": [1, 2, 3, 4, 5], "min": min(ratios), "max": max(ratios)},
+        "learned": {k: learned[k] for k in keys},
         "worst_cases": sorted(per_case, key=lambda c: c["coverage"])[:5],
     }
 

@@ -9,7 +9,9 @@ from typer.testing import CliRunner
 
 from rootward.cli import app
 from rootward.domain.topology import Entity, Topology
-from rootward.worldmodel.backtest import BacktestCase, run_backtest, shuffled
+from rootward.eval.truth import parse_truth
+from rootward.worldmodel.backtest import BacktestCase, onset_of, run_backtest, shuffled
+from rootward.worldmodel.dynamics import Dynamics
 from rootward.worldmodel.graph import WorldGraph
 from rootward.worldmodel.history import ObservedAlert
 
@@ -104,3 +106,54 @@ def test_cli_seeds_the_database_and_reads_it_back(
     assert learned.exit_code == 0 and "learned from" in learned.output
     mined = runner.invoke(app, ["graph", "mine", str(example_bundles[0].parent)])
     assert mined.exit_code == 0 and "edges proposed" in mined.output
+
+
+def _chain_case(arrival_s: float, *, onset: datetime | None = T0, before_onset: bool = False) -> BacktestCase:
+    """c -> b -> a: a fault on `a` reaches b (one hop) and c (two hops)."""
+    topology = Topology(
+        entities={
+            "a": Entity("a", "service"),
+            "b": Entity("b", "service", depends_on=("a",)),
+            "c": Entity("c", "service", depends_on=("b",)),
+        }
+    )
+    alerts = [
+        ObservedAlert("b", "HighErrorRate", T0 + timedelta(seconds=90)),
+        ObservedAlert("c", "HighErrorRate", T0 + timedelta(seconds=arrival_s)),
+    ]
+    if before_onset:
+        alerts.append(ObservedAlert("a", "HighCPU", T0 - timedelta(seconds=300)))
+    alerted = frozenset(a.entity for a in alerts if onset is None or a.starts_at >= onset)
+    return BacktestCase("chain", topology, "a", "dependency_down", alerted, tuple(alerts), onset)
+
+
+def test_an_alert_outside_its_predicted_delay_window_is_not_covered() -> None:
+    on_time_case = run_backtest([_chain_case(200)], shuffles=1, learn=False).cases[0]
+    late_case = run_backtest([_chain_case(5_000)], shuffles=1, learn=False).cases[0]
+    assert on_time_case.timed and on_time_case.hit_coverage == 1.0 and on_time_case.late == ()
+    assert late_case.late == ("c",) and late_case.hit_coverage == 0.5
+    assert late_case.coverage < on_time_case.coverage
+    # Without a known onset there is no clock: the same late alert is covered by entity alone.
+    untimed = run_backtest([_chain_case(5_000, onset=None)], shuffles=1, learn=False).cases[0]
+    assert not untimed.timed and untimed.hit_coverage == 1.0
+
+
+def test_alerts_before_the_onset_are_not_consequences() -> None:
+    case = _chain_case(200, before_onset=True)
+    assert case.arrivals() == {"b": 90.0, "c": 200.0}
+    dynamics = Dynamics()
+    dynamics.learn(WorldGraph.from_topology(case.topology), [case.record])
+    assert dynamics.root_alerts("dependency_down") == ()  # the root's pre-onset HighCPU was not learned
+    # Delays run from the onset, not from the root's own (earlier) alert.
+    assert dynamics.stats[("b", "a")].delays_s == [90.0]
+    assert dynamics.stats[("c", "b")].delays_s == [110.0]
+
+
+def test_onset_is_read_from_either_kind_of_truth_record() -> None:
+    assert onset_of({"fault_onset": "2026-09-05T05:06:45.000Z"}) == datetime(2026, 9, 5, 5, 6, 45, tzinfo=UTC)
+    assert onset_of({"fault_onset": "yesterday"}) is None
+    assert onset_of({}) is None
+    truth = parse_truth(
+        '{"root_cause": {"entity": "a", "fault_type": "oom_kill"}, "fault_onset": "2026-09-05T05:06:45Z"}'
+    )
+    assert onset_of(truth) == datetime(2026, 9, 5, 5, 6, 45, tzinfo=UTC)

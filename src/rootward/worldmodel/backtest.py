@@ -8,6 +8,13 @@ and measure how much of what actually alerted it covers:
 - `coverage`: the probability-weighted version, the mean predicted probability
   of those entities (an entity predicted at 0.9 counts more than one at 0.06).
 
+An alert counts as covered only the way the mechanical verdict would accept
+it: on a predicted entity, and on time (its first alert after the fault's
+onset falls inside that entity's predicted delay window, with the verdict's
+tolerance). Alerts that started before the onset cannot be consequences of the
+fault and are left out of what was observed. Bundles without a recorded onset
+are scored on entities alone (`timed: false` in their results).
+
 Then the same prediction runs on degree-preserving shuffles of the same graph
 (Maslov-Sneppen directed double-edge swaps; the seed fixes the result) and
 `control_ratio = control coverage / real coverage`. A model that only knew the
@@ -31,8 +38,11 @@ from rootward.worldmodel.dynamics import Dynamics
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
 from rootward.worldmodel.history import IncidentRecord, ObservedAlert
 from rootward.worldmodel.predict import predict
+from rootward.worldmodel.verdict import on_time
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# Shuffled graphs per topology: enough that the control's mean does not hang on one lucky rewiring.
+SHUFFLES = 20
 
 
 @dataclass(frozen=True)
@@ -41,12 +51,24 @@ class BacktestCase:
     topology: Topology
     root: str
     fault_type: str
-    alerted: frozenset[str]  # entities with at least one alert
+    alerted: frozenset[str]  # entities with at least one alert (after the onset, when it is known)
     alerts: tuple[ObservedAlert, ...] = ()  # what the learner sees of the other folds
+    onset: datetime | None = None  # when the fault began, from the truth record
 
     @property
     def record(self) -> IncidentRecord:
-        return IncidentRecord(self.root, self.fault_type, self.alerts, source=self.name)
+        return IncidentRecord(self.root, self.fault_type, self.alerts, fault_start=self.onset, source=self.name)
+
+    def arrivals(self) -> dict[str, float]:
+        """Seconds from the onset to each alerted entity's first alert after it (empty without an onset)."""
+        if self.onset is None:
+            return {}
+        out: dict[str, float] = {}
+        for alert in self.alerts:
+            offset = (alert.starts_at - self.onset).total_seconds()
+            if offset >= 0 and alert.entity in self.alerted:
+                out[alert.entity] = min(offset, out.get(alert.entity, offset))
+        return out
 
 
 @dataclass(frozen=True)
@@ -59,6 +81,8 @@ class CaseResult:
     control_hit_coverage: float | None
     control_coverage: float | None
     missed: tuple[str, ...] = ()
+    late: tuple[str, ...] = ()  # predicted entities whose alert fell outside the predicted delay window
+    timed: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,7 +90,7 @@ class BacktestReport:
     cases: tuple[CaseResult, ...]
     skipped: tuple[str, ...] = field(default_factory=tuple)
     seed: int = 0
-    shuffles: int = 5
+    shuffles: int = SHUFFLES
     learned: bool = True
 
     def _mean(self, attr: str) -> float:
@@ -79,6 +103,7 @@ class BacktestReport:
         hit, control_hit = self._mean("hit_coverage"), self._mean("control_hit_coverage")
         return {
             "cases": len(self.cases),
+            "timed_cases": sum(1 for c in self.cases if c.timed),
             "skipped": list(self.skipped),
             "seed": self.seed,
             "shuffles": self.shuffles,
@@ -99,6 +124,8 @@ class BacktestReport:
                     "hit_coverage": round(c.hit_coverage, 4),
                     "control_coverage": None if c.control_coverage is None else round(c.control_coverage, 4),
                     "missed": list(c.missed),
+                    "mistimed": list(c.late),
+                    "timed": c.timed,
                 }
                 for c in self.cases
             ],
@@ -147,20 +174,33 @@ def shuffled(graph: WorldGraph, seed: int, swaps_per_edge: int = 10) -> WorldGra
     return out
 
 
-def _coverage(
-    graph: WorldGraph, case: BacktestCase, dynamics: Dynamics | None, min_probability: float
-) -> tuple[float, float, list[str]]:
+@dataclass(frozen=True)
+class _Scored:
+    hit: float
+    weighted: float
+    missed: tuple[str, ...]
+    late: tuple[str, ...]
+
+
+def _coverage(graph: WorldGraph, case: BacktestCase, dynamics: Dynamics | None, min_probability: float) -> _Scored:
     prediction = predict(
         graph, case.root, fault_type=case.fault_type, dynamics=dynamics, min_probability=min_probability
     )
-    probability = {e.name: e.probability for e in prediction.entities}
+    predicted = {e.name: e for e in prediction.entities}
+    arrivals = case.arrivals()
     observed = sorted(case.alerted - {case.root})
-    hits = [name for name in observed if name in probability]
-    missed = [name for name in observed if name not in probability]
-    return (
-        len(hits) / len(observed),
-        sum(probability.get(name, 0.0) for name in observed) / len(observed),
-        missed,
+    missed = tuple(name for name in observed if name not in predicted)
+    late = tuple(
+        name
+        for name in observed
+        if name in predicted and name in arrivals and not on_time(predicted[name], arrivals[name])
+    )
+    covered = [predicted[name] for name in observed if name in predicted and name not in late]
+    return _Scored(
+        hit=len(covered) / len(observed),
+        weighted=sum(e.probability for e in covered) / len(observed),
+        missed=missed,
+        late=late,
     )
 
 
@@ -186,7 +226,7 @@ def run_backtest(
     cases: Iterable[BacktestCase],
     *,
     seed: int = 0,
-    shuffles: int = 5,
+    shuffles: int = SHUFFLES,
     min_probability: float = 0.05,
     folds: int = 5,
     learn: bool = True,
@@ -206,25 +246,38 @@ def run_backtest(
         real_dyn = _fold_dynamics(real, group, folds) if learn else {}
         control_dyn = [_fold_dynamics(g, group, folds) if learn else {} for g in controls]
         for i, case in group:
-            hit, weighted, missed = _coverage(real, case, real_dyn.get(i), min_probability)
+            scored = _coverage(real, case, real_dyn.get(i), min_probability)
             control = [
-                _coverage(g, case, dyn.get(i), min_probability)[:2]
-                for g, dyn in zip(controls, control_dyn, strict=True)
+                _coverage(g, case, dyn.get(i), min_probability) for g, dyn in zip(controls, control_dyn, strict=True)
             ]
             results[i] = CaseResult(
                 name=case.name,
                 root=case.root,
                 observed=len(case.alerted - {case.root}),
-                hit_coverage=hit,
-                coverage=weighted,
-                control_hit_coverage=mean(c[0] for c in control) if control else None,
-                control_coverage=mean(c[1] for c in control) if control else None,
-                missed=tuple(missed),
+                hit_coverage=scored.hit,
+                coverage=scored.weighted,
+                control_hit_coverage=mean(c.hit for c in control) if control else None,
+                control_coverage=mean(c.weighted for c in control) if control else None,
+                missed=scored.missed,
+                late=scored.late,
+                timed=case.onset is not None,
             )
     return BacktestReport(tuple(results[i] for i in sorted(results)), tuple(skipped), seed, shuffles, learn)
 
 
 TruthReader = Callable[[Path], Any]
+
+
+def onset_of(truth: Any) -> datetime | None:
+    """The truth record's `fault_onset`, if it has a readable one."""
+    raw = truth.get("fault_onset") if isinstance(truth, dict) else getattr(truth, "extra", {}).get("fault_onset")
+    if not isinstance(raw, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def root_of(truth: Any) -> tuple[str, str]:
@@ -256,14 +309,17 @@ def load_cases(
             skipped.append(f"{path.name}: no topology")
             continue
         entity, fault_type = root_of(truth)
+        onset = onset_of(truth)
+        alerts = tuple(ObservedAlert(a.service, a.name, a.starts_at, a.ends_at) for a in bundle.alerts)
         cases.append(
             BacktestCase(
                 name=bundle.id,
                 topology=bundle.topology,
                 root=entity,
                 fault_type=fault_type,
-                alerted=frozenset(a.service for a in bundle.alerts),
-                alerts=tuple(ObservedAlert(a.service, a.name, a.starts_at, a.ends_at) for a in bundle.alerts),
+                alerted=frozenset(a.entity for a in alerts if onset is None or a.starts_at >= onset),
+                alerts=alerts,
+                onset=onset,
             )
         )
     return cases, skipped

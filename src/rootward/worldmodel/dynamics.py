@@ -174,6 +174,8 @@ class Dynamics:
         names: dict[str, set[str]] = {}
         durations: dict[str, list[float]] = {}
         for alert in record.alerts:
+            if record.fault_start is not None and alert.starts_at < record.fault_start:
+                continue  # it began before the fault, so the fault did not cause it
             if alert.entity not in first or alert.starts_at < first[alert.entity]:
                 first[alert.entity] = alert.starts_at
             names.setdefault(alert.entity, set()).add(alert.name)
@@ -186,7 +188,8 @@ class Dynamics:
 
         reach = _dependents_closure(graph, record.root)
         affected = _affected(graph, record.root, reach, set(first))
-        when: dict[str, datetime | None] = {record.root: first.get(record.root, record.fault_start)}
+        # The cascade's clock starts when the fault does; the root's own alert is only a fallback.
+        when: dict[str, datetime | None] = {record.root: record.fault_start or first.get(record.root)}
         frontier = [record.root]
         seen = {record.root}
         added = 0

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from rootward.worldmodel.history import ObservedAlert
-from rootward.worldmodel.predict import Prediction
+from rootward.worldmodel.predict import PredictedEntity, Prediction
 
 Outcome = Literal["match", "partial", "deviation"]
 # Slack on both ends of an entity's delay window: scrape and evaluation intervals of alerting.
@@ -48,6 +48,11 @@ class Verdict:
         }
 
 
+def on_time(entity: PredictedEntity, offset_s: float) -> bool:
+    """Whether an alert `offset_s` after the cause fits the entity's predicted delay window."""
+    return entity.delay_min_s - TIMING_TOLERANCE_S <= offset_s <= entity.delay_p95_s + TIMING_TOLERANCE_S
+
+
 def judge(prediction: Prediction, observed: Sequence[ObservedAlert], executed_at: datetime) -> Verdict:
     end = executed_at + timedelta(seconds=prediction.window_s)
     in_window = [a for a in observed if executed_at <= a.starts_at <= end]
@@ -63,9 +68,7 @@ def judge(prediction: Prediction, observed: Sequence[ObservedAlert], executed_at
         if alert.name not in {a.name for a in entity.alerts}:
             unpredicted_alerts.add(f"{alert.entity}/{alert.name}")
         offset = (alert.starts_at - executed_at).total_seconds()
-        lo = entity.delay_min_s - TIMING_TOLERANCE_S
-        hi = entity.delay_p95_s + TIMING_TOLERANCE_S
-        if not lo <= offset <= hi:
+        if not on_time(entity, offset):
             mistimed.add(f"{alert.entity}/{alert.name}@+{int(offset)}")
     outcome: Outcome
     if unpredicted_entities:

@@ -45,7 +45,8 @@ def test_learned_dynamics_converge_on_simulated_cascades() -> None:
         learned = dynamics.edge(dependent, dependency, "depends_on")
         assert abs(learned.probability - p) < 0.06, (dependent, learned.probability, p)
         assert abs(learned.delay_p50_s - delay) < 0.1 * delay
-        assert learned.delay_p95_s <= 1.2 * delay + 1e-6
+        # The window's prior pull fades with hundreds of samples: within 5 % of the true latest delay.
+        assert 1.0 * delay <= learned.delay_p95_s <= 1.05 * 1.2 * delay
         assert abs(learned.recovery_s - 600.0) < 1e-6
         assert dict(learned.alerts) == {"HighErrorRate": 1.0}
 
@@ -87,3 +88,17 @@ def test_records_round_trip_keeps_the_estimates() -> None:
     copy = Dynamics.from_records(dynamics.to_records())
     for dependent, dependency in TRUTH:
         assert copy.edge(dependent, dependency, "depends_on") == dynamics.edge(dependent, dependency, "depends_on")
+
+
+def test_one_delay_sample_does_not_make_a_pinpoint_window() -> None:
+    graph = _graph()
+    dynamics = Dynamics()
+    start = T0
+    alerts = (
+        ObservedAlert("db", "TargetDown", start),
+        ObservedAlert("api-a", "HighErrorRate", start + timedelta(seconds=120)),
+    )
+    dynamics.learn(graph, [IncidentRecord("db", "dependency_down", alerts, fault_start=start)])
+    edge = dynamics.edge("api-a", "db", "depends_on")
+    assert edge.delay_min_s < 120.0 < edge.delay_p95_s  # the next delay may well be shorter or longer
+    assert edge.delay_p95_s <= 300.0  # ... but not looser than knowing nothing

@@ -327,7 +327,7 @@ def mine_cmd(
 def backtest_cmd(
     directory: Path,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the shuffled controls.")] = 0,
-    shuffles: Annotated[int, typer.Option("--shuffles", min=1, help="Shuffled graphs per topology.")] = 5,
+    shuffles: Annotated[int, typer.Option("--shuffles", min=1, help="Shuffled graphs per topology.")] = 20,
     learn: Annotated[bool, typer.Option("--learn/--no-learn", help="Learn dynamics k-fold on each side.")] = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -348,6 +348,9 @@ def backtest_cmd(
         f"hit coverage {report['hit_coverage']:.3f}, control {report['control_hit_coverage']:.3f}, "
         f"ratio {report['hit_control_ratio']}"
     )
+    timed = report["timed_cases"]
+    if timed:
+        typer.echo(f"{timed} incidents with a known onset: an alert counts only inside its predicted delay window")
     if report["skipped"]:
         typer.echo(f"skipped: {', '.join(report['skipped'])}")
 

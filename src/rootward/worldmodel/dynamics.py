@@ -114,11 +114,12 @@ class Dynamics:
             alerts = tuple((name, count / stats.cascades) for name, count in sorted(stats.alert_names.items()))
         else:
             alerts = _prior_dynamics(relation).alerts
+        low, high = _delay_window(delays)
         return EdgeDynamics(
             probability=probability,
-            delay_min_s=min(delays) if delays else 0.0,
+            delay_min_s=low,
             delay_p50_s=quantile(delays, 0.5) if delays else DEFAULT_DELAY_P50_S,
-            delay_p95_s=quantile(delays, 0.95) if delays else DEFAULT_DELAY_P95_S,
+            delay_p95_s=high,
             recovery_s=quantile(stats.recoveries_s, 0.5) if stats.recoveries_s else DEFAULT_RECOVERY_S,
             alerts=alerts,
             trials=stats.trials,
@@ -215,6 +216,24 @@ class Dynamics:
                         nxt.append(dependent)
             frontier = sorted(nxt)
         return added
+
+
+def _delay_window(delays: list[float]) -> tuple[float, float]:
+    """The window a dependent's alert is expected in, shrunk toward the prior window on few samples.
+
+    The range of one or two samples is far narrower than the spread of the next
+    delay, and a window that narrow turns a normal cascade into a "mistimed"
+    verdict. The same pseudo-observations as the cascade probability pull the
+    endpoints toward the prior (0 s to DEFAULT_DELAY_P95_S); they never narrow
+    what the samples themselves span.
+    """
+    if not delays:
+        return 0.0, DEFAULT_DELAY_P95_S
+    n = len(delays)
+    low = min(delays) * n / (n + PRIOR_STRENGTH)
+    p95 = quantile(delays, 0.95)
+    high = max(p95, (n * p95 + PRIOR_STRENGTH * DEFAULT_DELAY_P95_S) / (n + PRIOR_STRENGTH))
+    return low, high
 
 
 def _dependents_closure(graph: WorldGraph, root: str) -> set[str]:

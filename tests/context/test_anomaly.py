@@ -71,3 +71,19 @@ def test_metric_families_come_from_generic_words() -> None:
     assert family_of("network_rtt_ms") == "network"
     assert family_of("db_connections_in_use") == "connections"
     assert family_of("http_request_duration_p99") == "latency"
+
+
+def test_a_move_that_settled_back_before_the_alert_fired_is_an_earlier_event() -> None:
+    # memory jumps 4 min before the alert and is back at baseline 1.5 min before it, for good
+    over = _noise(52, 40, 1) + _noise(5, 140, 2, seed=4) + _noise(29, 40, 1, seed=5)
+    # the same jump, still high when the alert fires
+    ongoing = _noise(52, 40, 1) + _noise(34, 140, 2, seed=4)
+    # settles back only after the alert: it was acting when the alert fired
+    later = _noise(52, 40, 1) + _noise(14, 140, 2, seed=4) + _noise(20, 40, 1, seed=5)
+    anomalies, scored = detect_anomalies(
+        [_series(name, "memory_bytes", values) for name, values in (("a", over), ("b", ongoing), ("c", later))],
+        fired_at=FIRED,
+        end=FIRED + 600,
+    )
+    assert {a.service for a in anomalies} == {"b", "c"}
+    assert {s.service for s in scored} == {"a", "b", "c"}  # it still counts as "moved" for other checks

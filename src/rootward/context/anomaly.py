@@ -346,6 +346,8 @@ def detect_anomalies(
         inside = [t for t in source.timestamps if sc.onset <= t <= end]
         if not inside:
             continue
+        if sc is not ramp and recovered_before(s, sc, fired_at, end):
+            continue  # over before anyone was alerted: an earlier event, not what is firing now
         start, stop = inside[0], inside[-1]
         shape = "ramp" if sc is ramp else shape_of(s, sc.onset, end, sc.baseline, sc.after, sc.peak)
         direction: Literal["up", "down"] = "up" if sc.signed > 0 else "down"
@@ -375,6 +377,26 @@ def detect_anomalies(
     anomalies += _silences(chosen, fired_at=fired_at, end=end, lookback=lookback, latest=latest)
     anomalies.sort(key=lambda a: (-a.score, a.service, a.metric))
     return anomalies, scored
+
+
+# Back "at baseline" means within this share of the move, for at least RECOVERED_MIN samples.
+RECOVERED_BAND = 0.2
+RECOVERED_MIN = 3
+
+
+def recovered_before(series: MetricSeries, sc: ScoredSeries, fired_at: int, end: int) -> bool:
+    """Whether the series moved and then came back to its baseline for good before `fired_at`.
+
+    An alert fires while its cause is still acting. A resource that spiked and
+    settled back before the first alert, and stayed settled to the end of the
+    window, was an earlier event (a previous fault, a deploy's warm-up); keeping
+    it would both name the wrong cause and pull the incident's onset early.
+    """
+    band = RECOVERED_BAND * max(abs(sc.after - sc.baseline), abs(sc.peak - sc.baseline))
+    tail = [(t, v) for t, v in zip(series.timestamps, series.values, strict=True) if sc.onset < t <= end]
+    away = [t for t, v in tail if abs(v - sc.baseline) > band]
+    settled = [t for t, _ in tail if not away or t > away[-1]]  # the samples after its last excursion
+    return len(settled) >= RECOVERED_MIN and settled[0] <= fired_at
 
 
 def _cpu_held_up(scored: list[ScoredSeries], service: str, metric: str) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Iterator
 
 import pytest
@@ -15,6 +16,7 @@ from tests.conftest import EXAMPLES
 from tests.fixtures.fake_llm import Delay, FakeLLMServer, Status
 
 BUNDLE = EXAMPLES / "shop-deploy-regression-01"
+AGENT_MARKER = "You are the model specialist"
 
 
 @pytest.fixture
@@ -56,6 +58,7 @@ def test_llm_adds_a_cited_hypothesis_and_prose_without_dropping_the_top_one(
             {"text": "Invented sentence.", "evidence": ["E999"]},
         ]}),
     ])
+    server.routes[AGENT_MARKER] = deque(['{"tool": null, "verdict": "unclear", "cites": []}'] * 2)
     _llm(server)
     result = investigate_bundle(BUNDLE).model_dump(mode="json")
     assert _top(result) == _top(rule_result)

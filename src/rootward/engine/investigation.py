@@ -27,7 +27,7 @@ from rootward.engine.memory import InMemoryWorkingMemory, finding_from_dict, fin
 from rootward.engine.rca import build_result
 from rootward.engine.reasoner import Reasoner, RuleReasoner
 from rootward.engine.specialists import default_specialists
-from rootward.engine.supervisor import EXPANDED_HOPS, Assessment, assess, should_expand
+from rootward.engine.supervisor import EXPANDED_HOPS, Assessment, assess, direct_verdict, should_expand
 from rootward.engine.tools import ToolLayer, context_tools
 from rootward.engine.verify import check_result, repair_result, verify
 from rootward.sources.bundle import Bundle, bundle_sources, load_bundle
@@ -142,14 +142,18 @@ def stage_specialists(state: State) -> State:
             untested += [f"{h.id} not evaluated by {specialist.name}: {exc.detail}" for h in todo]
             continue
         untested += specialist.run(todo, layer, memory)
-    for h in todo:
-        fs = memory.findings(h.id)
-        if any(f.status == "inconclusive" for f in fs):
-            try:
-                for f in get_reasoner().classify(ctx, h, fs, budget):
-                    memory.add(f)
-            except BudgetExceeded as exc:
-                untested.append(f"{h.id} not classified by the model: {exc.detail}")
+    # The model is heard where direct evidence is silent or split, best-ranked first.
+    undecided = [(h, fs) for h in todo if direct_verdict(fs := memory.findings(h.id)) in ("silent", "split") and fs]
+    if undecided:
+
+        def open_tools(agent: str, manifest: frozenset[str]) -> ToolLayer:
+            return ToolLayer(agent, manifest, tools, budget, audit)
+
+        try:
+            for f in get_reasoner().classify(ctx, undecided, open_tools, budget):
+                memory.add(f)
+        except BudgetExceeded as exc:
+            untested.append(f"undecided hypotheses not tested by the model: {exc.detail}")
     return {
         **state,
         "findings": [finding_to_dict(f) for f in memory.findings()],

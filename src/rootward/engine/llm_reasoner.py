@@ -24,6 +24,8 @@ from rootward.domain.faults import FAULT_TYPES
 from rootward.domain.investigation import Claim, Finding
 from rootward.engine.budget import Budget, BudgetExceeded
 from rootward.engine.hypotheses import Hypothesis
+from rootward.engine.model_agent import AGENT, MANIFEST, AgentLimits, ModelSpecialist
+from rootward.engine.reasoner import OpenTools, Pending
 from rootward.llm.accounting import estimate_tokens
 from rootward.llm.client import CallRecord, LLMClient
 from rootward.llm.prompts import render
@@ -69,9 +71,10 @@ def digest(ctx: Context) -> tuple[str, dict[str, EvidenceRef]]:
 class LLMReasoner:
     name = "llm"
 
-    def __init__(self, client: LLMClient, *, severity: str = "P2") -> None:
+    def __init__(self, client: LLMClient, *, severity: str = "P2", limits: AgentLimits | None = None) -> None:
         self._client = client
         self._severity = severity
+        self._agent = ModelSpecialist(client, severity=severity, limits=limits)
 
     def _charge(self, budget: Budget, prompt: str) -> None:
         budget.charge_llm(estimate_tokens(prompt), 0.0)
@@ -117,9 +120,17 @@ class LLMReasoner:
             )
         return out
 
-    def classify(self, ctx: Context, hypothesis: Hypothesis, findings: list[Finding], budget: Budget) -> list[Finding]:
-        # Classification stays with the deterministic checks; the verifier caps what a model could add.
-        return []
+    def classify(self, ctx: Context, pending: Pending, open_tools: OpenTools, budget: Budget) -> list[Finding]:
+        out: list[Finding] = []
+        for hypothesis, findings in pending[: self._agent.limits.hypotheses]:
+            try:
+                finding = self._agent.examine(ctx, hypothesis, findings, open_tools(AGENT, MANIFEST), budget)
+            except (LLMUnavailable, BudgetExceeded) as exc:
+                self._unavailable(budget, "testing hypotheses", exc)
+                break
+            if finding is not None:
+                out.append(finding)
+        return out
 
     def write(self, ctx: Context, claims: list[Claim], budget: Budget) -> list[Claim]:
         ids = {e for c in claims for e in c.evidence}
@@ -161,5 +172,6 @@ def install_reasoner(
         set_reasoner(RuleReasoner())
         return "rules"
     client = LLMClient(settings, on_call=on_call, calls_today=calls_today)
-    set_reasoner(LLMReasoner(client, severity=severity))
+    limits = AgentLimits(steps=settings.agent_steps, hypotheses=settings.agent_hypotheses)
+    set_reasoner(LLMReasoner(client, severity=severity, limits=limits))
     return "llm"

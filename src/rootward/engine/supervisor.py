@@ -2,9 +2,12 @@
 
 A hypothesis is *validated* when a direct-evidence specialist (metrics, logs,
 changes) validated it and topology does not rule it out; *invalidated* when
-direct evidence speaks against it and none for it; otherwise *inconclusive*
-(or *untested* when nothing reached it). Ranking stays anchored on the
-deterministic prior and moves hypotheses only by what the findings showed.
+direct evidence speaks against it and none for it. Where direct evidence is
+silent or split, the model specialist (LLM mode) may decide with a cited
+classification; without one a split stays validated (as in rule mode) and
+silence is *inconclusive* (or *untested* when nothing reached it). Ranking
+stays anchored on the deterministic prior and moves hypotheses only by what
+the findings showed.
 When nothing is validated and budget remains, the supervisor widens the scope
 once (more hops of the graph) and asks for new hypotheses.
 """
@@ -12,7 +15,7 @@ once (more hops of the graph) and asks for new hypotheses.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from rootward.domain.investigation import Finding, HypothesisStatus
 from rootward.engine.budget import Budget
@@ -20,6 +23,8 @@ from rootward.engine.hypotheses import Hypothesis
 from rootward.engine.memory import finding_from_dict, finding_to_dict
 
 DIRECT = frozenset({"metrics", "logs", "changes"})
+MODEL = "model"  # the LLM specialist (LLM mode only), heard after the direct ones
+DirectVerdict = Literal["validated", "invalidated", "split", "silent"]
 STATUS_WEIGHT: dict[str, float] = {"validated": 1.0, "inconclusive": 0.75, "untested": 0.6, "invalidated": 0.35}
 EXPANDED_HOPS = 4
 RIVAL_SHARE = 0.5
@@ -56,16 +61,31 @@ class Assessment:
         )
 
 
+def direct_verdict(findings: list[Finding]) -> DirectVerdict:
+    """What the direct-evidence specialists and topology say together, before any model is heard."""
+    if any(f.specialist == "topology" and f.status == "invalidated" for f in findings):
+        return "invalidated"
+    said = {f.status for f in findings if f.specialist in DIRECT}
+    if "validated" in said and "invalidated" in said:
+        return "split"
+    if "validated" in said:
+        return "validated"
+    if "invalidated" in said:
+        return "invalidated"
+    return "silent"
+
+
 def status_of(findings: list[Finding]) -> HypothesisStatus:
     if not findings:
         return "untested"
-    direct = [f for f in findings if f.specialist in DIRECT]
-    topo_against = any(f.specialist == "topology" and f.status == "invalidated" for f in findings)
-    if any(f.status == "validated" for f in direct) and not topo_against:
-        return "validated"
-    if any(f.status == "invalidated" for f in direct) or topo_against:
-        return "invalidated"
-    return "inconclusive"
+    verdict = direct_verdict(findings)
+    if verdict == "validated" or verdict == "invalidated":
+        return verdict
+    # Where direct evidence is silent or split, the model specialist's cited classification decides.
+    model = [f.status for f in findings if f.specialist == MODEL and f.status != "inconclusive"]
+    if model:
+        return model[-1]
+    return "validated" if verdict == "split" else "inconclusive"
 
 
 def assess(hypotheses: list[Hypothesis], findings: list[Finding]) -> list[Assessment]:

@@ -38,6 +38,12 @@ class LLMSettings(BaseModel):
     breaker_failures: int = Field(default=3, ge=1, description="Consecutive failures that open the circuit")
     breaker_cooldown_s: float = Field(default=60.0, ge=0, description="Seconds before a half-open retry")
     daily_call_cap: int = Field(default=0, ge=0, description="Calls per provider per day; 0 = unlimited")
+    agent_hypotheses: int = Field(
+        default=2, ge=0, le=7, description="Undecided hypotheses the model specialist tests per investigation; 0 = off"
+    )
+    agent_steps: int = Field(
+        default=4, ge=1, le=10, description="Model turns per hypothesis (tool calls plus the concluding one)"
+    )
 
     def model_for(self, severity: str, *, escalate: bool = False) -> str:
         if escalate and "escalate" in self.models:

@@ -6,8 +6,9 @@ hypotheses the rules left undecided, through tools it opens from the
 engine's tool layer, and classify them) and when writing the RCA (prose). The rule
 reasoner adds nothing and changes nothing, so rule mode is exactly the
 deterministic pipeline. An LLM reasoner (`llm/`) may add hypotheses and
-reorder within evidence but the engine never lets it drop a top-ranked
-deterministic hypothesis, and raw facts are always kept beside its prose.
+decide, with cites, what direct evidence left silent or split, but its
+hypotheses never displace the deterministic ranking, it never overrides
+direct evidence that agrees, and raw facts are always kept beside its prose.
 """
 
 from __future__ import annotations

@@ -137,3 +137,42 @@ def test_accepted_rca_becomes_a_proposed_runbook_draft(console: tuple[TestClient
     [draft] = list_drafts(client.app.state.sessions)  # type: ignore[attr-defined]
     assert draft.status == "proposed" and draft.investigation_id == ids[0]
     assert "rolled back the pool change" in draft.body
+
+
+def test_with_a_model_configured_the_draft_gets_a_cited_summary_charged_to_the_incident(
+    engine: Engine, tmp_path: Path
+) -> None:
+    import json as _json
+
+    from rootward.knowledge.drafts import list_drafts
+    from rootward.store.llm_calls import costs_by
+    from tests.fixtures.fake_llm import FakeLLMServer
+
+    cite = "metrics.csv:payment/db_connections_in_use@1-2"
+    result = _result("validated", "payment")
+    result["hypotheses"][0]["evidence"] = ["E1"]
+    result["evidence"] = {"E1": {"kind": "metric", "cite": cite, "excerpt": "payment connections up from 12 to 50"}}
+    sessions = make_session_factory(engine)
+    with sessions() as s, s.begin():
+        add_user(s, "rita", Role.RESPONDER)
+        token = create_token(s, "rita")
+        row = save_investigation(s, result, title="HighLatencyP99 on checkout", service="checkout", created_at=T0)
+        investigation_id = row.id
+    url = str(engine.url.render_as_string(hide_password=False))
+    with FakeLLMServer() as server:
+        server.script.append(_json.dumps({"summary": "Payment ran out of connections.", "checks": [], "cites": [cite]}))
+        llm = {"provider": "openai", "base_url": server.base_url, "api_key": "t", "model": "m", "timeout_s": 2.0}
+        settings = load_settings(
+            data_dir=tmp_path, database={"url": url}, intake={"auth": "none"}, runtime={"workers": 0}, llm=llm
+        )
+        with TestClient(create_app(settings, engine=engine)) as client:
+            client.cookies.set("rootward_token", token)
+            form = {"verdict": "accepted", "note": "raised the pool"}
+            posted = client.post(f"/incidents/{investigation_id}/feedback", data=form, follow_redirects=False)
+            assert posted.status_code == 303
+    [draft] = list_drafts(sessions)
+    assert draft.finding["prose"] == "llm"
+    assert "Payment ran out of connections." in draft.body and "raised the pool" in draft.body
+    with sessions() as s:
+        [line] = costs_by(s, "service")
+    assert line.key == "checkout" and line.calls == 1

@@ -210,7 +210,8 @@ def drafts_list(
 
     rows = list_drafts(_sessions(db), status or None)
     for d in rows:
-        typer.echo(f"{d.id}  {d.status:9} {d.target_path}  (investigation {d.investigation_id})")
+        writer = "model + template" if (d.finding or {}).get("prose") == "llm" else "template"
+        typer.echo(f"{d.id}  {d.status:9} {d.target_path}  (investigation {d.investigation_id}; {writer})")
         typer.echo("    " + d.body.strip().replace("\n", "\n    "))
     typer.echo(f"{len(rows)} drafts")
 

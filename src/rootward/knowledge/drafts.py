@@ -1,8 +1,9 @@
 """Self-updating runbooks: a resolved investigation's findings become a proposed runbook addition.
 
-The draft is code, not prose generation: a structured template (symptom,
-evidence, root cause, fix) rendered from a typed input, so it can be reviewed
-line by line and never invents a step. It waits as a proposal until an
+The draft is a structured template (symptom, evidence, root cause, fix)
+rendered from a typed input, so it can be reviewed line by line and never
+invents a step; with a model configured, `engine.runbook_writer` adds a
+marked, cited summary below the template's facts. It waits as a proposal until an
 approver accepts it (then it is appended to the runbook, or becomes a new
 one, and is re-indexed at once) or rejects it.
 """
@@ -71,12 +72,19 @@ def render_new_runbook(findings: ResolvedFindings, addition: str, today: date) -
     )
 
 
-def propose_draft(sessions: sessionmaker[Session], findings: ResolvedFindings) -> str:
-    """Store a proposed runbook addition for the findings; returns the draft id."""
+def propose_draft(
+    sessions: sessionmaker[Session], findings: ResolvedFindings, *, body: str | None = None, prose: str = "template"
+) -> str:
+    """Store a proposed runbook addition for the findings; returns the draft id.
+
+    `body` is the addition when a writer above this layer (a model) extended
+    the template; `prose` records who wrote it, so a reviewer knows.
+    """
     draft_id = new_id()
     finding = asdict(findings)
     finding["evidence"] = list(findings.evidence)
     finding["closed_on"] = findings.closed_on.isoformat() if findings.closed_on else None
+    finding["prose"] = prose
     with sessions.begin() as session:
         session.add(
             RunbookDraftRow(
@@ -86,7 +94,7 @@ def propose_draft(sessions: sessionmaker[Session], findings: ResolvedFindings) -
                 service=findings.service,
                 fault_type=findings.fault_type,
                 target_path=runbook_path_for(findings.root_cause_entity, findings.fault_type),
-                body=render_addition(findings),
+                body=body if body is not None else render_addition(findings),
                 finding=finding,
             )
         )
@@ -138,6 +146,7 @@ def accept_draft(
         updates = [(row.source, _append(row.raw, draft.body)) for row in targets]
         if not updates:
             finding = dict(draft.finding)
+            finding.pop("prose", None)
             finding["evidence"] = tuple(finding.get("evidence", ()))
             closed = finding.get("closed_on")
             finding["closed_on"] = date.fromisoformat(closed) if closed else None

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, BackgroundTasks, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from sqlalchemy import select
@@ -182,6 +182,7 @@ def ask(request: Request, investigation_id: str, question: str = Form("")) -> HT
 def feedback(
     request: Request,
     investigation_id: str,
+    background: BackgroundTasks,
     verdict: str = Form(...),
     corrected_entity: str = Form(""),
     corrected_fault: str = Form(""),
@@ -205,12 +206,14 @@ def feedback(
     except ValueError as exc:
         raise HTTPException(400, str(exc)) from None
     if verdict in ("accepted", "edited"):
-        _draft_runbook(request, investigation_id, corrected_entity, corrected_fault, note)
+        # After the response: with a model configured, drafting waits on it.
+        background.add_task(_draft_runbook, request, investigation_id, corrected_entity, corrected_fault, note)
     return RedirectResponse(f"/incidents/{investigation_id}#feedback", status_code=303)
 
 
 def _draft_runbook(request: Request, investigation_id: str, entity: str, fault: str, note: str) -> None:
     """A confirmed RCA becomes a proposed runbook addition, for an approver to accept (`kb drafts`)."""
+    from rootward.engine.runbook_writer import draft_body
     from rootward.knowledge.drafts import ResolvedFindings, propose_draft
 
     with request.app.state.sessions() as session:
@@ -221,19 +224,36 @@ def _draft_runbook(request: Request, investigation_id: str, entity: str, fault: 
     evidence = row.result.get("evidence") or {}
     cites = tuple(evidence[e]["cite"] for e in top.get("evidence", []) if e in evidence)
     fix = next((f"{p['action']['verb']} {p['action']['target']}" for p in row.result.get("proposals") or []), "")
-    propose_draft(
-        request.app.state.sessions,
-        ResolvedFindings(
-            investigation_id=investigation_id,
-            service=row.service,
-            root_cause_entity=entity or top["entity"],
-            fault_type=fault or top["fault_type"],
-            symptom=row.title,
-            evidence=cites,
-            fix=note or fix or "(not recorded)",
-            closed_on=row.created_at.date(),
-        ),
+    findings = ResolvedFindings(
+        investigation_id=investigation_id,
+        service=row.service,
+        root_cause_entity=entity or top["entity"],
+        fault_type=fault or top["fault_type"],
+        symptom=row.title,
+        evidence=cites,
+        fix=note or fix or "(not recorded)",
+        closed_on=row.created_at.date(),
     )
+    excerpts = {e["cite"]: e.get("excerpt", "") for e in evidence.values()}
+    body, prose = draft_body(findings, excerpts, _llm_client(request, investigation_id, row.service))
+    propose_draft(request.app.state.sessions, findings, body=body, prose=prose)
+
+
+def _llm_client(request: Request, investigation_id: str, service: str) -> Any:
+    """The configured model, its calls charged to the investigation; None in rule mode."""
+    settings = request.app.state.settings.llm
+    if settings.provider == "none":
+        return None
+    from rootward.llm.client import CallRecord, LLMClient
+    from rootward.store.llm_calls import record_llm_call
+
+    sessions = request.app.state.sessions
+
+    def on_call(call: CallRecord) -> None:
+        with sessions() as session, session.begin():
+            record_llm_call(session, call, investigation_id, service)
+
+    return LLMClient(settings, on_call=on_call)
 
 
 @router.post("/approvals/{approval_id}/{decision}")

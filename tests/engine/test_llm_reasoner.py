@@ -13,7 +13,7 @@ from rootward.engine.investigate import investigate_bundle
 from rootward.engine.llm_reasoner import install_reasoner
 from rootward.llm.settings import LLMSettings
 from tests.conftest import EXAMPLES
-from tests.fixtures.fake_llm import Delay, FakeLLMServer, Status
+from tests.fixtures.fake_llm import Calls, Delay, FakeLLMServer, Status
 
 BUNDLE = EXAMPLES / "shop-deploy-regression-01"
 AGENT_MARKER = "You are the model specialist"
@@ -58,7 +58,8 @@ def test_llm_adds_a_cited_hypothesis_and_prose_without_dropping_the_top_one(
             {"text": "Invented sentence.", "evidence": ["E999"]},
         ]}),
     ])
-    server.routes[AGENT_MARKER] = deque(['{"tool": null, "verdict": "unclear", "cites": []}'] * 2)
+    unclear = Calls((("conclude", {"verdict": "unclear", "cites": [], "reason": "cannot tell"}),))
+    server.routes[AGENT_MARKER] = deque([unclear] * 2)
     _llm(server)
     result = investigate_bundle(BUNDLE).model_dump(mode="json")
     assert _top(result) == _top(rule_result)

@@ -1,14 +1,17 @@
 """The model specialist: an LLM that picks the next read-only tool and classifies what it found.
 
-It runs only in LLM mode and only on hypotheses the rule specialists left
-undecided. Each step the model either names one tool from its manifest (and
-an entity from the incident) or concludes `supports` / `refutes` / `unclear`
-with cites. Code holds every lever: tools go through the same `ToolLayer` as
-the rule specialists (manifest enforced, charged to the "model" agent's
-budget, audited), tool output reaches the model scrubbed and fenced as
-`<log_content>`, and a conclusion counts only with cites of evidence the
-model was actually shown in this conversation. Steps are capped; a model that
-never concludes leaves no finding.
+It runs only in LLM mode and only on hypotheses whose direct evidence the rule
+specialists left silent or split. It is a tool-using conversation in the
+provider's own protocol (OpenAI tool calls, Anthropic tool use): each turn the
+model calls tools from its manifest about entities of this incident, or calls
+`conclude` with `supports` / `refutes` / `unclear`, cites and a reason. Code
+holds every lever: tools run through the same `ToolLayer` as the rule
+specialists (manifest enforced, charged to the "model" agent's budget,
+audited); their typed results (status, invocation, error, cited evidence,
+data) reach the model scrubbed and fenced as `<log_content>`, so it can
+correct a bad call; a conclusion counts only with cites of evidence the model
+was actually shown; turns are capped, and a model that never concludes leaves
+no finding.
 """
 
 from __future__ import annotations
@@ -16,8 +19,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any, Literal
-
-from pydantic import BaseModel, Field
 
 from rootward.context.assemble import Context
 from rootward.context.injection import guard
@@ -30,9 +31,10 @@ from rootward.engine.tools import ManifestViolation, ToolLayer
 from rootward.llm.accounting import estimate_tokens
 from rootward.llm.client import LLMClient
 from rootward.llm.prompts import render
+from rootward.llm.types import Message, ToolCall, ToolSpec
 
 AGENT = "model"
-# Read-only evidence tools; `alerts` is already in the hypothesis' context.
+# Read-only evidence tools; the alerts are already in the hypothesis' context.
 MANIFEST = frozenset(
     {
         "metric_anomalies",
@@ -46,32 +48,49 @@ MANIFEST = frozenset(
         "knowledge_for",
     }
 )
+CONCLUDE = "conclude"
 # A model's classification is one voice among the specialists, never certainty.
 MODEL_CONFIDENCE = 0.5
-MAX_RESULT_LINES = 12
-MAX_RESULT_CHARS = 1500
+MAX_RESULT_ITEMS = 12
+MAX_RESULT_CHARS = 2000
+MAX_CALLS_PER_TURN = 2
+MAX_ENUM_ENTITIES = 60  # beyond this the entity list is in the prompt, not in every tool's schema
 
 Verdict = Literal["supports", "refutes", "unclear"]
 STATUS: dict[str, FindingStatus] = {"supports": "validated", "refutes": "invalidated", "unclear": "inconclusive"}
 
-
-class AgentStep(BaseModel):
-    tool: str | None = Field(default=None, description="the next tool to call; null to conclude")
-    entity: str | None = Field(default=None, description="the entity the tool is about")
-    direction: Literal["failure", "load"] | None = Field(default=None, description="path_to_alerts only")
-    verdict: Verdict | None = Field(default=None, description="when concluding: supports, refutes or unclear")
-    cites: list[str] = Field(default_factory=list, description="cites (as shown in [brackets]) the verdict rests on")
-    reason: str = Field(default="", max_length=400)
+CONCLUDE_SPEC = ToolSpec(
+    CONCLUDE,
+    "Classify the hypothesis and stop: supports, refutes or unclear, with the cites it rests on.",
+    {
+        "type": "object",
+        "properties": {
+            "verdict": {"type": "string", "enum": ["supports", "refutes", "unclear"]},
+            "cites": {"type": "array", "items": {"type": "string"}, "description": "cites shown in [brackets]"},
+            "reason": {"type": "string", "maxLength": 400},
+        },
+        "required": ["verdict", "cites", "reason"],
+    },
+)
 
 
 @dataclass(frozen=True)
 class AgentLimits:
-    steps: int = 4  # model calls per hypothesis, the concluding one included
+    steps: int = 4  # model turns per hypothesis, the concluding one included
     hypotheses: int = 2  # undecided hypotheses the model examines per investigation
 
 
-def _excerpt(ref: EvidenceRef) -> str:
-    return f"[{ref.cite}] {scrub_text(ref.excerpt)}"
+def tool_specs(descriptions: dict[str, str], entities: list[str]) -> list[ToolSpec]:
+    entity: dict[str, Any] = {"type": "string", "description": "an entity of this incident"}
+    if len(entities) <= MAX_ENUM_ENTITIES:
+        entity["enum"] = entities
+    specs = []
+    for name, description in descriptions.items():
+        properties: dict[str, Any] = {"entity": entity}
+        if name == "path_to_alerts":
+            properties["direction"] = {"type": "string", "enum": ["failure", "load"]}
+        specs.append(ToolSpec(name, description, {"type": "object", "properties": properties, "required": ["entity"]}))
+    return [*specs, CONCLUDE_SPEC]
 
 
 def _jsonable(item: Any) -> Any:
@@ -82,16 +101,25 @@ def _jsonable(item: Any) -> Any:
 
 
 def describe(result: ToolResult) -> str:
-    """What the model sees of a tool call: status, cited excerpts, or the data itself when nothing is cited."""
-    head = f"{result.invocation} -> {result.status}"
+    """A typed tool result as the model sees it: a header line (status, invocation, error), then one
+    line per cited evidence item or data item, so the injection guard can set aside a single line."""
+    head: dict[str, Any] = {"status": result.status, "invocation": result.invocation}
+    if result.error:
+        head["error"] = result.error
+    items: list[Any]
     if result.evidence:
-        lines = [_excerpt(ref) for ref in result.evidence[:MAX_RESULT_LINES]]
-    elif isinstance(result.data, list | tuple) and result.data:
-        lines = [scrub_text(json.dumps(_jsonable(x), sort_keys=True)) for x in result.data[:MAX_RESULT_LINES]]
+        items = [{"cite": ref.cite, "excerpt": ref.excerpt} for ref in result.evidence[:MAX_RESULT_ITEMS]]
+    elif isinstance(result.data, list | tuple):
+        items = [_jsonable(x) for x in result.data[:MAX_RESULT_ITEMS]]
     else:
-        lines = []
-    body = "\n".join(lines)[:MAX_RESULT_CHARS]
-    return f"{head}\n{guard(body, source='tool').text}" if body else head
+        items = []
+    lines = [json.dumps(head, sort_keys=True), *(json.dumps(item, sort_keys=True) for item in items)]
+    text = scrub_text("\n".join(lines))[:MAX_RESULT_CHARS]
+    return guard(text, source="tool").text
+
+
+def _excerpt(ref: EvidenceRef) -> str:
+    return f"[{ref.cite}] {scrub_text(ref.excerpt)}"
 
 
 class ModelSpecialist:
@@ -103,66 +131,85 @@ class ModelSpecialist:
     def examine(
         self, ctx: Context, hypothesis: Hypothesis, findings: list[Finding], tools: ToolLayer, budget: Budget
     ) -> Finding | None:
-        """Run the tool loop for one hypothesis; a finding only for a cited conclusion."""
+        """Run the tool conversation for one hypothesis; a finding only for a cited conclusion."""
         shown: dict[str, EvidenceRef] = {}
         for ref in [*hypothesis.evidence, *(e for f in findings for e in f.evidence)]:
             shown.setdefault(ref.cite, ref)
-        known = [f"{f.specialist}: {f.status}: {scrub_text(f.summary)}" for f in findings]
         entities = sorted(set(ctx.topology.entities) | set(ctx.alerting_services))
-        tool_lines = [f"{name}(entity{', direction' if name == 'path_to_alerts' else ''})" for name in sorted(MANIFEST)]
-        transcript: list[str] = []
+        specs = tool_specs(tools.descriptions(), entities)
+        messages = [
+            Message("system", render("agent_system")),
+            Message(
+                "user",
+                render(
+                    "agent_user",
+                    hypothesis=f"{hypothesis.entity} {hypothesis.fault_type}",
+                    evidence=guard("\n".join(_excerpt(r) for r in shown.values()), source="evidence").text,
+                    findings=[f"{f.specialist}: {f.status}: {scrub_text(f.summary)}" for f in findings],
+                    entities=", ".join(entities),
+                    turns=self.limits.steps,
+                ),
+            ),
+        ]
         for step in range(self.limits.steps):
             last = step == self.limits.steps - 1
-            user = render(
-                "agent_user",
-                hypothesis=f"{hypothesis.entity} {hypothesis.fault_type}",
-                evidence=guard("\n".join(_excerpt(r) for r in shown.values()), source="evidence").text,
-                findings=known,
-                entities=", ".join(entities),
-                tools=tool_lines,
-                transcript=transcript,
-                last=last,
+            budget.charge_llm(sum(estimate_tokens(m.content) for m in messages), 0.0)
+            reply = self._client.converse(
+                "agent", messages, [CONCLUDE_SPEC] if last else specs, severity=self._severity
             )
-            budget.charge_llm(estimate_tokens(user), 0.0)
-            answer = self._client.structured(
-                "agent", system=render("agent_system"), user=user, schema=AgentStep, severity=self._severity
-            )
-            if answer.verdict is not None or answer.tool is None or last:
-                return self._conclude(hypothesis, answer, shown, tools)
-            transcript.append(self._run_tool(answer, entities, tools, shown))
+            messages.append(Message("assistant", reply.text, tool_calls=reply.tool_calls))
+            conclusion = next((c for c in reply.tool_calls if c.name == CONCLUDE), None)
+            if conclusion is not None:
+                return self._conclude(hypothesis, conclusion, shown, tools)
+            if last:
+                break  # only `conclude` was offered: anything else is not run
+            if not reply.tool_calls:
+                messages.append(Message("user", "Call one of the tools, or `conclude`."))
+                continue
+            for n, call in enumerate(reply.tool_calls):
+                if n >= MAX_CALLS_PER_TURN:
+                    answer = f"refused: at most {MAX_CALLS_PER_TURN} tool calls per turn"
+                else:
+                    answer = self._run_tool(call, entities, tools, shown)
+                messages.append(Message("tool", answer, tool_call_id=call.id))
         return None
 
     @staticmethod
-    def _run_tool(answer: AgentStep, entities: list[str], tools: ToolLayer, shown: dict[str, EvidenceRef]) -> str:
-        name = answer.tool or ""
-        if answer.entity not in entities:
-            return f"{name}: refused, {answer.entity!r} is not an entity of this incident"
-        args = {"entity": answer.entity}
-        if name == "path_to_alerts" and answer.direction:
-            args["direction"] = answer.direction
+    def _run_tool(call: ToolCall, entities: list[str], tools: ToolLayer, shown: dict[str, EvidenceRef]) -> str:
+        entity = call.arguments.get("entity")
+        if entity not in entities:
+            return f"refused: {entity!r} is not an entity of this incident"
+        args = {"entity": str(entity)}
+        direction = call.arguments.get("direction")
+        if call.name == "path_to_alerts" and direction in ("failure", "load"):
+            args["direction"] = str(direction)
         try:
-            result = tools.call(name, **args)
+            result = tools.call(call.name, **args)
         except ManifestViolation as exc:
-            return f"{name}: refused, {exc}"
+            return f"refused: {exc}"
         except BudgetExceeded as exc:
-            return f"{name}: refused, {exc.detail}; conclude now"
+            return f"refused: {exc.detail}; conclude now"
         for ref in result.evidence:
             shown.setdefault(ref.cite, ref)
         return describe(result)
 
     @staticmethod
     def _conclude(
-        hypothesis: Hypothesis, answer: AgentStep, shown: dict[str, EvidenceRef], tools: ToolLayer
+        hypothesis: Hypothesis, call: ToolCall, shown: dict[str, EvidenceRef], tools: ToolLayer
     ) -> Finding | None:
-        cited = [shown[c] for c in dict.fromkeys(answer.cites) if c in shown]
-        if answer.verdict is None or not cited:
+        verdict = call.arguments.get("verdict")
+        raw_cites = call.arguments.get("cites")
+        cites = [str(c) for c in raw_cites] if isinstance(raw_cites, list) else []
+        cited = [shown[c] for c in dict.fromkeys(cites) if c in shown]
+        if verdict not in STATUS or not cited:
             return None  # no conclusion, or one that rests on nothing it was shown
+        reason = scrub_text(str(call.arguments.get("reason") or ""))[:400]
         return Finding(
             hypothesis_id=hypothesis.id,
-            status=STATUS[answer.verdict],
+            status=STATUS[str(verdict)],
             evidence=tuple(cited),
             confidence=MODEL_CONFIDENCE,
-            summary=f"model: {scrub_text(answer.reason) or answer.verdict}",
+            summary=f"model: {reason or verdict}",
             specialist=AGENT,
             tool_calls=tuple(tools.calls),
         )

@@ -49,6 +49,10 @@ class ToolLayer:
         self._audit = audit
         self.calls: list[str] = []
 
+    def descriptions(self) -> dict[str, str]:
+        """What each tool this agent may call is for (the manifest's tools that exist here)."""
+        return {name: self._tools[name].description for name in sorted(self.manifest) if name in self._tools}
+
     def call(self, name: str, **args: Any) -> ToolResult:
         invocation = f"{name}({', '.join(f'{k}={v!r}' for k, v in sorted(args.items()))})"
         if name not in self.manifest or name not in self._tools:

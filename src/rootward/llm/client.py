@@ -13,7 +13,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -24,7 +24,7 @@ from rootward.llm.breaker import CircuitBreaker
 from rootward.llm.prompts import render
 from rootward.llm.providers import Provider, ProviderError, make_provider
 from rootward.llm.settings import LLMSettings
-from rootward.llm.types import Completion, LLMUnavailable, Message, Usage
+from rootward.llm.types import Completion, LLMUnavailable, Message, ToolSpec, Usage
 
 T = TypeVar("T", bound=BaseModel)
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
@@ -96,11 +96,20 @@ class LLMClient:
                 raise LLMUnavailable(f"daily LLM call cap reached ({cap} calls)")
             self._calls_today += 1
 
-    def _call(self, purpose: str, messages: list[Message], model: str, budget: LLMBudget | None) -> Completion:
+    def _call(
+        self,
+        purpose: str,
+        messages: list[Message],
+        model: str,
+        budget: LLMBudget | None,
+        tools: Sequence[ToolSpec] = (),
+    ) -> Completion:
         assert self.provider is not None
         if not self.breaker.allow():
             raise LLMUnavailable(f"{self.provider.name}: circuit open after repeated failures")
-        prompt_tokens = sum(estimate_tokens(m.content) for m in messages)
+        prompt_tokens = sum(estimate_tokens(m.content) for m in messages) + sum(
+            estimate_tokens(c.raw_arguments or str(c.arguments)) for m in messages for c in m.tool_calls
+        )
         if prompt_tokens > self.settings.max_input_tokens:
             raise LLMUnavailable(
                 f"prompt of ~{prompt_tokens} tokens exceeds the {self.settings.max_input_tokens}-token limit"
@@ -111,7 +120,7 @@ class LLMClient:
         started = time.monotonic()
         try:
             completion = self.provider.complete(
-                messages, model=model, max_tokens=self.settings.max_output_tokens, json_mode=True
+                messages, model=model, max_tokens=self.settings.max_output_tokens, json_mode=not tools, tools=tools
             )
         except ProviderError as exc:
             self.breaker.failure()
@@ -127,7 +136,25 @@ class LLMClient:
         if budget is not None:
             budget.record(priced)
         self._record(purpose, completion.model, "ok", priced, started, None)
-        return Completion(completion.text, completion.model, completion.provider, priced)
+        return Completion(completion.text, completion.model, completion.provider, priced, completion.tool_calls)
+
+    def converse(
+        self,
+        purpose: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        *,
+        severity: str = "P2",
+        budget: LLMBudget | None = None,
+    ) -> Completion:
+        """One turn of a tool-using conversation: the reply's text and the tool calls it asks for.
+
+        The caller runs the tools (or refuses them) and sends their results back
+        as `tool` messages on the next turn; nothing here executes anything.
+        """
+        if not self.enabled:
+            raise LLMUnavailable("no LLM configured (rule mode)")
+        return self._call(purpose, list(messages), self.settings.model_for(severity), budget, tools)
 
     def _record(self, purpose: str, model: str, status: str, usage: Usage, started: float, error: str | None) -> None:
         record = CallRecord(

@@ -8,11 +8,12 @@ decide what happens after a failure, not a hidden retry loop.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 from rootward.llm.settings import LLMSettings
-from rootward.llm.types import Completion, Message, Usage
+from rootward.llm.types import Completion, Message, ToolCall, ToolSpec, Usage
 
 
 class ProviderError(Exception):
@@ -22,7 +23,57 @@ class ProviderError(Exception):
 class Provider(Protocol):
     name: str
 
-    def complete(self, messages: Sequence[Message], *, model: str, max_tokens: int, json_mode: bool) -> Completion: ...
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        model: str,
+        max_tokens: int,
+        json_mode: bool,
+        tools: Sequence[ToolSpec] = (),
+    ) -> Completion: ...
+
+
+def _arguments(raw: str) -> dict[str, Any]:
+    try:
+        parsed = json.loads(raw or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _openai_message(m: Message) -> dict[str, Any]:
+    if m.role == "tool":
+        return {"role": "tool", "tool_call_id": m.tool_call_id, "content": m.content}
+    if m.tool_calls:
+        calls = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+            for c in m.tool_calls
+        ]
+        return {"role": "assistant", "content": m.content or None, "tool_calls": calls}
+    return {"role": m.role, "content": m.content}
+
+
+def _anthropic_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Chat turns as Anthropic wants them: tool calls as tool_use blocks, results as one user turn."""
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        if m.role == "system":
+            continue
+        if m.role == "tool":
+            block = {"type": "tool_result", "tool_use_id": m.tool_call_id, "content": m.content}
+            if out and out[-1]["role"] == "user" and isinstance(out[-1]["content"], list):
+                out[-1]["content"].append(block)
+            else:
+                out.append({"role": "user", "content": [block]})
+            continue
+        if m.tool_calls:
+            blocks: list[dict[str, Any]] = [{"type": "text", "text": m.content}] if m.content else []
+            blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in m.tool_calls]
+            out.append({"role": "assistant", "content": blocks})
+            continue
+        out.append({"role": m.role, "content": m.content})
+    return out
 
 
 class OpenAIProvider:
@@ -39,13 +90,31 @@ class OpenAIProvider:
             max_retries=0,
         )
 
-    def complete(self, messages: Sequence[Message], *, model: str, max_tokens: int, json_mode: bool) -> Completion:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        model: str,
+        max_tokens: int,
+        json_mode: bool,
+        tools: Sequence[ToolSpec] = (),
+    ) -> Completion:
         openai = self._openai
         try:
-            extra: dict[str, Any] = {"response_format": {"type": "json_object"}} if json_mode else {}
+            extra: dict[str, Any] = {}
+            if tools:
+                extra["tools"] = [
+                    {
+                        "type": "function",
+                        "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+                    }
+                    for t in tools
+                ]
+            elif json_mode:
+                extra["response_format"] = {"type": "json_object"}
             response = self._client.chat.completions.create(
                 model=model,
-                messages=[{"role": m.role, "content": m.content} for m in messages],  # type: ignore[misc]
+                messages=[_openai_message(m) for m in messages],  # type: ignore[misc]
                 max_tokens=max_tokens,
                 temperature=0,
                 **extra,
@@ -56,17 +125,28 @@ class OpenAIProvider:
             raise ProviderError(f"openai: HTTP {exc.status_code}") from exc
         except openai.APIError as exc:
             raise ProviderError(f"openai: {exc.__class__.__name__}: {exc}") from exc
-        if not response.choices or response.choices[0].message.content is None:
+        message = response.choices[0].message if response.choices else None
+        function_calls = [
+            c
+            for c in (message.tool_calls or [] if message else [])
+            if isinstance(c, openai.types.chat.ChatCompletionMessageFunctionToolCall)
+        ]
+        calls = tuple(
+            ToolCall(c.id, c.function.name, _arguments(c.function.arguments), c.function.arguments)
+            for c in function_calls
+        )
+        if message is None or (message.content is None and not calls):
             raise ProviderError("openai: empty answer")
         usage = response.usage
         return Completion(
-            text=response.choices[0].message.content,
+            text=message.content or "",
             model=response.model or model,
             provider=self.name,
             usage=Usage(
                 input_tokens=usage.prompt_tokens if usage else 0,
                 output_tokens=usage.completion_tokens if usage else 0,
             ),
+            tool_calls=calls,
         )
 
 
@@ -84,12 +164,24 @@ class AnthropicProvider:
             max_retries=0,
         )
 
-    def complete(self, messages: Sequence[Message], *, model: str, max_tokens: int, json_mode: bool) -> Completion:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        model: str,
+        max_tokens: int,
+        json_mode: bool,
+        tools: Sequence[ToolSpec] = (),
+    ) -> Completion:
         anthropic = self._anthropic
         system = "\n\n".join(m.content for m in messages if m.role == "system")
-        chat = [{"role": m.role, "content": m.content} for m in messages if m.role != "system"]
+        chat = _anthropic_messages(messages)
         try:
             extra: dict[str, Any] = {"system": system} if system else {}
+            if tools:
+                extra["tools"] = [
+                    {"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools
+                ]
             response = self._client.messages.create(
                 model=model,
                 max_tokens=max_tokens,
@@ -103,13 +195,19 @@ class AnthropicProvider:
         except anthropic.APIError as exc:
             raise ProviderError(f"anthropic: {exc.__class__.__name__}: {exc}") from exc
         text = "".join(getattr(block, "text", "") for block in response.content)
-        if not text:
+        calls = tuple(
+            ToolCall(block.id, block.name, dict(block.input or {}), json.dumps(block.input))
+            for block in response.content
+            if isinstance(block, anthropic.types.ToolUseBlock)
+        )
+        if not text and not calls:
             raise ProviderError("anthropic: empty answer")
         return Completion(
             text=text,
             model=response.model or model,
             provider=self.name,
             usage=Usage(input_tokens=response.usage.input_tokens, output_tokens=response.usage.output_tokens),
+            tool_calls=calls,
         )
 
 

@@ -3,15 +3,34 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
-Role = Literal["system", "user", "assistant"]
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A function the model may call: name, what it is for, and a JSON schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict[str, Any]  # parsed; a reply with unparseable arguments arrives as {}
+    raw_arguments: str = ""
 
 
 @dataclass(frozen=True)
 class Message:
     role: Role
     content: str
+    tool_calls: tuple[ToolCall, ...] = ()  # an assistant turn that called tools
+    tool_call_id: str = ""  # a tool turn: the call it answers
 
 
 @dataclass(frozen=True)
@@ -27,6 +46,7 @@ class Completion:
     model: str
     provider: str
     usage: Usage = field(default_factory=Usage)
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 class LLMUnavailable(Exception):

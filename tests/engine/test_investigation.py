@@ -52,6 +52,9 @@ def test_missing_sources_are_named_in_gaps(examples: Path, tmp_path: Path) -> No
     assert "no logs: logs.jsonl missing from bundle" in result.gaps
     assert "no changes: changes.json missing from bundle" in result.gaps
     assert result.hypotheses and result.hypotheses[0].entity == "catalog"
+    # A missing source costs no tool calls and leaves no "used all its tool calls" noise.
+    assert not [t for t in result.trace if t["agent"] in ("logs", "changes")]
+    assert not [g for g in result.gaps if "not evaluated by logs" in g or "not evaluated by changes" in g]
 
 
 def test_stages_resume_from_a_json_checkpoint_with_the_same_answer(examples: Path) -> None:

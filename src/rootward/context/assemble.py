@@ -70,6 +70,10 @@ class Context(BaseModel):
     gaps: list[str] = Field(default_factory=list)
     redacted_lines: int = 0
 
+    def missing_source(self, kind: str) -> str | None:
+        """The gap naming `kind` (logs, metrics, changes, topology, knowledge) as missing for the whole incident."""
+        return next((g for g in self.gaps if g.startswith(f"no {kind}:")), None)
+
     def evidence_refs(self) -> list[EvidenceRef]:
         refs: list[EvidenceRef] = [a.evidence for a in self.alerts]
         refs += [a.evidence for a in self.anomalies] + [s.evidence for s in self.logs]

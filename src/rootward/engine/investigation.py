@@ -135,6 +135,10 @@ def stage_specialists(state: State) -> State:
     untested: list[str] = list(state.get("untested", []))
     tools = context_tools(ctx)
     for specialist in default_specialists():
+        gap = ctx.missing_source(specialist.source) if specialist.source else None
+        if gap is not None:
+            specialist.skip(todo, memory, gap)
+            continue
         layer = ToolLayer(specialist.name, specialist.manifest, tools, budget, audit)
         try:
             budget.check_wall_clock()

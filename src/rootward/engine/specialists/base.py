@@ -9,6 +9,7 @@ result can name them.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar
 
 from rootward.domain.evidence import EvidenceRef
@@ -41,6 +42,8 @@ EXPECTED_FAMILIES: dict[str, frozenset[str]] = {
 class Specialist:
     name: ClassVar[str]
     manifest: ClassVar[frozenset[str]]
+    # The data source its checks read; when the whole source is missing there is nothing to check.
+    source: ClassVar[str | None] = None
 
     def __init__(self) -> None:
         self._cache: dict[str, ToolResult] = {}
@@ -54,6 +57,11 @@ class Specialist:
 
     def check(self, hypothesis: Hypothesis, tools: ToolLayer) -> Finding | None:
         raise NotImplementedError
+
+    def skip(self, hypotheses: list[Hypothesis], memory: WorkingMemory, gap: str) -> None:
+        """The source is missing for the whole incident: say so once per hypothesis, spend no tool call."""
+        for h in hypotheses:
+            memory.add(replace(finding(h, "inconclusive", 0.0, f"not tested: {gap}"), specialist=self.name))
 
     def run(self, hypotheses: list[Hypothesis], tools: ToolLayer, memory: WorkingMemory) -> list[str]:
         """Test every hypothesis; return a note for each one the budget left untested."""

@@ -14,6 +14,7 @@ CHANGE_FAULTS = {"deploy_regression": ("deploy",), "config_error": ("config", "f
 
 class ChangesSpecialist(Specialist):
     name = "changes"
+    source = "changes"
     manifest = frozenset({"changes_for"})
 
     def check(self, h: Hypothesis, tools: ToolLayer) -> Finding | None:

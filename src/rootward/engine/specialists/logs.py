@@ -25,6 +25,7 @@ LOG_SPECIFIC = frozenset(
 
 class LogsSpecialist(Specialist):
     name = "logs"
+    source = "logs"
     manifest = frozenset({"log_templates", "log_mentions", "dependent_logs"})
 
     def check(self, h: Hypothesis, tools: ToolLayer) -> Finding | None:

@@ -12,6 +12,7 @@ from rootward.engine.tools import ToolLayer
 
 class MetricsSpecialist(Specialist):
     name = "metrics"
+    source = "metrics"
     manifest = frozenset({"metric_anomalies", "metric_scores"})
 
     def check(self, h: Hypothesis, tools: ToolLayer) -> Finding | None:

@@ -14,11 +14,11 @@ import re
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from rootward.domain.llm_calls import CallRecord
 from rootward.llm.accounting import LLMBudget, cost_of, estimate_tokens
 from rootward.llm.breaker import CircuitBreaker
 from rootward.llm.prompts import render
@@ -28,21 +28,6 @@ from rootward.llm.types import Completion, LLMUnavailable, Message, ToolSpec, Us
 
 T = TypeVar("T", bound=BaseModel)
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    """One model call as the audit trail and cost reports see it."""
-
-    purpose: str
-    provider: str
-    model: str
-    status: str  # ok | invalid | error
-    input_tokens: int
-    output_tokens: int
-    cost_usd: float
-    duration_ms: int
-    error: str | None = None
 
 
 def extract_json(text: str) -> str:

@@ -15,7 +15,7 @@ from typing import Literal
 from sqlalchemy import DateTime, Float, Index, Integer, String, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from rootward.llm.client import CallRecord
+from rootward.domain.llm_calls import CallRecord
 from rootward.store.base import Base
 
 CostDimension = Literal["service", "model", "provider"]

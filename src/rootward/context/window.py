@@ -64,14 +64,29 @@ def with_onset(
     )
 
 
+# Strong change points further apart than this are separate events, not one cascade.
+ONSET_GAP_S = 5 * 60
+
+
 def derive_onset(onsets_and_scores: list[tuple[int, float]]) -> int | None:
-    """The incident's onset (epoch seconds): the earliest change point among the strong anomalies.
+    """The incident's onset (epoch seconds): where its burst of strong change points begins.
 
     "Strong" is relative (at least a third of the strongest score) so that one slow,
-    unrelated drift does not drag the onset back by half an hour.
+    unrelated drift does not drag the onset back by half an hour. Strong change points
+    more than ONSET_GAP_S apart belong to different events; the incident is the burst
+    that carries the most score, so an isolated earlier step (a traffic bump, the
+    previous incident's tail) does not become the onset of this one.
     """
     if not onsets_and_scores:
         return None
     top = max(score for _, score in onsets_and_scores)
-    strong = [onset for onset, score in onsets_and_scores if score >= top / 3]
-    return min(strong) if strong else None
+    strong = sorted((onset, score) for onset, score in onsets_and_scores if score >= top / 3)
+    if not strong:
+        return None
+    bursts: list[list[tuple[int, float]]] = [[strong[0]]]
+    for point in strong[1:]:
+        if point[0] - bursts[-1][-1][0] > ONSET_GAP_S:
+            bursts.append([])
+        bursts[-1].append(point)
+    main = max(bursts, key=lambda burst: sum(score for _, score in burst))
+    return main[0][0]

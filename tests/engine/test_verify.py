@@ -80,6 +80,24 @@ def test_confidence_is_capped_by_the_breadth_of_evidence() -> None:
     assert a.confidence <= 0.55
 
 
+def test_symptoms_alone_are_flagged_for_a_human_but_a_mechanism_is_not() -> None:
+    latency = _metric(GOOD, "up")
+    errors = EvidenceRef("metric", "metrics.csv:payment/error_rate@100-200", "payment error_rate up from 0 to 0.2")
+    edge = EvidenceRef("topology", "topology.yaml:checkout->payment", "checkout depends_on payment")
+    cpu = EvidenceRef("metric", "metrics.csv:payment/cpu_usage@100-200", "payment cpu_usage up from 0.2 to 0.99")
+    symptoms = [
+        Finding("H1", "validated", (latency, errors), 0.8, "slower and failing", "metrics", ("t()",)),
+        Finding("H1", "validated", (edge,), 0.6, "reaches the alerts", "topology", ("t()",)),
+    ]
+    a = _assessment(symptoms, confidence=0.75)
+    verify([a], Resolver())
+    assert a.confidence == 0.65 and apply_gates(a.confidence, symptoms).needs_human
+    mechanism = [*symptoms, Finding("H1", "validated", (cpu,), 0.8, "cpu pinned", "metrics", ("t()",))]
+    b = _assessment(mechanism, confidence=0.75)
+    verify([b], Resolver())
+    assert b.confidence == 0.75 and not apply_gates(b.confidence, mechanism).needs_human
+
+
 def test_confidence_gates() -> None:
     backed = [Finding("H1", "validated", (EvidenceRef("log", "logs.jsonl:1"),), 0.9, "s", "logs", ("t()",))]
     assert apply_gates(0.4, backed).analysis_only

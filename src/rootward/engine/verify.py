@@ -14,10 +14,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from rootward.context.anomaly import family_of
+from rootward.domain.evidence import EvidenceRef
 from rootward.domain.investigation import Finding, InvestigationResult
 from rootward.engine.cites import CiteResolver
 from rootward.engine.supervisor import Assessment, status_of
 
+CONTEXT_KINDS = frozenset({"topology", "knowledge", "alert"})  # where a signal sits, not a signal
+SYMPTOM_FAMILIES = frozenset({"latency", "errors", "traffic"})
+SYMPTOMS_ONLY_CAP = 0.65
 _DIRECTION = re.compile(r"\b(up|down) from\b|\bdid not move\b")
 
 
@@ -59,15 +64,29 @@ def contradictions(findings: list[Finding]) -> list[tuple[Finding, Finding, str]
     return out
 
 
+def _says_why(ref: EvidenceRef) -> bool:
+    """Evidence of a mechanism (a resource, a log line, a change), not just of a symptom."""
+    if ref.kind in CONTEXT_KINDS:
+        return False
+    if ref.kind != "metric":
+        return True
+    metric = ref.cite.partition("/")[2].partition("@")[0]
+    return family_of(metric) not in SYMPTOM_FAMILIES
+
+
 def breadth_cap(findings: list[Finding]) -> float:
     """The most confidence this much evidence can carry."""
     validated = [f for f in findings if f.status == "validated"]
     cites = {e.cite for f in validated for e in f.evidence}
-    kinds = {e.kind for f in validated for e in f.evidence} - {"topology", "knowledge", "alert"}
+    kinds = {e.kind for f in validated for e in f.evidence} - CONTEXT_KINDS
     if not cites:
         return 0.45
     if len(cites) == 1:
         return 0.55
+    if not any(_says_why(e) for f in validated for e in f.evidence):
+        # Only symptoms (slower, failing, busier): the entity, a callee or a dependency could all
+        # look like this, so a human should look before anything acts on it.
+        return SYMPTOMS_ONLY_CAP
     if len(kinds) <= 1:
         return 0.75
     if len(kinds) == 2:

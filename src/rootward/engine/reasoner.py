@@ -3,9 +3,9 @@
 The engine calls a `Reasoner` at three points: after the deterministic
 ranking (propose extra hypotheses), after the specialists (test the
 hypotheses the rules left undecided, through tools it opens from the
-engine's tool layer, and classify them) and when writing the RCA (prose). The rule
-reasoner adds nothing and changes nothing, so rule mode is exactly the
-deterministic pipeline. An LLM reasoner (`llm/`) may add hypotheses and
+engine's tool layer, and classify them) and when writing the RCA (prose).
+The rule reasoner adds nothing and changes nothing, so rule mode is exactly
+the deterministic pipeline. An LLM reasoner (`llm/`) may add hypotheses and
 decide, with cites, what direct evidence left silent or split, but its
 hypotheses never displace the deterministic ranking, it never overrides
 direct evidence that agrees, and raw facts are always kept beside its prose.

@@ -102,3 +102,30 @@ def test_one_delay_sample_does_not_make_a_pinpoint_window() -> None:
     edge = dynamics.edge("api-a", "db", "depends_on")
     assert edge.delay_min_s < 120.0 < edge.delay_p95_s  # the next delay may well be shorter or longer
     assert edge.delay_p95_s <= 300.0  # ... but not looser than knowing nothing
+
+
+def test_an_entity_that_alerts_whatever_fails_gets_no_credit_from_its_edges() -> None:
+    """`web` needs api-a and api-b. `noisy` needs api-a too but alerts in every incident, even when
+    only the unrelated `batch` fails: its edge from api-a explains nothing. `web` alerts only when
+    api-a fails: that edge is a cause."""
+    graph = WorldGraph()
+    for source, target in (("web", "api-a"), ("web", "api-b"), ("noisy", "api-a")):
+        graph.add_claim(source, target, EdgeClaim("operator", "depends_on", 0.85, T0))
+    graph.add_entity("batch", "service")
+    records = []
+    for i in range(20):
+        at = T0 + timedelta(hours=i)
+        if i % 2:
+            alerts = (ObservedAlert("web", "HighErrorRate", at), ObservedAlert("noisy", "HighErrorRate", at))
+            records.append(IncidentRecord("api-a", "dependency_down", alerts, fault_start=at))
+        else:
+            alerts = (ObservedAlert("noisy", "HighErrorRate", at),)
+            records.append(IncidentRecord("batch", "crash_loop", alerts, fault_start=at))
+    dynamics = Dynamics()
+    dynamics.learn(graph, records)
+    assert dynamics.stats[("noisy", "api-a")].cascades == dynamics.stats[("web", "api-a")].cascades == 10
+    assert dynamics.background["noisy"].affected == 10 and dynamics.background["web"].affected == 0
+    cause = dynamics.edge("web", "api-a", "depends_on").probability
+    coincidence = dynamics.edge("noisy", "api-a", "depends_on").probability
+    assert cause > 0.8 and coincidence < 0.1
+    assert Dynamics.from_records(dynamics.to_records()).edge("noisy", "api-a", "depends_on").probability == coincidence

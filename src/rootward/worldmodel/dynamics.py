@@ -5,10 +5,19 @@ For every edge `dependent -> dependency` that a past incident put to the test
 dependent was affected too; we keep the delay between the two first alerts,
 the alert's duration, and which alert names fired on the dependent side.
 
-The cascade probability is the posterior mean of a Beta prior whose mean
-depends on the relation (a `runs_on` host fault hits its tenants less often
-than a hard `depends_on`), with two pseudo-observations: an edge never seen is
-the prior, never 0 or 1, and a handful of observations move it quickly.
+The cascade rate is the posterior mean of a Beta prior whose mean depends on
+the relation (a `runs_on` host fault hits its tenants less often than a hard
+`depends_on`), with two pseudo-observations: an edge never seen is the prior,
+never 0 or 1, and a handful of observations move it quickly.
+
+A rate alone cannot tell a cause from a coincidence: an entry point that
+alerts in most incidents "cascades" from every edge into it. So each entity
+also keeps its background: how often it was affected in incidents where none
+of its dependencies was. A seen edge's probability is its causal power
+(Cheng, 1997), `(rate - background) / (1 - background)`: the share of the
+dependent's failures that the dependency adds. It is shrunk toward the
+relation prior like the rate was. The prediction combines those per-edge
+strengths with a noisy-OR, which is the model that formula assumes.
 """
 
 from __future__ import annotations
@@ -30,6 +39,8 @@ RELATION_PRIOR: dict[str, float] = {
     "member_of": 0.3,
 }
 PRIOR_STRENGTH = 2.0
+# Records key an entity's background counts under (entity, BACKGROUND_KEY): not an edge.
+BACKGROUND_KEY = ""
 DEFAULT_DELAY_P50_S = 60.0
 DEFAULT_DELAY_P95_S = 300.0
 DEFAULT_RECOVERY_S = 900.0
@@ -54,6 +65,26 @@ class EdgeStats:
     delays_s: list[float] = field(default_factory=list)
     recoveries_s: list[float] = field(default_factory=list)
     alert_names: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
+class Background:
+    """Incidents where none of the entity's dependencies was affected, and how many it was affected in anyway."""
+
+    unexposed: int = 0
+    affected: int = 0
+
+
+def causal_power(cascades: int, trials: int, background: Background) -> float:
+    """Cheng's causal power of one edge: `(rate - background) / (1 - background)`, in [0, 1].
+
+    Both rates carry the same single pseudo-observation of "not affected", so an
+    entity affected in every incident, whatever failed, gets 0 however much data
+    there is, and with no background data the power is just the (shrunk) rate.
+    """
+    rate = cascades / (trials + 1)
+    base = background.affected / (background.unexposed + 1)
+    return 0.0 if base >= 1.0 else max(0.0, (rate - base) / (1.0 - base))
 
 
 @dataclass(frozen=True)
@@ -89,6 +120,7 @@ class Dynamics:
 
     def __init__(self) -> None:
         self.stats: dict[tuple[str, str], EdgeStats] = {}
+        self.background: dict[str, Background] = {}
         self._cache: dict[tuple[str, str, str], EdgeDynamics] = {}
         self.fault_alerts: dict[str, Counter[str]] = {}  # alerts on the root itself, by fault type
         self.incidents = 0
@@ -100,15 +132,16 @@ class Dynamics:
         key = (dependent, dependency, relation)
         cached = self._cache.get(key)
         if cached is None:
-            cached = self._smooth(stats, relation)
+            cached = self._smooth(stats, relation, self.background.get(dependent, Background()))
             self._cache[key] = cached
         return cached
 
     @staticmethod
-    def _smooth(stats: EdgeStats, relation: str) -> EdgeDynamics:
+    def _smooth(stats: EdgeStats, relation: str, background: Background) -> EdgeDynamics:
+        # The edge's causal power, shrunk toward the relation's prior by PRIOR_STRENGTH pseudo-observations.
         prior = RELATION_PRIOR.get(relation, 0.5)
-        alpha, beta = prior * PRIOR_STRENGTH, (1.0 - prior) * PRIOR_STRENGTH
-        probability = (stats.cascades + alpha) / (stats.trials + alpha + beta)
+        power = causal_power(stats.cascades, stats.trials, background)
+        probability = (power * stats.trials + prior * PRIOR_STRENGTH) / (stats.trials + PRIOR_STRENGTH)
         delays = stats.delays_s
         if stats.alert_names and stats.cascades:
             alerts = tuple((name, count / stats.cascades) for name, count in sorted(stats.alert_names.items()))
@@ -134,7 +167,7 @@ class Dynamics:
 
     # --- records (what the store persists) -------------------------------
     def to_records(self) -> dict[tuple[str, str], dict[str, Any]]:
-        return {
+        records: dict[tuple[str, str], dict[str, Any]] = {
             key: {
                 "trials": s.trials,
                 "cascades": s.cascades,
@@ -144,11 +177,17 @@ class Dynamics:
             }
             for key, s in self.stats.items()
         }
+        for entity, b in self.background.items():
+            records[(entity, BACKGROUND_KEY)] = {"unexposed": b.unexposed, "affected": b.affected}
+        return records
 
     @classmethod
     def from_records(cls, records: dict[tuple[str, str], dict[str, Any]]) -> Dynamics:
         dynamics = cls()
         for key, data in records.items():
+            if key[1] == BACKGROUND_KEY:
+                dynamics.background[key[0]] = Background(int(data.get("unexposed", 0)), int(data.get("affected", 0)))
+                continue
             dynamics.stats[key] = EdgeStats(
                 trials=int(data.get("trials", 0)),
                 cascades=int(data.get("cascades", 0)),
@@ -189,6 +228,7 @@ class Dynamics:
 
         reach = _dependents_closure(graph, record.root)
         affected = _affected(graph, record.root, reach, set(first))
+        self._count_background(graph, record.root, affected | set(first))
         # The cascade's clock starts when the fault does; the root's own alert is only a fallback.
         when: dict[str, datetime | None] = {record.root: record.fault_start or first.get(record.root)}
         frontier = [record.root]
@@ -216,6 +256,16 @@ class Dynamics:
                         nxt.append(dependent)
             frontier = sorted(nxt)
         return added
+
+
+    def _count_background(self, graph: WorldGraph, root: str, affected: set[str]) -> None:
+        """Every entity none of whose dependencies was affected: was it affected anyway (noise, another cause)?"""
+        for entity in graph.entities():
+            if entity == root or any(d in affected for d in graph.dependencies(entity)):
+                continue
+            b = self.background.setdefault(entity, Background())
+            b.unexposed += 1
+            b.affected += entity in affected
 
 
 def _delay_window(delays: list[float]) -> tuple[float, float]:

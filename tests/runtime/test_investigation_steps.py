@@ -198,3 +198,31 @@ def test_l2_files_the_rca_into_the_knowledge_base_and_retries_a_failed_one(
     assert any(a.startswith("retry_task (done)") for a in failed["safe_actions"]), failed["safe_actions"]
     with sessions() as s:
         assert len(list(s.scalars(select(Job).where(Job.group_id == other.group_id)))) == 2
+
+
+def test_proposals_are_predicted_on_the_stored_graph_and_learned_dynamics(env) -> None:  # type: ignore[no-untyped-def]
+    """An operator-declared edge that only the stored graph knows, and a learned edge strength,
+    both show in the prediction a live proposal carries."""
+    from datetime import UTC, datetime
+
+    from rootward.store.worldmodel import save_dynamics, save_graph
+    from rootward.worldmodel.dynamics import Dynamics
+    from rootward.worldmodel.graph import EdgeClaim, WorldGraph
+
+    settings, sessions, bundle, accepted, jobs = env
+    stored = WorldGraph.from_topology(bundle.topology)
+    stored.add_entity("ledger", "service")
+    stored.add_claim("ledger", "payment", EdgeClaim("operator", "depends_on", 0.85, datetime.now(UTC)))
+    learned = Dynamics.from_records({("ledger", "payment"): {"trials": 40, "cascades": 40}})
+    with sessions() as s, s.begin():
+        save_graph(s, stored.entity_records(), stored.claim_records())
+        save_dynamics(s, learned.to_records())
+    job = next(j for j in jobs if j.tier in ("L1", "L2"))
+    steps = InvestigationSteps(settings, sessions, sources=bundle_sources(bundle))
+    state = _run(steps, {"job_id": job.id, "group_id": job.group_id, "tier": job.tier, "priority": job.priority})
+    [proposal] = state["final"]["proposals"]
+    assert proposal["action"]["target"] == "payment"
+    predicted = {e["name"]: e["probability"] for e in proposal["prediction"]["entities"]}
+    assert "ledger" in predicted  # only the stored graph has that edge
+    action_impact = 0.3  # config_change's first-hop impact
+    assert predicted["ledger"] > 0.85 * 0.6 * action_impact  # stronger than the relation prior: it was learned

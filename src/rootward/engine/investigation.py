@@ -11,6 +11,7 @@ evaluation harness do.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from functools import lru_cache
@@ -19,6 +20,7 @@ from typing import Any
 
 from rootward.context.assemble import Context, assemble_context
 from rootward.domain.investigation import Claim, InvestigationResult
+from rootward.domain.topology import Topology
 from rootward.engine.budget import Budget, BudgetExceeded, BudgetLimits
 from rootward.engine.cites import BundleCiteResolver
 from rootward.engine.gates import apply_gates
@@ -31,11 +33,14 @@ from rootward.engine.supervisor import EXPANDED_HOPS, Assessment, assess, direct
 from rootward.engine.tools import ToolLayer, context_tools
 from rootward.engine.verify import check_result, repair_result, verify
 from rootward.sources.bundle import Bundle, bundle_sources, load_bundle
+from rootward.worldmodel.dynamics import Dynamics
+from rootward.worldmodel.graph import WorldGraph
 
 State = dict[str, Any]
 StageFn = Callable[[State], State]
 STAGE_NAMES = ("assemble_context", "hypotheses", "specialists", "supervise", "verify", "rca", "risk_gate")
 
+log = logging.getLogger("rootward.engine")
 _reasoner: Reasoner = RuleReasoner()
 
 
@@ -275,7 +280,32 @@ def stage_rca(state: State) -> State:
     return {**state, "result": payload, "budget": budget.to_dict()}
 
 
-def stage_risk_gate(state: State) -> State:
+# What the deployment knows of its world: the stored multi-layer graph and learned dynamics
+# (the runtime loads them from the database). Either may be None.
+WorldModelSource = Callable[[], tuple[WorldGraph | None, Dynamics | None]]
+
+
+def world_for(topology: Topology, world: WorldModelSource | None) -> tuple[WorldGraph, Dynamics | None]:
+    """The graph a proposal is predicted on: the stored graph with this incident's topology merged in.
+
+    Without a stored graph (bundle runs, a fresh install) it is the incident's topology alone;
+    a store that cannot be read leaves prediction to that too (logged), never blocks it.
+    """
+    stored: WorldGraph | None = None
+    dynamics: Dynamics | None = None
+    if world is not None:
+        try:
+            stored, dynamics = world()
+        except Exception:  # the snapshot's topology still predicts; the gate itself fails closed elsewhere
+            log.exception("world model unavailable; predicting on the incident's topology alone")
+    if stored is None or len(stored) == 0:
+        return WorldGraph.from_topology(topology), dynamics
+    graph = WorldGraph.from_records(stored.entity_records(), stored.claim_records())
+    graph.seed_topology(topology, layer="topology_file")
+    return graph, dynamics
+
+
+def stage_risk_gate(state: State, world: WorldModelSource | None = None) -> State:
     result = dict(state["result"])
     try:
         from rootward.engine.proposals import propose
@@ -287,10 +317,11 @@ def stage_risk_gate(state: State) -> State:
         return {**state, "result": result}
     bundle = _bundle(state)
     from rootward.domain.investigation import HypothesisOut
-    from rootward.domain.topology import Topology
 
     hyps = [HypothesisOut.model_validate(h) for h in result["hypotheses"]]
-    result["proposals"] = propose(hyps, bundle.topology or Topology(), changes=bundle.changes or [])
+    topology = bundle.topology or Topology()
+    graph, dynamics = world_for(topology, world)
+    result["proposals"] = propose(hyps, topology, changes=bundle.changes or [], graph=graph, dynamics=dynamics)
     result["timing"] = {**result["timing"], "total_ms": _ms_since(state)}
     return {**state, "result": result}
 

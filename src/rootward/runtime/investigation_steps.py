@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +33,7 @@ from rootward.actions.autonomy_gate import approve_if_earned
 from rootward.actions.safe import SafeAction, SafeActionHandler, SafeActionRunner, SilenceHandler
 from rootward.domain.incident import IncidentMeta
 from rootward.engine.evidence_view import evidence_data
-from rootward.engine.investigation import STAGES, initial_state
+from rootward.engine.investigation import STAGES, initial_state, stage_risk_gate
 from rootward.llm.client import CallRecord
 from rootward.notify.compose import compose_notification
 from rootward.notify.outbox import enqueue
@@ -48,10 +50,13 @@ from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import append_audit
 from rootward.store.investigations import InvestigationRow, save_investigation
 from rootward.store.llm_calls import LLMCallRow, record_llm_call
-from rootward.store.worldmodel import DbPredictionLedger, save_proposals
+from rootward.store.worldmodel import DbPredictionLedger, load_dynamics, load_graph_records, save_proposals
+from rootward.worldmodel.dynamics import Dynamics
 from rootward.worldmodel.gate import ProposedAction, commit_prediction
+from rootward.worldmodel.graph import WorldGraph
 
 log = logging.getLogger("rootward.runtime.steps")
+WORLD_TTL_S = 60.0  # how stale the stored world model may be for a prediction
 # (investigation id, service) of the engine step running in this thread, for LLM cost attribution.
 CURRENT_INVESTIGATION: ContextVar[tuple[str, str] | None] = ContextVar("rootward_investigation", default=None)
 
@@ -107,6 +112,7 @@ class InvestigationSteps:
         self.sessions = sessions
         self._sources = sources
         self._knowledge = KnowledgeSnapshotter(sessions)
+        self._world: tuple[float, WorldGraph | None, Dynamics | None] | None = None
         if settings.llm.provider != "none":
             from rootward.engine.llm_reasoner import install_reasoner
 
@@ -193,6 +199,16 @@ class InvestigationSteps:
                 )
                 or 0
             )
+
+    def world_model(self) -> tuple[WorldGraph | None, Dynamics | None]:
+        """The stored graph (claims still valid) and learned dynamics, re-read at most once a minute."""
+        now = time.monotonic()
+        if self._world is None or now - self._world[0] > WORLD_TTL_S:
+            with self.sessions() as session:
+                graph = WorldGraph.from_records(*load_graph_records(session))
+                dynamics = Dynamics.from_records(load_dynamics(session))
+            self._world = (now, graph if len(graph) else None, dynamics if dynamics.stats else None)
+        return self._world[1], self._world[2]
 
     def engine_step(self, name: str, fn: Any) -> Step:
         def run(state: State) -> State:
@@ -445,7 +461,10 @@ class InvestigationSteps:
 
     def pipeline(self) -> Pipeline:
         steps = [Step("snapshot", self.snapshot), Step("start_engine", self.start_engine)]
-        steps += [self.engine_step(name, fn) for name, fn in STAGES]
+        steps += [
+            self.engine_step(name, partial(stage_risk_gate, world=self.world_model) if name == "risk_gate" else fn)
+            for name, fn in STAGES
+        ]
         steps += [Step("record", self.record), Step("act", self.act), Step("notify", self.notify)]
         pipeline = Pipeline(steps)
         assert pipeline.names == step_names()

@@ -226,3 +226,30 @@ def test_proposals_are_predicted_on_the_stored_graph_and_learned_dynamics(env) -
     assert "ledger" in predicted  # only the stored graph has that edge
     action_impact = 0.3  # config_change's first-hop impact
     assert predicted["ledger"] > 0.85 * 0.6 * action_impact  # stronger than the relation prior: it was learned
+
+
+def test_a_confirmed_investigation_teaches_the_stored_dynamics_once(env) -> None:  # type: ignore[no-untyped-def]
+    from rootward.runtime.learn_history import LEARNED, learn_from_investigation
+    from rootward.store.audit import AuditRow
+    from rootward.store.worldmodel import load_dynamics, save_graph
+    from rootward.worldmodel.dynamics import Dynamics
+    from rootward.worldmodel.graph import WorldGraph
+
+    settings, sessions, bundle, accepted, jobs = env
+    job = next(j for j in jobs if j.tier in ("L1", "L2"))
+    steps = InvestigationSteps(settings, sessions, sources=bundle_sources(bundle))
+    _run(steps, {"job_id": job.id, "group_id": job.group_id, "tier": job.tier, "priority": job.priority})
+    # no stored graph yet: nothing to learn on
+    assert learn_from_investigation(sessions, job.id, "payment", "connection_pool_exhaustion", "rita") == 0
+    stored = WorldGraph.from_topology(bundle.topology)
+    with sessions() as s, s.begin():
+        save_graph(s, stored.entity_records(), stored.claim_records())
+    trials = learn_from_investigation(sessions, job.id, "payment", "connection_pool_exhaustion", "rita")
+    assert trials > 0
+    with sessions() as s:
+        learned = Dynamics.from_records(load_dynamics(s))
+        entries = list(s.scalars(select(AuditRow).where(AuditRow.kind == LEARNED)))
+    assert sum(st.trials for (_, dependency), st in learned.stats.items() if dependency == "payment") >= 1
+    assert [e.subject for e in entries] == [job.id]
+    # a second confirmation of the same incident does not count it twice
+    assert learn_from_investigation(sessions, job.id, "payment", "connection_pool_exhaustion", "rita") == 0

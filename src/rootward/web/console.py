@@ -208,6 +208,7 @@ def feedback(
     if verdict in ("accepted", "edited"):
         # After the response: with a model configured, drafting waits on it.
         background.add_task(_draft_runbook, request, investigation_id, corrected_entity, corrected_fault, note)
+        background.add_task(_learn, request, investigation_id, corrected_entity, corrected_fault, user.name)
     return RedirectResponse(f"/incidents/{investigation_id}#feedback", status_code=303)
 
 
@@ -237,6 +238,20 @@ def _draft_runbook(request: Request, investigation_id: str, entity: str, fault: 
     excerpts = {e["cite"]: e.get("excerpt", "") for e in evidence.values()}
     body, prose = draft_body(findings, excerpts, _llm_client(request, investigation_id, row.service))
     propose_draft(request.app.state.sessions, findings, body=body, prose=prose)
+
+
+def _learn(request: Request, investigation_id: str, entity: str, fault: str, by: str) -> None:
+    """A confirmed root cause is history with truth: the world model's dynamics learn from it."""
+    from rootward.runtime.learn_history import learn_from_investigation
+
+    with request.app.state.sessions() as session:
+        row = session.get(InvestigationRow, investigation_id)
+    if row is None or not row.result.get("hypotheses"):
+        return
+    top = row.result["hypotheses"][0]
+    learn_from_investigation(
+        request.app.state.sessions, investigation_id, entity or top["entity"], fault or top["fault_type"], by
+    )
 
 
 def _llm_client(request: Request, investigation_id: str, service: str) -> Any:

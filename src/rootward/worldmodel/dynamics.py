@@ -5,19 +5,17 @@ For every edge `dependent -> dependency` that a past incident put to the test
 dependent was affected too; we keep the delay between the two first alerts,
 the alert's duration, and which alert names fired on the dependent side.
 
-The cascade rate is the posterior mean of a Beta prior whose mean depends on
-the relation (a `runs_on` host fault hits its tenants less often than a hard
-`depends_on`), with two pseudo-observations: an edge never seen is the prior,
-never 0 or 1, and a handful of observations move it quickly.
-
 A rate alone cannot tell a cause from a coincidence: an entry point that
 alerts in most incidents "cascades" from every edge into it. So each entity
 also keeps its background: how often it was affected in incidents where none
 of its dependencies was. A seen edge's probability is its causal power
 (Cheng, 1997), `(rate - background) / (1 - background)`: the share of the
-dependent's failures that the dependency adds. It is shrunk toward the
-relation prior like the rate was. The prediction combines those per-edge
-strengths with a noisy-OR, which is the model that formula assumes.
+dependent's failures that the dependency adds. That power is shrunk toward a
+prior whose mean depends on the relation (a `runs_on` host fault hits its
+tenants less often than a hard `depends_on`) by two pseudo-observations: an
+edge never seen is the prior, never 0 or 1, and a handful of observations
+move it quickly. The prediction combines those per-edge strengths with a
+noisy-OR, which is the model causal power assumes.
 """
 
 from __future__ import annotations
@@ -256,7 +254,6 @@ class Dynamics:
                         nxt.append(dependent)
             frontier = sorted(nxt)
         return added
-
 
     def _count_background(self, graph: WorldGraph, root: str, affected: set[str]) -> None:
         """Every entity none of whose dependencies was affected: was it affected anyway (noise, another cause)?"""

@@ -74,8 +74,8 @@ def test_metric_families_come_from_generic_words() -> None:
 
 
 def test_a_move_that_settled_back_before_the_alert_fired_is_an_earlier_event() -> None:
-    # memory jumps 4 min before the alert and is back at baseline 1.5 min before it, for good
-    over = _noise(52, 40, 1) + _noise(5, 140, 2, seed=4) + _noise(29, 40, 1, seed=5)
+    # memory jumps 4 min before the alert and is back at baseline 2.5 min before it, for good
+    over = _noise(52, 40, 1) + _noise(3, 140, 2, seed=4) + _noise(31, 40, 1, seed=5)
     # the same jump, still high when the alert fires
     ongoing = _noise(52, 40, 1) + _noise(34, 140, 2, seed=4)
     # settles back only after the alert: it was acting when the alert fired
@@ -87,3 +87,10 @@ def test_a_move_that_settled_back_before_the_alert_fired_is_an_earlier_event() -
     )
     assert {a.service for a in anomalies} == {"b", "c"}
     assert {s.service for s in scored} == {"a", "b", "c"}  # it still counts as "moved" for other checks
+
+
+def test_a_symptom_burst_that_ended_before_the_alert_is_still_the_incidents() -> None:
+    # latency spiked and recovered before the alert: an alert rule may fire on exactly that burst
+    burst = _noise(48, 40, 1) + _noise(7, 400, 5, seed=4) + _noise(31, 40, 1, seed=5)
+    anomalies, _ = detect_anomalies([_series("api", "latency_p99_ms", burst)], fired_at=FIRED, end=FIRED + 600)
+    assert [a.service for a in anomalies] == ["api"]

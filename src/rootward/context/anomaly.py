@@ -346,8 +346,8 @@ def detect_anomalies(
         inside = [t for t in source.timestamps if sc.onset <= t <= end]
         if not inside:
             continue
-        if sc is not ramp and recovered_before(s, sc, fired_at, end):
-            continue  # over before anyone was alerted: an earlier event, not what is firing now
+        if sc is not ramp and sc.family not in SYMPTOM_FAMILIES and recovered_before(s, sc, fired_at, end):
+            continue  # a resource that was over before anyone was alerted: an earlier event
         start, stop = inside[0], inside[-1]
         shape = "ramp" if sc is ramp else shape_of(s, sc.onset, end, sc.baseline, sc.after, sc.peak)
         direction: Literal["up", "down"] = "up" if sc.signed > 0 else "down"
@@ -379,24 +379,30 @@ def detect_anomalies(
     return anomalies, scored
 
 
-# Back "at baseline" means within this share of the move, for at least RECOVERED_MIN samples.
+# Back "at baseline" means within this share of the move, for at least RECOVERED_MIN samples,
+# from at least RECOVERED_LEAD_S before the first alert (alert rules fire a while after their cause).
 RECOVERED_BAND = 0.2
 RECOVERED_MIN = 3
+RECOVERED_LEAD_S = 120
+# What every victim shows; a burst of these may well be what the alert is about, even once it is over.
+SYMPTOM_FAMILIES = frozenset({"latency", "errors", "traffic"})
 
 
 def recovered_before(series: MetricSeries, sc: ScoredSeries, fired_at: int, end: int) -> bool:
     """Whether the series moved and then came back to its baseline for good before `fired_at`.
 
     An alert fires while its cause is still acting. A resource that spiked and
-    settled back before the first alert, and stayed settled to the end of the
-    window, was an earlier event (a previous fault, a deploy's warm-up); keeping
-    it would both name the wrong cause and pull the incident's onset early.
+    settled back well before the first alert, and stayed settled to the end of
+    the window, was an earlier event (a previous fault, a deploy's warm-up);
+    keeping it would both name the wrong cause and pull the incident's onset
+    early. Symptoms (latency, errors, traffic) are not judged this way: an
+    alert rule may fire on a burst of them after it ended.
     """
     band = RECOVERED_BAND * max(abs(sc.after - sc.baseline), abs(sc.peak - sc.baseline))
     tail = [(t, v) for t, v in zip(series.timestamps, series.values, strict=True) if sc.onset < t <= end]
     away = [t for t, v in tail if abs(v - sc.baseline) > band]
     settled = [t for t, _ in tail if not away or t > away[-1]]  # the samples after its last excursion
-    return len(settled) >= RECOVERED_MIN and settled[0] <= fired_at
+    return len(settled) >= RECOVERED_MIN and settled[0] <= fired_at - RECOVERED_LEAD_S
 
 
 def _cpu_held_up(scored: list[ScoredSeries], service: str, metric: str) -> bool:

@@ -14,14 +14,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from rootward.context.anomaly import family_of
+from rootward.context.anomaly import SYMPTOM_FAMILIES, family_of
 from rootward.domain.evidence import EvidenceRef
 from rootward.domain.investigation import Finding, InvestigationResult
 from rootward.engine.cites import CiteResolver
 from rootward.engine.supervisor import Assessment, status_of
 
 CONTEXT_KINDS = frozenset({"topology", "knowledge", "alert"})  # where a signal sits, not a signal
-SYMPTOM_FAMILIES = frozenset({"latency", "errors", "traffic"})
 SYMPTOMS_ONLY_CAP = 0.65
 _DIRECTION = re.compile(r"\b(up|down) from\b|\bdid not move\b")
 

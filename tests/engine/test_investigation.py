@@ -67,3 +67,22 @@ def test_stages_resume_from_a_json_checkpoint_with_the_same_answer(examples: Pat
     assert [(h["entity"], h["fault_type"]) for h in resumed["hypotheses"]] == [
         (h["entity"], h["fault_type"]) for h in straight["hypotheses"]
     ]
+
+
+def test_localization_weighs_the_world_models_explanation(examples: Path) -> None:
+    from rootward.context.assemble import assemble_context
+    from rootward.engine.hypotheses import score_entities, world_graph
+    from rootward.sources.bundle import bundle_sources
+    from rootward.worldmodel.predict import explain_score
+
+    bundle = load_bundle(examples / "shop-disk-full-03")
+    ctx = assemble_context(bundle_sources(bundle), bundle.meta)
+    graph = world_graph(ctx.topology)
+    assert set(graph.entities()) == set(ctx.topology.entities)
+    scores = score_entities(ctx)
+    top = scores[0]
+    assert top.entity == "node-3"
+    assert any("world model" in r for r in top.reasons)
+    abnormal = {a.service for a in ctx.anomalies} | set(ctx.alerting_services)
+    # the root explains what is abnormal better than a leaf victim does
+    assert explain_score(graph, "node-3", abnormal) > explain_score(graph, "frontend", abnormal)

@@ -88,6 +88,8 @@ def test_records_round_trip_keeps_the_estimates() -> None:
     copy = Dynamics.from_records(dynamics.to_records())
     for dependent, dependency in TRUTH:
         assert copy.edge(dependent, dependency, "depends_on") == dynamics.edge(dependent, dependency, "depends_on")
+    assert copy.root_alerts("dependency_down") == dynamics.root_alerts("dependency_down") != ()
+    assert copy.background == dynamics.background
 
 
 def test_one_delay_sample_does_not_make_a_pinpoint_window() -> None:

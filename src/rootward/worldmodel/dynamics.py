@@ -37,8 +37,10 @@ RELATION_PRIOR: dict[str, float] = {
     "member_of": 0.3,
 }
 PRIOR_STRENGTH = 2.0
-# Records key an entity's background counts under (entity, BACKGROUND_KEY): not an edge.
+# Records key an entity's background counts under (entity, BACKGROUND_KEY), and the alerts a
+# root shows per fault type under (fault_type, ROOT_ALERTS_KEY): neither is an edge.
 BACKGROUND_KEY = ""
+ROOT_ALERTS_KEY = "*root-alerts*"
 DEFAULT_DELAY_P50_S = 60.0
 DEFAULT_DELAY_P95_S = 300.0
 DEFAULT_RECOVERY_S = 900.0
@@ -177,6 +179,8 @@ class Dynamics:
         }
         for entity, b in self.background.items():
             records[(entity, BACKGROUND_KEY)] = {"unexposed": b.unexposed, "affected": b.affected}
+        for fault_type, counts in self.fault_alerts.items():
+            records[(fault_type, ROOT_ALERTS_KEY)] = {"alert_names": dict(counts)}
         return records
 
     @classmethod
@@ -185,6 +189,10 @@ class Dynamics:
         for key, data in records.items():
             if key[1] == BACKGROUND_KEY:
                 dynamics.background[key[0]] = Background(int(data.get("unexposed", 0)), int(data.get("affected", 0)))
+                continue
+            if key[1] == ROOT_ALERTS_KEY:
+                names = data.get("alert_names") or {}
+                dynamics.fault_alerts[key[0]] = Counter({str(k): int(v) for k, v in names.items()})
                 continue
             dynamics.stats[key] = EdgeStats(
                 trials=int(data.get("trials", 0)),

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from rootward.context.assemble import assemble_context
 from rootward.engine.investigate import investigate_bundle
+from rootward.engine.knowledge_context import retrieve_knowledge
 from rootward.sim.generate import generate
 from rootward.sources.bundle import bundle_sources, load_bundle
 
@@ -53,7 +54,7 @@ def main() -> dict[str, object]:
             total.append(float(result.timing.total_ms))
             loaded = load_bundle(path)
             started = time.perf_counter()
-            assemble_context(bundle_sources(loaded), loaded.meta)
+            assemble_context(bundle_sources(loaded), loaded.meta, retrieve_knowledge=retrieve_knowledge)
             assembly.append((time.perf_counter() - started) * 1000)
     out: dict[str, object] = {
         "bundles": COUNT,

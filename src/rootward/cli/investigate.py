@@ -50,6 +50,7 @@ def context_command(
 ) -> None:
     """Print the assembled context: exactly what the engine will reason over."""
     from rootward.context.assemble import assemble_context
+    from rootward.engine.knowledge_context import retrieve_knowledge
     from rootward.sources.bundle import bundle_sources, load_bundle
 
     try:
@@ -57,7 +58,7 @@ def context_command(
     except BundleError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    ctx = assemble_context(bundle_sources(loaded), loaded.meta, hops=hops)
+    ctx = assemble_context(bundle_sources(loaded), loaded.meta, hops=hops, retrieve_knowledge=retrieve_knowledge)
     if as_json:
         sys.stdout.write(ctx.model_dump_json(indent=1) + "\n")
         return

@@ -10,7 +10,7 @@ specialists' tools.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, Field
@@ -100,28 +100,20 @@ def _alert_items(alerts: Sequence[Alert]) -> list[AlertItem]:
     return sorted(seen.values(), key=lambda i: (i.starts_at, i.service, i.fingerprint))
 
 
-def _knowledge(docs: Sequence[Document], services: set[str], alert_names: set[str]) -> list[KnowledgeItem]:
-    """Team notes for the services in scope first, then runbooks/postmortems retrieved for the alerts."""
+# Ranks the knowledge documents for one incident: (documents, services in scope, alert names) -> items.
+# The engine hands in hybrid retrieval (`knowledge/`); without one, front matter decides.
+KnowledgeRetriever = Callable[[Sequence[Document], set[str], set[str]], list["KnowledgeItem"]]
+
+
+def _knowledge(
+    docs: Sequence[Document], services: set[str], alert_names: set[str], retrieve: KnowledgeRetriever | None
+) -> list[KnowledgeItem]:
+    """Team notes for the services in scope first, then runbooks/postmortems for the alerts."""
     if not docs:
         return []
-    try:
-        from rootward.knowledge.retrieve import KnowledgeIndex
-    except ImportError:  # the retriever is optional: fall back to front-matter matching
+    if retrieve is None:
         return _knowledge_by_front_matter(docs, services, alert_names)
-    # BM25 only: loading the embedding model costs seconds per process, too much before a first hypothesis.
-    index = KnowledgeIndex.from_documents(list(docs), dense=False)
-    query = " ".join(sorted(alert_names)) + " " + " ".join(sorted(services))
-    return [
-        KnowledgeItem(
-            path=hit.path,
-            kind=hit.kind,
-            title=hit.title or hit.path,
-            services=list(hit.services),
-            text=hit.text[:2000],
-            evidence=hit.evidence,
-        )
-        for hit in index.for_investigation(query, sorted(services), max_chunks=MAX_KNOWLEDGE)
-    ]
+    return retrieve(docs, services, alert_names)
 
 
 def _knowledge_by_front_matter(
@@ -150,6 +142,7 @@ def assemble_context(
     before: timedelta = timedelta(minutes=5),
     after: timedelta = timedelta(minutes=10),
     extra_gaps: Sequence[str] = (),
+    retrieve_knowledge: KnowledgeRetriever | None = None,
 ) -> Context:
     """Gather, window, score and cite everything about one incident."""
     gaps: list[str] = list(extra_gaps)
@@ -258,7 +251,9 @@ def assemble_context(
     knowledge: list[KnowledgeItem] = []
     if sources.knowledge is not None:
         try:
-            knowledge = _knowledge(sources.knowledge.documents(), members, {a.name for a in alerts})
+            knowledge = _knowledge(
+                sources.knowledge.documents(), members, {a.name for a in alerts}, retrieve_knowledge
+            )
         except SourceUnavailable as exc:
             gaps.append(f"no knowledge: {_reason(exc, 'knowledge')}")
 

@@ -25,6 +25,7 @@ from rootward.engine.budget import Budget, BudgetExceeded, BudgetLimits
 from rootward.engine.cites import BundleCiteResolver
 from rootward.engine.gates import apply_gates
 from rootward.engine.hypotheses import MIN_HYPOTHESES, Hypothesis, rank_hypotheses
+from rootward.engine.knowledge_context import retrieve_knowledge
 from rootward.engine.memory import InMemoryWorkingMemory, finding_from_dict, finding_to_dict
 from rootward.engine.rca import build_result
 from rootward.engine.reasoner import Reasoner, RuleReasoner
@@ -85,7 +86,9 @@ def initial_state(bundle_path: str | Path, limits: BudgetLimits | None = None) -
 
 def stage_assemble_context(state: State) -> State:
     bundle = _bundle(state)
-    ctx = assemble_context(bundle_sources(bundle), bundle.meta, hops=int(state.get("hops", 2)))
+    ctx = assemble_context(
+        bundle_sources(bundle), bundle.meta, hops=int(state.get("hops", 2)), retrieve_knowledge=retrieve_knowledge
+    )
     gaps = list(dict.fromkeys([*state.get("gaps", []), *ctx.gaps]))
     if ctx.redacted_lines:
         gaps.append(f"{ctx.redacted_lines} log line(s) that looked like instructions to a model were set aside")

@@ -212,16 +212,24 @@ def feedback(
     return RedirectResponse(f"/incidents/{investigation_id}#feedback", status_code=303)
 
 
+def _confirmed(request: Request, investigation_id: str) -> tuple[InvestigationRow, dict[str, Any]] | None:
+    """The investigation a responder just confirmed and its top hypothesis (None if it has none)."""
+    with request.app.state.sessions() as session:
+        row = session.get(InvestigationRow, investigation_id)
+    if row is None or not row.result.get("hypotheses"):
+        return None
+    return row, row.result["hypotheses"][0]
+
+
 def _draft_runbook(request: Request, investigation_id: str, entity: str, fault: str, note: str) -> None:
     """A confirmed RCA becomes a proposed runbook addition, for an approver to accept (`kb drafts`)."""
     from rootward.engine.runbook_writer import draft_body
     from rootward.knowledge.drafts import ResolvedFindings, propose_draft
 
-    with request.app.state.sessions() as session:
-        row = session.get(InvestigationRow, investigation_id)
-    if row is None or not row.result.get("hypotheses"):
+    confirmed = _confirmed(request, investigation_id)
+    if confirmed is None:
         return
-    top = row.result["hypotheses"][0]
+    row, top = confirmed
     evidence = row.result.get("evidence") or {}
     cites = tuple(evidence[e]["cite"] for e in top.get("evidence", []) if e in evidence)
     fix = next((f"{p['action']['verb']} {p['action']['target']}" for p in row.result.get("proposals") or []), "")
@@ -244,11 +252,10 @@ def _learn(request: Request, investigation_id: str, entity: str, fault: str, by:
     """A confirmed root cause is history with truth: the world model's dynamics learn from it."""
     from rootward.runtime.learn_history import learn_from_investigation
 
-    with request.app.state.sessions() as session:
-        row = session.get(InvestigationRow, investigation_id)
-    if row is None or not row.result.get("hypotheses"):
+    confirmed = _confirmed(request, investigation_id)
+    if confirmed is None:
         return
-    top = row.result["hypotheses"][0]
+    _, top = confirmed
     learn_from_investigation(
         request.app.state.sessions, investigation_id, entity or top["entity"], fault or top["fault_type"], by
     )

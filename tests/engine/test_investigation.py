@@ -86,3 +86,10 @@ def test_localization_weighs_the_world_models_explanation(examples: Path) -> Non
     abnormal = {a.service for a in ctx.anomalies} | set(ctx.alerting_services)
     # the root explains what is abnormal better than a leaf victim does
     assert explain_score(graph, "node-3", abnormal) > explain_score(graph, "frontend", abnormal)
+
+
+def test_alternatives_read_as_weaker_not_as_second_root_causes(examples: Path) -> None:
+    result = investigate_bundle(examples / "shop-disk-full-03")
+    alternatives = [c.text for c in result.claims if c.text.startswith("Also considered")]
+    assert alternatives and not [t for t in alternatives if "(validated" in t]
+    assert any("consistent with the evidence but weaker" in t for t in alternatives)

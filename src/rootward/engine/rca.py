@@ -32,6 +32,15 @@ FAULT_WORDS: dict[str, str] = {
     "certificate_expiry": "an expired or invalid certificate",
     "traffic_surge": "a traffic surge beyond capacity",
 }
+
+# How an alternative reads beside the leading hypothesis: "validated" there means "consistent
+# with the evidence, but weaker", not a second root cause.
+ALTERNATIVE_WORDS: dict[str, str] = {
+    "validated": "consistent with the evidence but weaker",
+    "invalidated": "ruled out by the evidence",
+    "inconclusive": "not decided by the evidence",
+    "untested": "not tested",
+}
 MAX_ALTERNATIVES = 3
 
 
@@ -152,7 +161,7 @@ def template_claims(
         claims.append(
             Claim(
                 text=f"Also considered: {FAULT_WORDS.get(ah.fault_type, ah.fault_type)} at {ah.entity} "
-                f"({alt.status}, confidence {alt.confidence:.2f}).",
+                f"({ALTERNATIVE_WORDS.get(alt.status, alt.status)}, confidence {alt.confidence:.2f}).",
                 evidence=book.ids(refs),
             )
         )

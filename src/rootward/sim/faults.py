@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from rootward.sim import logtext
 from rootward.sim.signals import (
@@ -961,6 +962,31 @@ def deploy_regression(ctx: FaultContext) -> FaultPlan:
     return plan
 
 
+def _config_change(
+    ctx: FaultContext,
+    plan: FaultPlan,
+    change: dict[str, Any],
+    summary: str,
+    diff: str,
+    mean_gap: float,
+    message: Callable[[random.Random], str],
+) -> None:
+    """A config or flag change at the cause, and the ERROR line it makes the cause repeat from the onset."""
+    plan.changes.append(
+        {
+            "id": change["id"],
+            "kind": change["kind"],
+            "service": ctx.cause.name,
+            "time": change["time"],
+            "version": "",
+            "author": change["author"],
+            "summary": summary,
+            "diff": diff,
+        }
+    )
+    plan.logs += repeat(ctx, ctx.onset, ctx.window_end, mean_gap, lambda r: ("ERROR", message(r)))
+
+
 def config_error(ctx: FaultContext) -> FaultPlan:
     rng, c, o = ctx.rng, ctx.cause, ctx.onset
     when = o - rng.randint(1, 9) * 60
@@ -973,72 +999,42 @@ def config_error(ctx: FaultContext) -> FaultPlan:
     cid = f"{'flag' if variant == 'flag' else 'config'}-{rng.randint(1000, 9999)}"
     if variant == "flag":
         flag = rng.choice(("new-pricing-engine", "async-checkout", "v2-search-ranking", "batch-writes"))
-        plan.changes.append(
-            {
-                "id": cid,
-                "kind": "feature_flag",
-                "service": c.name,
-                "time": when,
-                "version": "",
-                "author": rng.choice(("pm-tool", "carol")),
-                "summary": f"enable {flag} for 100% of traffic",
-                "diff": f"- {flag}: 5%\n+ {flag}: 100%",
-            }
-        )
-        plan.logs += repeat(
+        _config_change(
             ctx,
-            o,
-            ctx.window_end,
+            plan,
+            {"id": cid, "kind": "feature_flag", "time": when, "author": rng.choice(("pm-tool", "carol"))},
+            f"enable {flag} for 100% of traffic",
+            f"- {flag}: 5%\n+ {flag}: 100%",
             7,
             lambda r: (
-                "ERROR",
-                f"request failed under flag {flag}=on: IllegalStateException: engine v2 has no rule set for region '{r.choice(('eu-west', 'us-east', 'ap-south'))}' req_id={logtext.hexid(r)}",
+                f"request failed under flag {flag}=on: IllegalStateException: engine v2 has no rule set for region "
+                f"'{r.choice(('eu-west', 'us-east', 'ap-south'))}' req_id={logtext.hexid(r)}"
             ),
         )
     elif variant == "timeout":
-        plan.changes.append(
-            {
-                "id": cid,
-                "kind": "config",
-                "service": c.name,
-                "time": when,
-                "version": "",
-                "author": rng.choice(("alice", "ops-bot")),
-                "summary": f"tune client timeouts for {dep}",
-                "diff": f"- {dep}.timeout: 3s\n+ {dep}.timeout: 30ms",
-            }
-        )
-        plan.logs += repeat(
+        _config_change(
             ctx,
-            o,
-            ctx.window_end,
+            plan,
+            {"id": cid, "kind": "config", "time": when, "author": rng.choice(("alice", "ops-bot"))},
+            f"tune client timeouts for {dep}",
+            f"- {dep}.timeout: 3s\n+ {dep}.timeout: 30ms",
             6,
             lambda r: (
-                "ERROR",
-                f"call to {dep} aborted: client timeout 30ms exceeded (configured {dep}.timeout=30ms) req_id={logtext.hexid(r)}",
+                f"call to {dep} aborted: client timeout 30ms exceeded (configured {dep}.timeout=30ms) "
+                f"req_id={logtext.hexid(r)}"
             ),
         )
     else:
-        plan.changes.append(
-            {
-                "id": cid,
-                "kind": "config",
-                "service": c.name,
-                "time": when,
-                "version": "",
-                "author": rng.choice(("vault-sync", "alice")),
-                "summary": f"rotate {dep} credentials",
-                "diff": f"- secretRef: {dep}-creds-v3\n+ secretRef: {dep}-creds-v4",
-            }
-        )
-        plan.logs += repeat(
+        _config_change(
             ctx,
-            o,
-            ctx.window_end,
+            plan,
+            {"id": cid, "kind": "config", "time": when, "author": rng.choice(("vault-sync", "alice"))},
+            f"rotate {dep} credentials",
+            f"- secretRef: {dep}-creds-v3\n+ secretRef: {dep}-creds-v4",
             6,
             lambda r: (
-                "ERROR",
-                f'FATAL:  password authentication failed for user "app" (connecting to {dep}; credentials from secret {dep}-creds-v4)',
+                f'FATAL:  password authentication failed for user "app" (connecting to {dep}; '
+                f"credentials from secret {dep}-creds-v4)"
             ),
         )
     plan.shapes["error_rate"] = add_step(o, rng.uniform(0.25, 0.7), rise_s=60)

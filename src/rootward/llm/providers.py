@@ -9,7 +9,8 @@ decide what happens after a failure, not a hidden retry loop.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 from rootward.llm.settings import LLMSettings
@@ -40,6 +41,29 @@ def _arguments(raw: str) -> dict[str, Any]:
     except json.JSONDecodeError:
         return {}
     return parsed if isinstance(parsed, dict) else {}
+
+
+def _client_options(settings: LLMSettings) -> dict[str, Any]:
+    """What both SDK clients are built with; retries off (the breaker and fallback chain decide)."""
+    return {
+        "api_key": settings.api_key.get_secret_value() or "unused",
+        "base_url": settings.base_url,
+        "timeout": settings.timeout_s,
+        "max_retries": 0,
+    }
+
+
+@contextmanager
+def _translated(sdk: Any, name: str) -> Iterator[None]:
+    """Both SDKs' errors (same class names) as one ProviderError, named after the provider."""
+    try:
+        yield
+    except sdk.APITimeoutError as exc:
+        raise ProviderError(f"{name}: timed out ({exc})") from exc
+    except sdk.APIStatusError as exc:
+        raise ProviderError(f"{name}: HTTP {exc.status_code}") from exc
+    except sdk.APIError as exc:
+        raise ProviderError(f"{name}: {exc.__class__.__name__}: {exc}") from exc
 
 
 def _openai_message(m: Message) -> dict[str, Any]:
@@ -83,12 +107,7 @@ class OpenAIProvider:
         import openai  # imported when configured: the SDKs cost seconds at startup
 
         self._openai = openai
-        self._client = openai.OpenAI(
-            api_key=settings.api_key.get_secret_value() or "unused",
-            base_url=settings.base_url,
-            timeout=settings.timeout_s,
-            max_retries=0,
-        )
+        self._client = openai.OpenAI(**_client_options(settings))
 
     def complete(
         self,
@@ -100,7 +119,7 @@ class OpenAIProvider:
         tools: Sequence[ToolSpec] = (),
     ) -> Completion:
         openai = self._openai
-        try:
+        with _translated(openai, self.name):
             extra: dict[str, Any] = {}
             if tools:
                 extra["tools"] = [
@@ -119,12 +138,6 @@ class OpenAIProvider:
                 temperature=0,
                 **extra,
             )
-        except openai.APITimeoutError as exc:
-            raise ProviderError(f"openai: timed out ({exc})") from exc
-        except openai.APIStatusError as exc:
-            raise ProviderError(f"openai: HTTP {exc.status_code}") from exc
-        except openai.APIError as exc:
-            raise ProviderError(f"openai: {exc.__class__.__name__}: {exc}") from exc
         message = response.choices[0].message if response.choices else None
         function_calls = [
             c
@@ -157,12 +170,7 @@ class AnthropicProvider:
         import anthropic
 
         self._anthropic = anthropic
-        self._client = anthropic.Anthropic(
-            api_key=settings.api_key.get_secret_value() or "unused",
-            base_url=settings.base_url,
-            timeout=settings.timeout_s,
-            max_retries=0,
-        )
+        self._client = anthropic.Anthropic(**_client_options(settings))
 
     def complete(
         self,
@@ -176,7 +184,7 @@ class AnthropicProvider:
         anthropic = self._anthropic
         system = "\n\n".join(m.content for m in messages if m.role == "system")
         chat = _anthropic_messages(messages)
-        try:
+        with _translated(anthropic, self.name):
             extra: dict[str, Any] = {"system": system} if system else {}
             if tools:
                 extra["tools"] = [
@@ -188,12 +196,6 @@ class AnthropicProvider:
                 messages=chat,  # type: ignore[arg-type]
                 **extra,
             )
-        except anthropic.APITimeoutError as exc:
-            raise ProviderError(f"anthropic: timed out ({exc})") from exc
-        except anthropic.APIStatusError as exc:
-            raise ProviderError(f"anthropic: HTTP {exc.status_code}") from exc
-        except anthropic.APIError as exc:
-            raise ProviderError(f"anthropic: {exc.__class__.__name__}: {exc}") from exc
         text = "".join(getattr(block, "text", "") for block in response.content)
         calls = tuple(
             ToolCall(block.id, block.name, dict(block.input or {}), json.dumps(block.input))

@@ -151,7 +151,7 @@ def test_malformed_json_is_400(client: TestClient) -> None:
     assert "Invalid JSON" in response.json()["error"]
 
 
-def test_schema_error_is_400_naming_the_field_and_nothing_is_stored(client: TestClient) -> None:
+def test_schema_error_in_one_alert_rejects_that_alert_and_stores_the_other(client: TestClient) -> None:
     payload = am_payload()
     good = dict(payload["alerts"][0])
     bad = {**good, "fingerprint": "fp2", "status": "burning"}
@@ -161,9 +161,20 @@ def test_schema_error_is_400_naming_the_field_and_nothing_is_stored(client: Test
         content=orjson.dumps(payload),
         headers={**AUTH, "Content-Type": "application/json; charset=utf-8"},
     )
+    assert response.status_code == 202
+    body = response.json()
+    assert body["accepted"] == 1 and body["alerts"][0]["index"] == 0
+    assert [(r["index"], r["field"], r["status"]) for r in body["rejected"]] == [(1, "status", 400)]
+    assert counts(client) == (1, 1, 1)
+
+
+def test_schema_error_in_every_alert_is_400_naming_the_field_and_nothing_is_stored(client: TestClient) -> None:
+    payload = am_payload()
+    payload["alerts"] = [{**payload["alerts"][0], "status": "burning"}]
+    response = client.post("/api/v1/alerts/alertmanager", json=payload, headers=AUTH)
     assert response.status_code == 400
-    assert response.json()["fields"][0]["field"] == "alerts.1.status"
-    assert "alerts.1.status" in response.json()["error"]
+    assert response.json()["fields"][0]["field"] == "alerts.0.status"
+    assert "alerts.0.status" in response.json()["error"]
     assert counts(client) == (0, 0, 0)
 
 

@@ -8,6 +8,9 @@
   within `router.group_window` (`joined_group`), or opens a new group
   (`new_group`). A group's tier is the highest tier of its alerts; the first
   time it reaches L1 or above it is marked for exactly one investigation.
+- A group whose investigation ended without a result (failed, expired) is
+  marked for a new one when an alert more severe than any before joins it:
+  a page must not inherit the failure of the warning that opened its group.
 
 The caller (runtime/intake.py) loads the state, calls `route`, and writes the
 plan in one transaction.
@@ -52,6 +55,7 @@ class GroupState:
     alert_count: int
     firing_count: int
     has_investigation: bool
+    investigation_failed: bool = False  # its job ended failed or expired
     is_new: bool = False
     changed: bool = False
 
@@ -160,6 +164,9 @@ def route(
             reason = f"joined open group of {alert.service} (last alert within the window); {decision.reason}"
             group.alert_count += 1
             group.last_alert_at = now
+            if group.investigation_failed and alert.severity.rank < group.severity.rank:
+                group.has_investigation = group.investigation_failed = False
+                reason += "; its investigation had failed: a more severe alert starts a new one"
             _escalate(group, alert, decision.tier, decision.human, decision.reason)
         else:
             action = "new_group"

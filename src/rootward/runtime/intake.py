@@ -19,11 +19,14 @@ from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.domain.alert import Alert, Severity, Tier
-from rootward.ingest.router import Decision, GroupState, KnownAlert, RoutingPlan, route
+from rootward.ingest.admission import StoreLimits
+from rootward.ingest.router import Decision, GroupState, KnownAlert, NewAlert, RoutingPlan, route
 from rootward.ingest.settings import RouterSettings
 from rootward.store.alerts import AlertGroupRow, AlertRow, RoutingDecisionRow, utc
 from rootward.store.audit import AuditEntry, append_audit_many, lock_audit_chain
 from rootward.store.ids import new_id
+from rootward.store.jobs import Job
+from rootward.store.text_limits import column_length
 
 Enqueue = Callable[[Session, str, int, str], str]
 
@@ -31,6 +34,9 @@ Enqueue = Callable[[Session, str, int, str], str]
 _GROUPS = cast(Table, AlertGroupRow.__table__)
 _ALERTS = cast(Table, AlertRow.__table__)
 _DECISIONS = cast(Table, RoutingDecisionRow.__table__)
+_JOBS = cast(Table, Job.__table__)
+# A group whose investigation ended so is investigated again when a more severe alert joins.
+ENDED_WITHOUT_RESULT = ("failed", "expired")
 _UPDATE_GROUP = (
     update(_GROUPS)
     .where(_GROUPS.c.id == bindparam("b_id"))
@@ -78,6 +84,16 @@ class AcceptResult:
         }
 
 
+def store_limits() -> StoreLimits:
+    """The longest name, service and fingerprint the alert tables hold, read from their columns."""
+    services = [n for n in (column_length(_ALERTS.c.service), column_length(_GROUPS.c.service)) if n is not None]
+    return StoreLimits(
+        name=column_length(_ALERTS.c.name),
+        service=min(services, default=None),
+        fingerprint=column_length(_ALERTS.c.fingerprint),
+    )
+
+
 def investigation_enqueuer() -> Enqueue | None:
     """The runtime's `enqueue_investigation`, or None while the runtime is not installed."""
     try:
@@ -101,6 +117,7 @@ def _group_state(row: Any) -> GroupState:
         alert_count=row.alert_count,
         firing_count=row.firing_count,
         has_investigation=row.investigation_job_id is not None,
+        investigation_failed=row.job_status in ENDED_WITHOUT_RESULT,
     )
 
 
@@ -121,7 +138,10 @@ def _load_state(
     groups_by_id: dict[str, GroupState] = {}
     open_groups: dict[str, GroupState] = {}
     group_ids = {k.group_id for k in known.values()}
-    candidates = select(_GROUPS).where(
+    with_job = select(_GROUPS, _JOBS.c.status.label("job_status")).outerjoin(
+        _JOBS, _JOBS.c.id == _GROUPS.c.investigation_job_id
+    )
+    candidates = with_job.where(
         _GROUPS.c.status == "open",
         _GROUPS.c.service.in_(services),
         _GROUPS.c.last_alert_at >= window_start,
@@ -134,7 +154,7 @@ def _load_state(
             open_groups[state.service] = state
     missing = group_ids - groups_by_id.keys()
     if missing:
-        for row in session.execute(select(_GROUPS).where(_GROUPS.c.id.in_(missing))):
+        for row in session.execute(with_job.where(_GROUPS.c.id.in_(missing))):
             groups_by_id[row.id] = _group_state(row)
     return known, groups_by_id, open_groups
 
@@ -155,10 +175,7 @@ def _group_values(g: GroupState) -> dict[str, Any]:
     }
 
 
-def _write(
-    session: Session, plan: RoutingPlan, submissions: Sequence[Submission], now: datetime, enqueue: Enqueue | None
-) -> None:
-    sources = [sub.source for sub in submissions for _ in sub.alerts]
+def _write_groups(session: Session, plan: RoutingPlan) -> None:
     new_groups = [_group_values(g) for g in plan.groups.values() if g.is_new]
     changed = [_group_values(g) for g in plan.groups.values() if not g.is_new]
     if new_groups:
@@ -168,43 +185,44 @@ def _write(
             values["b_id"] = values.pop("id")
             del values["service"], values["opened_at"]
         session.execute(_UPDATE_GROUP, changed)
+
+
+def _alert_values(n: NewAlert, source: str, now: datetime) -> dict[str, Any]:
+    return {
+        "id": n.id,
+        "fingerprint": n.alert.fingerprint,
+        "group_id": n.group_id,
+        "source": source,
+        "name": n.alert.name,
+        "service": n.alert.service,
+        "severity": n.alert.severity.value,
+        "status": n.alert.status,
+        "tier": n.tier.value,
+        "labels": n.alert.labels,
+        "annotations": n.alert.annotations,
+        "starts_at": n.alert.starts_at,
+        "ends_at": n.alert.ends_at,
+        "generator_url": n.alert.generator_url,
+        "first_seen": now,
+        "last_seen": now,
+        "count": 1,
+    }
+
+
+def _write_alerts(session: Session, plan: RoutingPlan, submissions: Sequence[Submission], now: datetime) -> None:
+    sources = [sub.source for sub in submissions for _ in sub.alerts]
     if plan.new_alerts:
-        session.execute(
-            _ALERTS.insert(),
-            [
-                {
-                    "id": n.id,
-                    "fingerprint": n.alert.fingerprint,
-                    "group_id": n.group_id,
-                    "source": sources[n.position],
-                    "name": n.alert.name,
-                    "service": n.alert.service,
-                    "severity": n.alert.severity.value,
-                    "status": n.alert.status,
-                    "tier": n.tier.value,
-                    "labels": n.alert.labels,
-                    "annotations": n.alert.annotations,
-                    "starts_at": n.alert.starts_at,
-                    "ends_at": n.alert.ends_at,
-                    "generator_url": n.alert.generator_url,
-                    "first_seen": now,
-                    "last_seen": now,
-                    "count": 1,
-                }
-                for n in plan.new_alerts
-            ],
-        )
-    if plan.updates:
-        rows = [
-            {"b_id": u.id, "status": u.status, "count": u.count, "last_seen": u.last_seen, "ends_at": u.ends_at}
-            for u in plan.updates.values()
-        ]
-        resolving = [r for r in rows if r["ends_at"] is not None]
-        repeating = [r for r in rows if r["ends_at"] is None]
-        if resolving:
-            session.execute(_RESOLVE_ALERT, resolving)
-        if repeating:
-            session.execute(_UPDATE_ALERT, repeating)
+        session.execute(_ALERTS.insert(), [_alert_values(n, sources[n.position], now) for n in plan.new_alerts])
+    rows = [
+        {"b_id": u.id, "status": u.status, "count": u.count, "last_seen": u.last_seen, "ends_at": u.ends_at}
+        for u in plan.updates.values()
+    ]
+    resolving = [r for r in rows if r["ends_at"] is not None]
+    repeating = [r for r in rows if r["ends_at"] is None]
+    if resolving:
+        session.execute(_RESOLVE_ALERT, resolving)
+    if repeating:
+        session.execute(_UPDATE_ALERT, repeating)
     session.execute(
         _DECISIONS.insert(),
         [
@@ -220,31 +238,35 @@ def _write(
             for d in plan.decisions
         ],
     )
-    # One audit row per request, holding every routing decision of it (the reasons are in
-    # routing_decisions): the chain covers each decision at a fraction of a row per alert.
+
+
+def _intake_audit(plan: RoutingPlan, submissions: Sequence[Submission]) -> list[AuditEntry]:
+    """One audit row per request, holding every routing decision of it.
+
+    The reasons are in routing_decisions: the chain covers each decision at a
+    fraction of a row per alert.
+    """
     audit: list[AuditEntry] = []
     start = 0
     for sub in submissions:
         mine = plan.decisions[start : start + len(sub.alerts)]
         start += len(sub.alerts)
-        audit.append(
-            AuditEntry(
-                "alert.intake",
-                sub.source,
-                {
-                    "decisions": [
-                        {
-                            "alert": d.alert_id,
-                            "fingerprint": d.fingerprint,
-                            "group": d.group_id,
-                            "action": d.action,
-                            "tier": d.tier.value,
-                        }
-                        for d in mine
-                    ]
-                },
-            )
-        )
+        decisions = [
+            {
+                "alert": d.alert_id,
+                "fingerprint": d.fingerprint,
+                "group": d.group_id,
+                "action": d.action,
+                "tier": d.tier.value,
+            }
+            for d in mine
+        ]
+        audit.append(AuditEntry("alert.intake", sub.source, {"decisions": decisions}))
+    return audit
+
+
+def _enqueue_investigations(session: Session, plan: RoutingPlan, enqueue: Enqueue | None) -> list[AuditEntry]:
+    audit: list[AuditEntry] = []
     jobs = []
     for group in plan.investigate:
         if enqueue is None:
@@ -255,6 +277,15 @@ def _write(
         audit.append(AuditEntry("group.investigation", group.id, {"job": job_id, "tier": group.tier.value}))
     if jobs:
         session.execute(_SET_JOB, jobs)
+    return audit
+
+
+def _write(
+    session: Session, plan: RoutingPlan, submissions: Sequence[Submission], now: datetime, enqueue: Enqueue | None
+) -> None:
+    _write_groups(session, plan)
+    _write_alerts(session, plan, submissions, now)
+    audit = _intake_audit(plan, submissions) + _enqueue_investigations(session, plan, enqueue)
     append_audit_many(session, audit)
 
 

@@ -3,6 +3,9 @@
 Same bearer token as the alert webhooks (`intake.token`). A bad payload gets
 400 naming each field; a repeated id gets 409, so a CI job that retries a
 request which had in fact succeeded learns so instead of recording twice.
+Lengths are the `changes` table's own (a longer value is a 400 on every
+backend, not a 500 on PostgreSQL only), and NUL characters, which
+PostgreSQL text cannot hold, are removed from every field before checking.
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ from typing import Annotated, Any, Literal
 import orjson
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 from starlette.concurrency import run_in_threadpool
 
 from rootward.domain.telemetry import Change
 from rootward.ingest.payloads import FieldError
-from rootward.store.changes import DuplicateChange, changes_between, record_change
+from rootward.store.changes import ChangeRow, DuplicateChange, changes_between, record_change
+from rootward.store.text_limits import column_length, without_nul
 from rootward.web.intake import _error, _read_body, _unauthorized, json_response
 
 router = APIRouter(tags=["changes"])
@@ -33,18 +37,27 @@ class ChangeIn(BaseModel):
     id: str | None = Field(
         default=None,
         min_length=1,
-        max_length=128,
+        max_length=column_length(ChangeRow.id),
         pattern=r"^[A-Za-z0-9._:/#@-]+$",
         description="Your id for the change (e.g. the CI run); empty: rootward makes one.",
     )
     kind: Literal["deploy", "config", "infra", "feature_flag"]
-    service: str = Field(min_length=1, max_length=200)
+    service: str = Field(min_length=1, max_length=column_length(ChangeRow.service))
     time: AwareDatetime | None = Field(default=None, description="RFC 3339 with a zone; empty: now.")
-    version: str = Field(default="", max_length=200)
-    author: str = Field(default="", max_length=200)
+    version: str = Field(default="", max_length=column_length(ChangeRow.version))
+    author: str = Field(default="", max_length=column_length(ChangeRow.author))
     summary: str = Field(default="", max_length=10_000)
     diff: str = Field(default="", description="The change itself, e.g. a unified diff of the config.")
-    source: str = Field(default="api", max_length=64, description="Who recorded it, e.g. the CI system's name.")
+    source: str = Field(
+        default="api",
+        max_length=column_length(ChangeRow.source),
+        description="Who recorded it, e.g. the CI system's name.",
+    )
+
+    @field_validator("id", "service", "version", "author", "summary", "diff", "source", mode="before")
+    @classmethod
+    def _without_nul(cls, value: object) -> object:
+        return without_nul(value) if isinstance(value, str) else value
 
     def to_change(self, now: datetime) -> Change:
         return Change(

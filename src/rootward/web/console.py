@@ -35,6 +35,7 @@ from rootward.store.investigations import (
 from rootward.store.users import User, user_for_token
 from rootward.web.auth import COOKIE, current_user
 from rootward.web.charts import metric_svg
+from rootward.web.feedback_form import feedback_fields
 
 router = APIRouter()
 templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
@@ -191,6 +192,7 @@ def feedback(
     user = _user(request)
     if not user.role.at_least(Role.RESPONDER):
         raise HTTPException(403, "feedback needs the responder role")
+    corrected_entity, corrected_fault, note = feedback_fields(corrected_entity, corrected_fault, note)
     try:
         with request.app.state.sessions() as session, session.begin():
             add_feedback(

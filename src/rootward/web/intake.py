@@ -1,9 +1,11 @@
 """Alert webhooks: `POST /api/v1/alerts/alertmanager` and `POST /api/v1/alerts` (docs/intake.md).
 
 The handlers only check the request (token 401, size 413, content type 415,
-schema 400), parse it with `ingest.payloads`, and hand the alerts to the
-group-commit writer; they answer 202 with the alert and group ids once the
-alerts are stored.
+schema 400), parse it with `ingest.payloads` against the store's own limits,
+and hand the admitted alerts to the group-commit writer; they answer 202 with
+the alert and group ids once those are stored, and name each rejected alert
+(index, field, why) beside them. A body whose every alert is rejected is a
+400: the sender must not retry what can never be stored.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from typing import Any
 import orjson
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from sqlalchemy.exc import DataError
 
-from rootward.domain.alert import Alert
-from rootward.ingest.payloads import FieldError, PayloadError, parse_alertmanager, parse_generic
-from rootward.runtime.intake import Submission
+from rootward.ingest.admission import Rejection
+from rootward.ingest.payloads import AlertBatch, FieldError, PayloadError, read_alertmanager, read_generic
+from rootward.runtime.intake import AcceptResult, Submission, store_limits
 from rootward.runtime.intake_writer import IntakeWriter, WriterOverloaded
 from rootward.settings import IntakeSettings, Settings
 
@@ -56,10 +59,14 @@ def json_response(status: int, body: dict[str, Any], headers: dict[str, str] | N
     return Response(orjson.dumps(body), status_code=status, media_type="application/json", headers=headers)
 
 
-def _error(status: int, message: str, fields: list[FieldError] | None = None) -> Response:
+def _error(
+    status: int, message: str, fields: list[FieldError] | None = None, *, rejected: list[Rejection] | None = None
+) -> Response:
     body: dict[str, Any] = {"error": message}
     if fields:
         body["fields"] = [{"field": f.field, "message": f.message} for f in fields]
+    if rejected:
+        body["rejected"] = _rejections(rejected)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     return json_response(status, body, headers)
 
@@ -91,7 +98,20 @@ async def _read_body(request: Request, limit: int) -> bytes | Response:
     return b"".join(chunks)
 
 
-async def _intake(request: Request, source: str, parse: Callable[[bytes, IntakeSettings], list[Alert]]) -> Response:
+def _rejections(rejected: list[Rejection]) -> list[dict[str, Any]]:
+    return [{"index": r.index, "field": r.field, "error": r.message, "status": 400} for r in rejected]
+
+
+def _accepted(batch: AlertBatch, result: AcceptResult) -> dict[str, Any]:
+    body = result.as_json()
+    for entry, index in zip(body["alerts"], batch.indexes, strict=True):
+        entry["index"] = index
+    if batch.rejected:
+        body["rejected"] = _rejections(batch.rejected)
+    return body
+
+
+async def _intake(request: Request, source: str, parse: Callable[[bytes, IntakeSettings], AlertBatch]) -> Response:
     denied = _unauthorized(request)
     if denied is not None:
         return denied
@@ -103,25 +123,36 @@ async def _intake(request: Request, source: str, parse: Callable[[bytes, IntakeS
     if isinstance(body, Response):
         return body
     try:
-        alerts = parse(body, intake)
+        batch = parse(body, intake)
     except PayloadError as exc:
         return _error(400, f"invalid {source} payload: {exc}", exc.errors)
+    if not batch.alerts:
+        fields = [FieldError(r.path, r.message) for r in batch.rejected]
+        message = f"invalid {source} payload: every alert was rejected: {PayloadError(fields)}"
+        return _error(400, message, fields, rejected=batch.rejected)
     writer: IntakeWriter = request.app.state.intake_writer
     try:
-        result = await writer.submit(Submission(source, alerts))
+        result = await writer.submit(Submission(source, batch.alerts))
     except WriterOverloaded as exc:
         return _error(503, f"intake is overloaded ({exc}); retry later")
+    except DataError as exc:  # a value the edge did not catch: retrying cannot help, so no 503
+        log.error("the database refused %d alerts: %s", len(batch.alerts), exc.orig)
+        return _error(400, f"alerts could not be stored: the database refused a value ({exc.orig})")
     except Exception as exc:
-        log.error("intake could not store %d alerts: %s", len(alerts), exc)
+        log.error("intake could not store %d alerts: %s", len(batch.alerts), exc)
         return _error(503, "alerts could not be stored; retry later")
-    return json_response(202, result.as_json())
+    return json_response(202, _accepted(batch, result))
 
 
 @router.post("/api/v1/alerts/alertmanager", status_code=202)
 async def alertmanager_webhook(request: Request) -> Response:
     """Alertmanager webhook (payload version 4)."""
     return await _intake(
-        request, "alertmanager", lambda body, s: parse_alertmanager(body, max_alerts=s.max_alerts_per_request)
+        request,
+        "alertmanager",
+        lambda body, s: read_alertmanager(
+            body, datetime.now(UTC), limits=store_limits(), max_alerts=s.max_alerts_per_request
+        ),
     )
 
 
@@ -131,5 +162,7 @@ async def generic_alerts(request: Request) -> Response:
     return await _intake(
         request,
         "generic",
-        lambda body, s: parse_generic(body, datetime.now(UTC), max_alerts=s.max_alerts_per_request),
+        lambda body, s: read_generic(
+            body, datetime.now(UTC), limits=store_limits(), max_alerts=s.max_alerts_per_request
+        ),
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from rootward.context.window import derive_onset, incident_window, with_onset
+from rootward.context.window import derive_onset, fired_at_of, incident_window, with_onset
 
 FIRED = datetime(2026, 3, 14, 14, 32, tzinfo=UTC)
 
@@ -40,3 +40,20 @@ def test_an_isolated_earlier_step_is_another_event_not_the_onset() -> None:
     assert derive_onset([(t + 300, 40.0), *cascade]) == t + 300
     # Two bursts: the one carrying more score is the incident.
     assert derive_onset([(t, 30.0), (t + 60, 30.0), (t + 1000, 25.0)]) == t
+
+
+def test_fired_at_ignores_implausible_alert_starts_and_falls_back_to_now() -> None:
+    now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+    page = datetime(2026, 3, 1, 11, 58, tzinfo=UTC)
+    hostile = [datetime(1, 1, 1, 0, 0, 1, tzinfo=UTC), datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)]
+    assert fired_at_of([*hostile, page], now) == page
+    assert fired_at_of(hostile, now) == now
+    assert fired_at_of([page.replace(tzinfo=None)], now) == page  # SQLite's naive UTC
+
+
+def test_window_around_an_extreme_fired_at_saturates_instead_of_overflowing() -> None:
+    first = incident_window(datetime(1, 1, 1, 0, 0, 1, tzinfo=UTC))
+    assert first.start == first.baseline_start == datetime.min.replace(tzinfo=UTC)
+    last = incident_window(datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC))
+    assert last.end == datetime.max.replace(tzinfo=UTC)
+    assert with_onset(first, first.fired_at).baseline_start == datetime.min.replace(tzinfo=UTC)

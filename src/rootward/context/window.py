@@ -7,9 +7,12 @@ data (not the alert) decides once anomalies are known.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel
+
+from rootward.domain.alert_time import as_utc, is_plausible, shifted
 
 DEFAULT_BEFORE = timedelta(minutes=5)
 DEFAULT_AFTER = timedelta(minutes=10)
@@ -30,6 +33,18 @@ class IncidentWindow(BaseModel):
         return self.start <= ts <= self.end
 
 
+def fired_at_of(starts: Iterable[datetime], now: datetime) -> datetime:
+    """When the incident fired: the earliest plausible start among its alerts, else `now`.
+
+    A start outside the plausible window (`domain.alert_time`: a hostile or
+    broken sender clock, or a row stored before intake bounded times) is left
+    out, so one such alert cannot move the window of a whole group to year 1,
+    where "an hour before" does not exist.
+    """
+    plausible = [as_utc(start) for start in starts if is_plausible(start, now)]
+    return min(plausible, default=now)
+
+
 def incident_window(
     fired_at: datetime,
     *,
@@ -37,13 +52,17 @@ def incident_window(
     after: timedelta = DEFAULT_AFTER,
     baseline: timedelta = DEFAULT_BASELINE,
 ) -> IncidentWindow:
-    """The window the spec asks for: `fired_at - before` to `fired_at + after`, baseline before it."""
-    start = fired_at - before
+    """The window the spec asks for: `fired_at - before` to `fired_at + after`, baseline before it.
+
+    The arithmetic saturates at the representable range, so an extreme
+    `fired_at` yields a degenerate window, not an OverflowError.
+    """
+    start = shifted(fired_at, -before)
     return IncidentWindow(
         fired_at=fired_at,
         start=start,
-        end=fired_at + after,
-        baseline_start=start - baseline,
+        end=shifted(fired_at, after),
+        baseline_start=shifted(start, -baseline),
         baseline_end=start,
     )
 
@@ -57,10 +76,10 @@ def with_onset(
     """
     if onset is None:
         return window
-    onset = max(onset, window.fired_at - ONSET_LOOKBACK)
+    onset = max(onset, shifted(window.fired_at, -ONSET_LOOKBACK))
     start = min(window.start, onset)
     return window.model_copy(
-        update={"onset": onset, "start": start, "baseline_end": start, "baseline_start": start - baseline}
+        update={"onset": onset, "start": start, "baseline_end": start, "baseline_start": shifted(start, -baseline)}
     )
 
 

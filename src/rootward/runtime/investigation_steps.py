@@ -31,6 +31,7 @@ from rootward.actions.alertmanager import AlertmanagerClient
 from rootward.actions.approvals import request_approval
 from rootward.actions.autonomy_gate import approve_if_earned
 from rootward.actions.safe import SafeAction, SafeActionHandler, SafeActionRunner, SilenceHandler
+from rootward.context.window import fired_at_of
 from rootward.domain.incident import IncidentMeta
 from rootward.engine.evidence_view import evidence_data
 from rootward.engine.investigation import STAGES, initial_state, stage_risk_gate
@@ -136,8 +137,8 @@ class InvestigationSteps:
                 session.scalars(select(AlertRow).where(AlertRow.group_id == group.id).order_by(AlertRow.starts_at))
             )
             group_info = {"service": group.service, "severity": group.severity, "tier": group.tier}
-        fired = min((r.starts_at for r in rows), default=datetime.now(UTC))
-        fired = fired if fired.tzinfo else fired.replace(tzinfo=UTC)
+        now = datetime.now(UTC)
+        fired = fired_at_of((r.starts_at for r in rows), now)  # an implausible start cannot overflow the window
         names = sorted({r.name for r in rows})
         title = f"{', '.join(names[:3]) or 'alert'} on {group_info['service']}"
         meta = IncidentMeta(
@@ -145,7 +146,7 @@ class InvestigationSteps:
             title=title,
             fired_at=fired,
             window_start=fired - LOOKBACK,
-            window_end=max(datetime.now(UTC), fired + timedelta(minutes=1)),
+            window_end=max(now, fired + timedelta(minutes=1)),
         )
         replayed = replay_bundle((r.annotations for r in rows), self.settings.replay)
         if replayed is not None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rootward.notify.matrix import MatrixSettings
 from rootward.notify.slack import SlackSettings
 from rootward.notify.webhook import WebhookSettings
+from rootward.store.db import SQLITE_BUSY_TIMEOUT_S
 
 
 class ShadowSettings(BaseModel):
@@ -32,3 +33,27 @@ class NotifySettings(BaseModel):
         "and no action runs; promotion out of shadow is removing them here.",
     )
     poll_s: float = Field(default=1.0, gt=0, description="Outbox dispatcher poll interval")
+
+    @model_validator(mode="after")
+    def _timeouts_below_the_busy_timeout(self) -> NotifySettings:
+        """A channel call may never outlast what a database writer waits for the lock (and the outbox lease).
+
+        The outbox holds no transaction during a call; this keeps it so for any
+        caller that would, and keeps every send inside the outbox's claim lease.
+        """
+        channels: list[tuple[str, SlackSettings | MatrixSettings | WebhookSettings | None]] = [
+            ("slack", self.slack),
+            ("matrix", self.matrix),
+        ]
+        channels += [(f"webhooks.{hook.name}", hook) for hook in self.webhooks]
+        too_slow = [
+            f"notify.{name}.timeout_s is {channel.timeout_s:g}"
+            for name, channel in channels
+            if channel is not None and channel.timeout_s >= SQLITE_BUSY_TIMEOUT_S
+        ]
+        if too_slow:
+            raise ValueError(
+                f"{'; '.join(too_slow)}: a channel timeout must be below the database busy timeout "
+                f"({SQLITE_BUSY_TIMEOUT_S} s)"
+            )
+        return self

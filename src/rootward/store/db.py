@@ -16,6 +16,10 @@ import orjson
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
+# How long a SQLite writer waits for the write lock before "database is locked". Nothing may hold a
+# transaction open for longer than this while it waits on something else (see notify.settings).
+SQLITE_BUSY_TIMEOUT_S = 30
+
 
 def is_postgres(url: str) -> bool:
     return url.startswith("postgresql")
@@ -44,13 +48,14 @@ def make_engine(url: str, *, echo: bool = False) -> Engine:
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, echo=echo, connect_args={"timeout": 30, "check_same_thread": False}, **JSON_CODEC)
+        connect_args = {"timeout": SQLITE_BUSY_TIMEOUT_S, "check_same_thread": False}
+        engine = create_engine(url, echo=echo, connect_args=connect_args, **JSON_CODEC)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_S * 1000}")
             cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.close()

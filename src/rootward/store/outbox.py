@@ -1,4 +1,8 @@
-"""The durable notification outbox: one row per (notification, channel)."""
+"""The durable notification outbox: one row per (notification, channel).
+
+While a row is `sending`, `attempts` is the claim's fencing token and
+`next_attempt_at` the end of its lease (notify/outbox.py).
+"""
 
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ class OutboxRow(Base):
     key: Mapped[str] = mapped_column(String(128), nullable=False)  # idempotency key, unique per channel
     investigation_id: Mapped[str] = mapped_column(String(64), nullable=False, default="")
     payload: Mapped[dict[str, object]] = mapped_column(JSON, nullable=False)
-    status: Mapped[str] = mapped_column(String(16), nullable=False, default="pending")  # pending|delivered
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="pending")  # pending|sending|delivered
     attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
     receipt: Mapped[str | None] = mapped_column(String(256), nullable=True)

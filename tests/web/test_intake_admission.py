@@ -127,3 +127,19 @@ def test_start_time_outside_the_plausible_window_is_stored_as_receive_time_with_
         assert abs((row.starts_at.replace(tzinfo=None) - row.first_seen.replace(tzinfo=None)).total_seconds()) < 1
         assert "is implausible; the receive time is used" in row.annotations[ADJUSTED_ANNOTATION]
     assert "0001-01-01" in stored(client)[0].annotations[ADJUSTED_ANNOTATION]
+
+
+def test_value_the_database_refuses_after_admission_is_400_not_a_retry_forever(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sqlalchemy.exc import DataError
+
+    import rootward.runtime.intake_writer as writer
+
+    def refuse(*_args: object, **_kwargs: object) -> object:
+        raise DataError("INSERT …", {}, Exception("value too long for type character varying(16)"))
+
+    monkeypatch.setattr(writer, "accept_batches", refuse)
+    response = client.post(AM, json=hundred_and(am_alert(100)), headers=AUTH)
+    assert response.status_code == 400
+    assert "the database refused a value (value too long" in response.json()["error"]

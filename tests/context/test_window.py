@@ -42,13 +42,15 @@ def test_an_isolated_earlier_step_is_another_event_not_the_onset() -> None:
     assert derive_onset([(t, 30.0), (t + 60, 30.0), (t + 1000, 25.0)]) == t
 
 
-def test_fired_at_ignores_implausible_alert_starts_and_falls_back_to_now() -> None:
+def test_fired_at_ignores_starts_at_the_ends_of_the_calendar_and_falls_back_to_now() -> None:
     now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
     page = datetime(2026, 3, 1, 11, 58, tzinfo=UTC)
     hostile = [datetime(1, 1, 1, 0, 0, 1, tzinfo=UTC), datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)]
     assert fired_at_of([*hostile, page], now) == page
     assert fired_at_of(hostile, now) == now
     assert fired_at_of([page.replace(tzinfo=None)], now) == page  # SQLite's naive UTC
+    replayed = datetime(2024, 5, 1, 3, 0, tzinfo=UTC)
+    assert fired_at_of([replayed, *hostile], now) == replayed  # an old incident replayed is still windowed
 
 
 def test_window_around_an_extreme_fired_at_saturates_instead_of_overflowing() -> None:

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel
 
-from rootward.domain.alert_time import as_utc, is_plausible, shifted
+from rootward.domain.alert_time import as_utc, is_windowable, shifted
 
 DEFAULT_BEFORE = timedelta(minutes=5)
 DEFAULT_AFTER = timedelta(minutes=10)
@@ -34,15 +34,16 @@ class IncidentWindow(BaseModel):
 
 
 def fired_at_of(starts: Iterable[datetime], now: datetime) -> datetime:
-    """When the incident fired: the earliest plausible start among its alerts, else `now`.
+    """When the incident fired: the earliest of its alerts' starts that can be windowed, else `now`.
 
-    A start outside the plausible window (`domain.alert_time`: a hostile or
-    broken sender clock, or a row stored before intake bounded times) is left
+    A start at the ends of the calendar (`domain.alert_time.is_windowable`: a
+    hostile sender clock in a row stored before intake bounded times) is left
     out, so one such alert cannot move the window of a whole group to year 1,
-    where "an hour before" does not exist.
+    where "an hour before" does not exist. Old but real starts (a replayed
+    incident) count.
     """
-    plausible = [as_utc(start) for start in starts if is_plausible(start, now)]
-    return min(plausible, default=now)
+    usable = [as_utc(start) for start in starts if is_windowable(start)]
+    return min(usable, default=now)
 
 
 def incident_window(

@@ -52,6 +52,8 @@ EXAMPLES = {
     "query": ["connection pool"],
     "draft_id": ["no-such-draft"],
     "approval_id": ["no-such-approval"],
+    "token_id": ["no-such-token"],
+    "token": ["no-such-token"],
     "user": ["alice"],
     "name": ["alice"],
     "entity": ["checkout"],

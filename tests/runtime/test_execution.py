@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.runtime.checkpoint import Lease, LeaseLost, resume_point, save_checkpoint
 from rootward.runtime.execution import run_job
+from rootward.runtime.fencing import JobFence
 from rootward.runtime.pipeline import Pipeline, Step
 from rootward.runtime.queue import claim, enqueue_investigation
 from rootward.store.audit import AuditRow, verify_chain
@@ -155,3 +156,42 @@ def test_stop_request_hands_the_job_back_to_the_queue_between_steps(
         again = claim(session, "w2", 30, queue_ttl_s=0.001)  # started jobs are exempt from the TTL
     assert again is not None and again.id == job.id
     assert run_job(session_factory, again, pipeline, lease_s=30) == "done"
+
+
+def test_step_result_is_not_checkpointed_once_the_heartbeat_raised_the_fence(
+    session_factory: sessionmaker[Session],
+) -> None:
+    job = _enqueue_and_claim(session_factory)
+    fence = JobFence(Lease.of(job))
+    ran: list[str] = []
+
+    def lost_during_step(state: dict[str, Any]) -> dict[str, Any]:
+        ran.append("a")
+        fence.raise_fence("renewal matched no row")  # what the heartbeat thread does meanwhile
+        return {**state, "a": True}
+
+    def never(state: dict[str, Any]) -> dict[str, Any]:
+        ran.append("b")
+        return state
+
+    pipeline = Pipeline([Step("a", lost_during_step), Step("b", never)])
+    assert run_job(session_factory, job, pipeline, lease_s=30, fence=fence) == "lease_lost"
+    assert ran == ["a"]
+    with session_factory() as session:
+        assert session.scalars(select(Checkpoint).where(Checkpoint.job_id == job.id)).first() is None
+        assert session.get_one(Job, job.id).next_step == 0
+
+
+def test_step_that_breaks_after_its_lease_is_fenced_does_not_fail_the_job(
+    session_factory: sessionmaker[Session],
+) -> None:
+    job = _enqueue_and_claim(session_factory)
+    fence = JobFence(Lease.of(job))
+
+    def breaks(state: dict[str, Any]) -> dict[str, Any]:
+        fence.raise_fence("another worker took over")
+        raise ConnectionError("the step's data source hung up")
+
+    assert run_job(session_factory, job, Pipeline([Step("a", breaks)]), lease_s=30, fence=fence) == "lease_lost"
+    with session_factory() as session:
+        assert session.get_one(Job, job.id).status == "running"  # left to whoever holds it now

@@ -124,7 +124,7 @@ def test_heartbeat_extends_only_the_given_leases_of_its_own_worker(
         other = claim(session, "w2", 10, now=now)
     assert working and crashed_slot and other
     with session_factory() as session:
-        extended = heartbeat(
+        renewed = heartbeat(
             session,
             "w1",
             host="h",
@@ -135,7 +135,7 @@ def test_heartbeat_extends_only_the_given_leases_of_its_own_worker(
             leases=[Lease.of(working), Lease.of(other)],  # w2's lease is not w1's to renew
             now=now + timedelta(seconds=5),
         )
-    assert extended == 1
+    assert renewed == {Lease.of(working)}
     with session_factory() as session:
         assert session.get_one(Job, working.id).lease_expires_at == now + timedelta(seconds=65)
         assert session.get_one(Job, crashed_slot.id).lease_expires_at == now + timedelta(seconds=10)
@@ -154,5 +154,5 @@ def test_heartbeat_does_not_revive_a_lease_that_ran_out(session_factory: session
         leases = [Lease.of(job)]
         assert (
             heartbeat(session, "w1", host="h", pid=1, slots=1, lease_s=30, started_at=now, leases=leases, now=later)
-            == 0
+            == set()
         )

@@ -13,11 +13,13 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.runtime import execution
+from rootward.runtime.fencing import check_fence, current_fence
 from rootward.runtime.pipeline import Pipeline, Step
-from rootward.runtime.queue import enqueue_investigation
+from rootward.runtime.queue import claim, enqueue_investigation
 from rootward.runtime.worker import WorkerPool
+from rootward.store.audit import AuditRow
 from rootward.store.db import make_engine, make_session_factory
-from rootward.store.jobs import Job, WorkerHeartbeat, utcnow
+from rootward.store.jobs import Checkpoint, Job, WorkerHeartbeat, utcnow
 from tests.runtime.conftest import runtime_settings
 
 
@@ -155,3 +157,104 @@ def test_concurrency_cap_holds_across_pools_with_separate_connections(
         for e in engines:
             e.dispose()
     assert 1 <= running["max"] <= 2  # six slots, but never more than the cap at once
+
+
+def test_step_longer_than_the_lease_completes_without_a_takeover(
+    migrated_db_url: str, session_factory: sessionmaker[Session]
+) -> None:
+    def long_step(state: dict[str, Any]) -> dict[str, Any]:
+        time.sleep(2.5)  # 2.5 leases: only the heartbeat's renewals keep the job
+        return {**state, "long": True}
+
+    with session_factory() as session:
+        job_id = enqueue_investigation(session, "g", 1, "L2")
+        session.commit()
+    settings = runtime_settings(migrated_db_url, lease_s=1, heartbeat_s=0.1)
+    pipeline = Pipeline([Step("long", long_step), Step("after", lambda s: {**s, "after": True})])
+    holder = WorkerPool(settings, session_factory, pipeline=pipeline, concurrency=1)
+    # A second pool polls all along: it would take the job over the moment its lease ran out.
+    rival = WorkerPool(settings, session_factory, pipeline=pipeline, concurrency=1)
+    holder.start()
+    assert _wait_for(lambda: _statuses(session_factory) == ["running"], 10)
+    rival.start()
+    try:
+        assert _wait_for(lambda: _statuses(session_factory) == ["done"], 20)
+    finally:
+        holder.stop()
+        rival.stop()
+    assert holder.outcomes == {"done": 1} and not rival.outcomes
+    with session_factory() as session:
+        job = session.get_one(Job, job_id)
+        assert (job.attempts, job.error) == (1, None)
+        workers = session.scalars(select(Checkpoint.worker_id).where(Checkpoint.job_id == job_id)).all()
+        assert workers == [holder.worker_id, holder.worker_id]
+        kinds = session.scalars(select(AuditRow.kind).where(AuditRow.subject == job_id)).all()
+        assert "job.resumed" not in kinds
+
+
+def test_pool_renews_exactly_the_leases_its_slots_hold(
+    migrated_db_url: str, session_factory: sessionmaker[Session]
+) -> None:
+    in_step = threading.Event()
+    release = threading.Event()
+
+    def waiting(state: dict[str, Any]) -> dict[str, Any]:
+        in_step.set()
+        release.wait(10)
+        return state
+
+    with session_factory() as session:
+        job_id = enqueue_investigation(session, "g", 1, "L2")
+        session.commit()
+    pool = WorkerPool(
+        runtime_settings(migrated_db_url), session_factory, pipeline=Pipeline([Step("wait", waiting)]), concurrency=1
+    )
+    pool.start()
+    try:
+        assert in_step.wait(10)
+        assert [lease.job_id for lease in pool.held_leases()] == [job_id]
+        release.set()
+        assert _wait_for(lambda: _statuses(session_factory) == ["done"], 10)
+        assert _wait_for(lambda: pool.held_leases() == [], 5)  # a finished job is no longer renewed
+    finally:
+        release.set()
+        pool.stop()
+
+
+def test_fenced_off_pool_stops_its_step_and_writes_nothing(
+    migrated_db_url: str, session_factory: sessionmaker[Session]
+) -> None:
+    in_step = threading.Event()
+    stopped: dict[str, Any] = {}
+
+    def long_step(state: dict[str, Any]) -> dict[str, Any]:
+        fence = current_fence()
+        assert fence is not None
+        in_step.set()
+        started = time.monotonic()
+        woken = fence.wait(30)
+        stopped.update(woken=woken, after_s=time.monotonic() - started, reason=fence.reason)
+        check_fence()
+        stopped["went_on"] = True
+        return {**state, "long": True}
+
+    with session_factory() as session:
+        job_id = enqueue_investigation(session, "g", 1, "L2")
+        session.commit()
+    settings = runtime_settings(migrated_db_url, lease_s=1, heartbeat_s=0.1)
+    pool = WorkerPool(settings, session_factory, pipeline=Pipeline([Step("long", long_step)]), concurrency=1)
+    pool.start()
+    try:
+        assert in_step.wait(10)
+        with session_factory() as session:  # another worker takes the job over (as after a stall)
+            rescuer = claim(session, "rescuer", 60, now=utcnow() + timedelta(seconds=5))
+        assert rescuer is not None and rescuer.id == job_id
+        assert _wait_for(lambda: pool.outcomes["lease_lost"] == 1, 10)
+    finally:
+        pool.stop()
+    assert stopped["woken"] and stopped["after_s"] < 10 and "went_on" not in stopped
+    assert "another worker took over" in stopped["reason"]
+    with session_factory() as session:
+        job = session.get_one(Job, job_id)
+        assert (job.status, job.lease_owner, job.attempts, job.next_step) == ("running", "rescuer", 2, 0)
+        assert session.scalars(select(Checkpoint).where(Checkpoint.job_id == job_id)).first() is None

@@ -10,6 +10,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -20,9 +21,9 @@ from typer.testing import CliRunner
 
 from rootward.cli import app
 from rootward.runtime.pipeline import DEFAULT_STEP_NAMES
-from rootward.runtime.queue import enqueue_investigation
+from rootward.runtime.queue import claim, enqueue_investigation
 from rootward.store.audit import AuditRow, verify_chain
-from rootward.store.jobs import Checkpoint, Job
+from rootward.store.jobs import Checkpoint, Job, utcnow
 
 pytestmark = pytest.mark.integration
 
@@ -170,3 +171,59 @@ def test_two_workers_on_postgresql_claim_each_of_200_jobs_exactly_once(
         started = session.scalars(select(AuditRow.subject).where(AuditRow.kind == "job.started")).all()
         assert sorted(started) == sorted(ids)
         assert verify_chain(session).ok
+
+
+def test_steps_longer_than_the_lease_finish_in_one_worker_process_with_no_takeover(
+    clean_env: None,
+    tmp_path: Path,
+    migrated_db_url: str,
+    session_factory: sessionmaker[Session],
+    start_worker: Callable[..., subprocess.Popen[bytes]],
+) -> None:
+    config = _config(tmp_path, migrated_db_url, lease_s=1, heartbeat_s=0.1)
+    with session_factory() as session:
+        job_id = enqueue_investigation(session, "group-long", 1, "L2")
+        session.commit()
+    holder = start_worker(config, step_s=1.5)  # every step outlives the lease
+    _wait_for(lambda: bool(_trace(tmp_path)), 60, "the first worker to start a step")
+    rival = start_worker(config, step_s=1.5)  # would take the job over the moment its lease lapsed
+    _wait_for(lambda: _job(session_factory, job_id).status in ("done", "failed"), 120, "the job to finish")
+    for worker in (holder, rival):
+        worker.send_signal(signal.SIGTERM)
+    assert [worker.wait(timeout=15) for worker in (holder, rival)] == [0, 0]
+
+    done = _job(session_factory, job_id)
+    assert (done.status, done.attempts, done.error) == ("done", 1, None)
+    trace = [(index, pid) for jid, index, _w, pid in _trace(tmp_path) if jid == job_id]
+    assert trace == [(index, holder.pid) for index in range(len(DEFAULT_STEP_NAMES))]  # each step once, one pid
+    with session_factory() as session:
+        kinds = session.scalars(select(AuditRow.kind).where(AuditRow.subject == job_id)).all()
+        assert "job.resumed" not in kinds and kinds[-1] == "job.done"
+
+
+def test_worker_process_fenced_off_mid_step_stops_the_step_without_writing(
+    clean_env: None,
+    tmp_path: Path,
+    migrated_db_url: str,
+    session_factory: sessionmaker[Session],
+    start_worker: Callable[..., subprocess.Popen[bytes]],
+) -> None:
+    config = _config(tmp_path, migrated_db_url, lease_s=1, heartbeat_s=0.1)
+    with session_factory() as session:
+        job_id = enqueue_investigation(session, "group-fenced", 1, "L2")
+        session.commit()
+    worker = start_worker(config, step_s=60)  # a step that would run for a minute
+    _wait_for(lambda: bool(_trace(tmp_path)), 60, "the worker to start its first step")
+    with session_factory() as session:  # another worker takes the job over, as after a stall
+        rescuer = claim(session, "rescuer", 120, now=utcnow() + timedelta(seconds=5))
+    assert rescuer is not None and rescuer.id == job_id
+    log = tmp_path / "worker-0.log"
+    _wait_for(lambda: "fenced off" in log.read_text(), 15, "the worker to notice it was fenced off")
+    worker.send_signal(signal.SIGTERM)
+    assert worker.wait(timeout=15) == 0
+    assert "'lease_lost': 1" in log.read_text()  # the step ended, well before its minute was up
+
+    job = _job(session_factory, job_id)
+    assert (job.status, job.lease_owner, job.attempts, job.next_step) == ("running", "rescuer", 2, 0)
+    with session_factory() as session:
+        assert session.scalars(select(Checkpoint).where(Checkpoint.job_id == job_id)).first() is None

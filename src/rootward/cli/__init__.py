@@ -2,6 +2,8 @@
 
 Each concern registers its own verbs from its own module (`cli/<concern>.py`,
 each with a `register(app)` function), so no file here grows into a god module.
+The root command (`cli/database_errors.py`) turns an un-migrated or unreachable
+database into one line and exit 2 for every verb, so no verb handles it itself.
 """
 
 from __future__ import annotations
@@ -10,7 +12,10 @@ import importlib
 
 import typer
 
+from rootward.cli.database_errors import RootwardGroup
+
 app = typer.Typer(
+    cls=RootwardGroup,
     name="rootward",
     help="Self-hosted AI incident investigator for on-call teams.",
     no_args_is_help=True,
@@ -32,7 +37,6 @@ COMMAND_MODULES = (
     "console",  # import (record bundle investigations for the console)
     "costs",  # costs --by service|model|provider (LLM spend)
 )
-
 
 
 @app.callback()

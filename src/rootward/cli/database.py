@@ -1,4 +1,8 @@
-"""What CLI verbs share: load the configuration, open a database session, say clearly why not."""
+"""What CLI verbs share: load the configuration, open a database session.
+
+A database that is not migrated or not reachable is reported by the root
+command (`cli/database_errors.py`), for every verb alike.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import typer
-from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlalchemy.orm import Session
 
 from rootward.settings import ConfigError, Settings, load_settings
@@ -24,15 +27,12 @@ def settings_from(config: Path | None) -> Settings:
 
 @contextmanager
 def session_scope(settings: Settings) -> Iterator[Session]:
-    """A session on the configured database; a missing schema exits 1 with the fix."""
+    """A session on the configured database, disposed of afterwards."""
     from rootward.store.db import make_engine, make_session_factory
 
     engine = make_engine(settings.database_url)
     try:
         with make_session_factory(engine)() as session:
             yield session
-    except (OperationalError, ProgrammingError) as exc:
-        typer.echo(f"database error ({exc.orig}); has `rootward db upgrade` run on it?", err=True)
-        raise typer.Exit(1) from None
     finally:
         engine.dispose()

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from rootward.cli.database import session_scope, settings_from
 
@@ -19,8 +18,6 @@ ConfigOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 STATUSES = ("queued", "running", "done", "failed", "expired")
-
-
 
 
 def worker(
@@ -48,12 +45,7 @@ def worker(
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     logging.getLogger("alembic").setLevel(logging.WARNING)
-    try:
-        code = run_worker_process(settings, concurrency=concurrency)
-    except (OperationalError, ProgrammingError) as exc:
-        typer.echo(f"error: database unavailable: {exc.orig}", err=True)
-        raise typer.Exit(1) from None
-    raise typer.Exit(code)
+    raise typer.Exit(run_worker_process(settings, concurrency=concurrency))
 
 
 investigations = typer.Typer(help="Investigation jobs: queued, running, done, failed, expired.", no_args_is_help=True)

@@ -34,10 +34,14 @@ def settings_or_exit(config: Path | None, **overrides: Any) -> Settings:
 
 
 def _upgrade_or_exit(settings: Settings) -> None:
+    from sqlalchemy.exc import DBAPIError
+
     from rootward.store.migrate import upgrade
 
     try:
         upgrade(settings.database_url)
+    except DBAPIError:
+        raise  # unreachable database: one line from the root command (cli/database_errors.py)
     except Exception as exc:
         typer.echo(f"error: cannot migrate the database: {type(exc).__name__}: {exc}", err=True)
         raise typer.Exit(1) from None

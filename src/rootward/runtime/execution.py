@@ -4,7 +4,10 @@ A worker starts at the job's resume point (its last checkpoint, or the
 beginning), runs each remaining step, and checkpoints the result under its
 lease. Between steps it honours a stop request by handing the job back to the
 queue. If the lease is lost (the worker stalled past `lease_s` and another one
-took over), it stops at once without writing anything more.
+took over), it stops at once without writing anything more: either a guarded
+write finds the lease gone (`LeaseLost`), or the worker's heartbeat could not
+renew the lease and raised the job's fence (`runtime/fencing.py`), which is
+checked before and after every step and which a long step can check itself.
 
 Each step sees the state exactly as a resumed worker would load it (a JSON
 round trip of the previous step's output), so running straight through and
@@ -36,6 +39,7 @@ from rootward.runtime.checkpoint import (
     resume_point,
     save_checkpoint,
 )
+from rootward.runtime.fencing import JobFence, fenced_by
 from rootward.runtime.pipeline import Pipeline
 from rootward.store.jobs import Job, utcnow
 
@@ -66,10 +70,16 @@ def run_job(
     *,
     lease_s: float,
     stop: threading.Event | None = None,
+    fence: JobFence | None = None,
 ) -> Outcome:
-    """Drive `job` (just claimed) from its resume point to done, failed, released or lost."""
+    """Drive `job` (just claimed) from its resume point to done, failed, released or lost.
+
+    `fence` is the one the worker's heartbeat raises when it cannot renew this
+    job's lease; without one (a direct call), only the guarded writes fence.
+    """
+    fence = fence or JobFence(Lease.of(job))
     with span("investigation", job_id=job.id, group_id=job.group_id, tier=job.tier, attempt=job.attempts) as current:
-        outcome = _run_job(session_factory, job, pipeline, lease_s=lease_s, stop=stop)
+        outcome = _run_job(session_factory, job, pipeline, lease_s=lease_s, stop=stop, fence=fence)
         current.set_attribute("rootward.outcome", outcome)
         return outcome
 
@@ -81,8 +91,9 @@ def _run_job(
     *,
     lease_s: float,
     stop: threading.Event | None,
+    fence: JobFence,
 ) -> Outcome:
-    lease = Lease.of(job)
+    lease = fence.lease
     with session_factory() as session:
         point = resume_point(session, job.id)
         session.commit()
@@ -91,6 +102,7 @@ def _run_job(
         log.info("job %s: resuming at step %d of %d", job.id, point.next_step, len(pipeline))
     try:
         for index in range(point.next_step, len(pipeline)):
+            fence.check()
             if stop is not None and stop.is_set():
                 with session_factory() as session:
                     release_job(session, lease, reason=f"worker stopping before step {index}")
@@ -99,17 +111,21 @@ def _run_job(
             started = utcnow()
             _trace(job.id, index, step.name, lease)
             try:
-                with span(f"step {step.name}", job_id=job.id, step=step.name, step_index=index):
+                with span(f"step {step.name}", job_id=job.id, step=step.name, step_index=index), fenced_by(fence):
                     produced = step.run(json.loads(json.dumps(state)))
                     if not isinstance(produced, dict):
                         raise TypeError(f"returned {type(produced).__name__}, not a dict")
                 new_state = json.loads(json.dumps(produced))
+            except LeaseLost:
+                raise
             except Exception as exc:  # a failing step fails the job, with the reason kept
+                fence.check()  # a step that broke because its lease went away does not fail the job
                 error = f"step {step.name}: {type(exc).__name__}: {exc}"
                 log.warning("job %s failed: %s", job.id, error)
                 with session_factory() as session:
                     finish_job(session, lease, "failed", error=error)
                 return "failed"
+            fence.check()  # the heartbeat lost the lease during the step: its result is not ours to write
             last = index == len(pipeline) - 1
             with session_factory() as session:
                 save_checkpoint(

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from rootward.runtime.fencing import current_fence
 from rootward.store.jobs import Job
 
 State = dict[str, Any]
@@ -68,7 +69,11 @@ def placeholder_step(name: str, delay_s: float = 0.0) -> Step:
 
     def run(state: State) -> State:
         if delay_s > 0:
-            time.sleep(delay_s)
+            fence = current_fence()
+            if fence is None:
+                time.sleep(delay_s)
+            elif fence.wait(delay_s):  # a fenced-off worker stops at once, like a real long step
+                fence.check()
         done = list(state.get("steps", []))
         done.append({"step": name, "at": datetime.now(UTC).isoformat(), "placeholder": True})
         return {**state, "steps": done}

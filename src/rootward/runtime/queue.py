@@ -199,18 +199,19 @@ def heartbeat(
     started_at: datetime,
     leases: Collection[Lease] = (),
     now: datetime | None = None,
-) -> int:
-    """Record that `worker_id` is alive and extend `leases`; returns how many were extended. Commits.
+) -> set[Lease]:
+    """Record that `worker_id` is alive and extend `leases`; returns the ones extended. Commits.
 
-    Only the leases a slot is actively working on are renewed, never "every job
+    The caller passes the lease of every job its slots hold, never "every job
     of this owner": a job whose slot crashed must lose its lease so another
     worker resumes it. A lease that already ran out is not revived either:
-    another worker may be claiming that job at this moment.
+    another worker may be claiming that job at this moment. A lease missing
+    from the result is gone: its holder is fenced off and must stop the job.
     """
     now = now or utcnow()
-    extended = 0
+    renewed: set[Lease] = set()
     for lease in leases:
-        extended += _rowcount(
+        matched = _rowcount(
             session,
             update(Job)
             .where(
@@ -223,6 +224,8 @@ def heartbeat(
             .values(lease_expires_at=now + timedelta(seconds=lease_s))
             .execution_options(synchronize_session=False),
         )
+        if matched:
+            renewed.add(lease)
     beat = session.get(WorkerHeartbeat, worker_id)
     if beat is None:
         session.add(
@@ -232,7 +235,7 @@ def heartbeat(
         beat.last_beat = now
         beat.slots = slots
     session.commit()
-    return extended
+    return renewed
 
 
 def _rowcount(session: Session, statement: Executable) -> int:

@@ -4,9 +4,16 @@
 `rootward worker` runs alone; any number of pools in any number of processes
 can share one PostgreSQL. A pool has one identity (`host:pid:random`), which
 owns the leases of all its slots; its heartbeat thread records the pool as
-alive, renews the leases its slots are working on (a slot that crashed stops
-renewing, so its job is resumed elsewhere) and expires overdue queued jobs (so
-a TTL is enforced even by a pool with no slots).
+alive, renews the lease of every job its slots hold (a slot registers its job
+on claim and drops it when the job ends, is released or is lost, so a slot that
+crashed stops renewing and its job is resumed elsewhere) and expires overdue
+queued jobs (so a TTL is enforced even by a pool with no slots).
+
+A step may run far longer than the lease: the heartbeat keeps it alive. When a
+renewal matches no row (the pool stalled past the lease and another worker
+took the job over, or the lease ran out), the pool is fenced off that job: the
+heartbeat raises the job's fence (`runtime/fencing.py`) and the slot stops the
+step without writing anything more.
 
 Stopping is graceful: slots finish the step they are in, checkpoint it, and
 hand their job back to the queue, while the heartbeat keeps their leases alive.
@@ -28,11 +35,12 @@ from types import FrameType
 from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.runtime.checkpoint import Lease
-from rootward.runtime.execution import run_job
+from rootward.runtime.execution import Outcome, run_job
+from rootward.runtime.fencing import JobFence
 from rootward.runtime.pipeline import Pipeline, default_pipeline
 from rootward.runtime.queue import claim, expire_overdue, forget_worker, heartbeat
 from rootward.settings import RuntimeSettings, Settings
-from rootward.store.jobs import utcnow
+from rootward.store.jobs import Job, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +76,13 @@ class WorkerPool:
         self.concurrency = self.runtime.workers if concurrency is None else concurrency
         if self.concurrency < 0:
             raise ValueError("concurrency must not be negative")
+        if self.runtime.heartbeat_s >= self.runtime.lease_s:
+            log.warning(
+                "runtime.heartbeat_s (%g s) is not shorter than runtime.lease_s (%g s): leases will run out "
+                "between renewals and long steps will be taken over",
+                self.runtime.heartbeat_s,
+                self.runtime.lease_s,
+            )
         self.worker_id = worker_id or new_worker_id()
         self.outcomes: Counter[str] = Counter()
         self._started_at = utcnow()
@@ -76,7 +91,8 @@ class WorkerPool:
         self._slots: list[threading.Thread] = []
         self._beat: threading.Thread | None = None
         self._lock = threading.Lock()
-        self._active: set[Lease] = set()  # leases the slots are working on; only these are renewed
+        # The jobs the slots hold, each with its fence; the heartbeat renews exactly these leases.
+        self._held: dict[Lease, JobFence] = {}
 
     def start(self) -> None:
         if self._beat is not None:
@@ -128,13 +144,7 @@ class WorkerPool:
                 if job is None:
                     self._stop_claiming.wait(self.runtime.poll_s)
                     continue
-                outcome = run_job(
-                    self.session_factory,
-                    job,
-                    self.pipeline,
-                    lease_s=self.runtime.lease_s,
-                    stop=self._stop_claiming,
-                )
+                outcome = self._run_held(job)
                 with self._lock:
                     self.outcomes[outcome] += 1
             except Exception:
@@ -143,6 +153,29 @@ class WorkerPool:
                 with self._lock:
                     self.outcomes["error"] += 1
                 self._stop_claiming.wait(self.runtime.poll_s)
+
+    def _run_held(self, job: Job) -> Outcome:
+        """Run a claimed job with its lease renewed by the heartbeat until the job leaves this slot."""
+        fence = JobFence(Lease.of(job))
+        with self._lock:
+            self._held[fence.lease] = fence
+        try:
+            return run_job(
+                self.session_factory,
+                job,
+                self.pipeline,
+                lease_s=self.runtime.lease_s,
+                stop=self._stop_claiming,
+                fence=fence,
+            )
+        finally:  # done, failed, released, lost or a slot error: this slot no longer holds the job
+            with self._lock:
+                self._held.pop(fence.lease, None)
+
+    def held_leases(self) -> list[Lease]:
+        """The leases the slots hold right now (the ones the next heartbeat renews)."""
+        with self._lock:
+            return list(self._held)
 
     def _beat_loop(self) -> None:
         while not self._stop_beating.wait(self.runtime.heartbeat_s):
@@ -153,9 +186,9 @@ class WorkerPool:
 
     def _beat_once(self) -> None:
         with self._lock:
-            leases = list(self._active)
+            held = dict(self._held)
         with self.session_factory() as session:
-            heartbeat(
+            renewed = heartbeat(
                 session,
                 self.worker_id,
                 host=socket.gethostname(),
@@ -163,11 +196,24 @@ class WorkerPool:
                 slots=self.concurrency,
                 lease_s=self.runtime.lease_s,
                 started_at=self._started_at,
-                leases=leases,
+                leases=list(held),
             )
+        self._fence_off(held, renewed)
         with self.session_factory() as session:
             expire_overdue(session, self.runtime.queue_ttl_s)
             session.commit()
+
+    def _fence_off(self, held: dict[Lease, JobFence], renewed: set[Lease]) -> None:
+        """Raise the fence of each held job whose lease renewal matched no row."""
+        with self._lock:
+            still_held = set(self._held)
+        for lease, fence in held.items():
+            # A job that left its slot while the heartbeat ran (finished, released) is not a lost lease.
+            if lease in renewed or lease not in still_held or fence.is_raised:
+                continue
+            reason = f"lease of attempt {lease.attempt} could not be renewed: it ran out or another worker took over"
+            log.warning("worker %s: fenced off job %s: %s", self.worker_id, lease.job_id, reason)
+            fence.raise_fence(reason)
 
 
 def run_worker_process(settings: Settings, *, concurrency: int | None = None) -> int:

@@ -1,0 +1,150 @@
+"""Hypothesis ranking (`engine/hypotheses.py`): which cause ranks first for a small incident, and why."""
+
+from __future__ import annotations
+
+from rootward.context.assemble import Context
+from rootward.engine.hypotheses import MAX_HYPOTHESES, MIN_HYPOTHESES, rank_hypotheses, score_entities
+from tests.engine.small_incidents import anomaly, change, incident, log
+
+SHOP = {"frontend": "service", "checkout": "service", "payments-db": "database", "node-1": "host"}
+SHOP_EDGES = [
+    ("frontend", "checkout", "depends_on"),
+    ("checkout", "payments-db", "depends_on"),
+    ("checkout", "node-1", "runs_on"),
+    ("payments-db", "node-1", "runs_on"),
+]
+
+
+def _pool_exhausted_database() -> Context:
+    """payments-db runs out of connections; checkout and frontend fail and time out because of it."""
+    return incident(
+        kinds=SHOP,
+        edges=SHOP_EDGES,
+        alerting=["checkout", "frontend"],
+        anomalies=[
+            anomaly("payments-db", "connections", metric="active_connections", baseline=20, after=100),
+            anomaly("checkout", "errors", metric="http_5xx_rate", starts_s=20),
+            anomaly("checkout", "latency", metric="p99_latency_ms", starts_s=20),
+            anomaly("frontend", "errors", metric="http_5xx_rate", starts_s=40),
+        ],
+        logs=[
+            log("checkout", "timeout acquiring connection from pool for payments-db after 5000ms"),
+            log("payments-db", "FATAL: remaining connection slots are reserved, too many connections"),
+        ],
+    )
+
+
+def _bad_deploy() -> Context:
+    """checkout was deployed four minutes before it started throwing; its caller sees the errors."""
+    return incident(
+        kinds=SHOP,
+        edges=SHOP_EDGES,
+        alerting=["checkout"],
+        anomalies=[
+            anomaly("checkout", "errors", metric="http_5xx_rate"),
+            anomaly("frontend", "errors", metric="http_5xx_rate", starts_s=30),
+        ],
+        logs=[log("checkout", "TypeError: cannot read properties of undefined (reading 'total')")],
+        changes=[change("checkout", minutes_before=4, change_id="deploy-checkout-v2")],
+    )
+
+
+def test_exhausted_database_pool_ranks_first_at_the_database_not_at_its_failing_caller() -> None:
+    ranked = rank_hypotheses(_pool_exhausted_database())
+    assert (ranked[0].entity, ranked[0].fault_type) == ("payments-db", "connection_pool_exhaustion")
+    checkout = [h for h in ranked if h.entity == "checkout"]
+    assert not checkout or checkout[0].prior < ranked[0].prior
+
+
+def test_caller_whose_failures_name_an_abnormal_dependency_is_discounted_as_its_victim() -> None:
+    scores = {s.entity: s for s in score_entities(_pool_exhausted_database())}
+    assert scores["checkout"].victim_of == "payments-db"
+    assert "its failures point at its dependency payments-db" in scores["checkout"].reasons
+    assert scores["payments-db"].victim_of is None
+    assert scores["payments-db"].score > scores["checkout"].score
+
+
+def test_being_a_victim_of_its_dependency_costs_a_caller_most_of_its_score() -> None:
+    victim = {s.entity: s for s in score_entities(_pool_exhausted_database())}["checkout"]
+    on_its_own = incident(  # the same failures at checkout, naming nothing, with a healthy database
+        kinds=SHOP,
+        edges=SHOP_EDGES,
+        alerting=["checkout", "frontend"],
+        anomalies=[
+            anomaly("checkout", "errors", metric="http_5xx_rate", starts_s=20),
+            anomaly("checkout", "latency", metric="p99_latency_ms", starts_s=20),
+            anomaly("frontend", "errors", metric="http_5xx_rate", starts_s=40),
+        ],
+        logs=[log("checkout", "timeout acquiring connection from pool after 5000ms")],
+    )
+    alone = {s.entity: s for s in score_entities(on_its_own)}["checkout"]
+    assert alone.victim_of is None
+    assert victim.own == alone.own  # the same evidence of its own ...
+    assert victim.score < 0.5 * alone.score  # ... but it is explained by the database
+
+
+def test_cause_upstream_of_every_alerting_service_explains_the_whole_abnormal_graph() -> None:
+    scores = {s.entity: s for s in score_entities(_pool_exhausted_database())}
+    assert scores["payments-db"].coverage > scores["frontend"].coverage
+    assert scores["payments-db"].coverage > 0.9
+
+
+def test_errors_right_after_a_deploy_rank_the_deploy_first_and_cite_it() -> None:
+    ranked = rank_hypotheses(_bad_deploy())
+    top = ranked[0]
+    assert (top.entity, top.fault_type) == ("checkout", "deploy_regression")
+    assert "changes.json:deploy-checkout-v2" in [e.cite for e in top.evidence]
+    assert any("deploy deploy-checkout-v2 before the onset" in r for r in top.rationale)
+
+
+def test_silent_external_api_named_by_its_callers_is_the_leading_suspect() -> None:
+    ctx = incident(
+        kinds={"checkout": "service", "stripe": "external"},
+        edges=[("checkout", "stripe", "depends_on")],
+        alerting=["checkout"],
+        silent=["stripe"],
+        anomalies=[anomaly("checkout", "errors", metric="http_5xx_rate")],
+        logs=[log("checkout", "POST stripe /v1/charges failed: connection refused", onset_count=60)],
+    )
+    top = rank_hypotheses(ctx)[0]
+    assert (top.entity, top.fault_type) == ("stripe", "dependency_down")
+
+
+def test_ranking_returns_between_three_and_seven_hypotheses_leader_first_with_priors_summing_to_one() -> None:
+    for ctx in (_pool_exhausted_database(), _bad_deploy()):
+        ranked = rank_hypotheses(ctx)
+        assert MIN_HYPOTHESES <= len(ranked) <= MAX_HYPOTHESES
+        assert [h.id for h in ranked] == [f"H{n}" for n in range(1, len(ranked) + 1)]
+        priors = [h.prior for h in ranked]
+        assert priors[0] == max(priors)
+        assert abs(sum(priors) - 1.0) < 0.01
+        assert len({(h.entity, h.fault_type) for h in ranked}) == len(ranked)
+
+
+def test_thin_evidence_is_filled_up_with_alternative_readings_of_the_same_signals() -> None:
+    ctx = incident(
+        kinds=SHOP,
+        edges=SHOP_EDGES,
+        alerting=["checkout"],
+        anomalies=[anomaly("checkout", "latency", metric="p99_latency_ms")],
+    )
+    ranked = rank_hypotheses(ctx)
+    assert len(ranked) >= MIN_HYPOTHESES
+    assert ranked[0].fault_type == "network_latency"
+    alternatives = [h for h in ranked if "an alternative reading of the same signals" in h.rationale]
+    assert alternatives and all(h.prior < ranked[0].prior for h in alternatives)
+
+
+def test_same_incident_ranks_the_same_every_time() -> None:
+    first = [h.to_dict() for h in rank_hypotheses(_pool_exhausted_database())]
+    again = [h.to_dict() for h in rank_hypotheses(_pool_exhausted_database())]
+    assert first == again
+
+
+def test_with_nothing_but_alerts_each_alerting_service_is_a_low_prior_hypothesis_read_from_its_alert() -> None:
+    ctx = incident(kinds=SHOP, edges=SHOP_EDGES, alerting=["checkout", "frontend"])
+    ranked = rank_hypotheses(ctx)
+    assert [h.entity for h in ranked] == ["checkout", "frontend"]
+    assert all(h.fault_type == "deploy_regression" for h in ranked)  # HighErrorRate reads as errors
+    assert all(h.rationale == ["only the alert is known about it"] and h.prior <= 0.1 for h in ranked)
+    assert [e.cite for e in ranked[0].evidence] == ["alerts.json:checkout-higherrorrate"]

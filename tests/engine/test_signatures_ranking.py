@@ -1,0 +1,137 @@
+"""Fault-type signatures (`engine/signatures.py`): which fault an entity's evidence points at, and why."""
+
+from __future__ import annotations
+
+from rootward.engine.signals import EntityProfile
+from rootward.engine.signatures import classify, log_matches
+from tests.engine.small_incidents import ONSET_S, anomaly, change, log
+
+
+def _faults(profile: EntityProfile, *, onset: int | None = None) -> list[str]:
+    return [s.fault_type for s in classify(profile, onset=onset)]
+
+
+def test_log_templates_map_to_the_fault_types_they_name() -> None:
+    disk = log("api", "write /var/lib/data: no space left on device")
+    tls = log("api", "x509: certificate has expired or is not yet valid")
+    refused = log("api", "dial tcp 10.0.0.7:5432: connection refused")
+    matched = log_matches([disk, tls, refused])
+    assert matched["disk_full"] == [disk]
+    assert matched["certificate_expiry"] == [tls]
+    assert matched["dependency_down"] == [refused]
+
+
+def test_no_space_left_in_own_logs_classifies_as_disk_full_citing_the_line() -> None:
+    disk = log("api", "write /var/lib/data: no space left on device")
+    profile = EntityProfile("api", "service", True, own_logs=[disk])
+    top = classify(profile, onset=ONSET_S)[0]
+    assert top.fault_type == "disk_full"
+    assert disk.evidence in top.evidence
+    assert "its log templates match disk_full" in top.reasons
+
+
+def test_memory_climb_with_restarts_is_an_oom_kill_not_a_crash_loop() -> None:
+    profile = EntityProfile(
+        "api",
+        "service",
+        True,
+        resources=[
+            anomaly("api", "memory", metric="rss_bytes", shape="ramp", starts_s=-120),
+            anomaly("api", "restarts", metric="container_restarts"),
+        ],
+    )
+    faults = _faults(profile, onset=ONSET_S)
+    assert faults[0] == "oom_kill"
+    assert "crash_loop" not in faults
+
+
+def test_restarts_right_after_a_deploy_of_the_same_entity_are_its_rollout_not_a_crash_loop() -> None:
+    restarts = anomaly("api", "restarts", metric="container_restarts")
+    rolled = EntityProfile("api", "service", True, resources=[restarts], changes=[change("api", minutes_before=2)])
+    unexplained = EntityProfile("api", "service", True, resources=[restarts])
+    assert "crash_loop" not in _faults(rolled, onset=ONSET_S)
+    assert _faults(unexplained, onset=ONSET_S)[0] == "crash_loop"
+
+
+def test_errors_right_after_a_deploy_classify_as_a_deploy_regression_citing_the_deploy() -> None:
+    deploy = change("api", minutes_before=4, change_id="deploy-42")
+    profile = EntityProfile(
+        "api",
+        "service",
+        True,
+        symptoms=[anomaly("api", "errors", metric="http_5xx_rate")],
+        own_logs=[log("api", "NullPointerException in CartService.total")],
+        changes=[deploy],
+    )
+    top = classify(profile, onset=ONSET_S, changes_recorded=True)[0]
+    assert top.fault_type == "deploy_regression"
+    assert deploy.evidence in top.evidence
+    assert "deploy deploy-42 before the onset" in top.reasons
+
+
+def test_bad_deploy_reading_weakens_when_the_change_log_shows_no_deploy_of_the_entity() -> None:
+    profile = EntityProfile("api", "service", True, symptoms=[anomaly("api", "errors", metric="http_5xx_rate")])
+
+    def deploy_score(changes_recorded: bool) -> float:
+        sigs = {s.fault_type: s for s in classify(profile, onset=ONSET_S, changes_recorded=changes_recorded)}
+        return sigs["deploy_regression"].score
+
+    assert deploy_score(changes_recorded=True) < 0.5 * deploy_score(changes_recorded=False)
+
+
+def test_latency_with_no_resource_cause_and_no_errors_reads_as_network_latency() -> None:
+    profile = EntityProfile("api", "service", True, symptoms=[anomaly("api", "latency", metric="p99_latency_ms")])
+    assert _faults(profile, onset=ONSET_S)[0] == "network_latency"
+
+
+def test_a_named_pool_mechanism_outranks_the_generic_errors_mean_a_bad_deploy_reading() -> None:
+    profile = EntityProfile(
+        "api",
+        "service",
+        True,
+        symptoms=[anomaly("api", "errors", metric="http_5xx_rate")],
+        own_logs=[log("api", "HikariPool-1 - Connection is not available, request timed out after 30000ms")],
+    )
+    faults = _faults(profile, onset=ONSET_S)
+    assert faults[0] == "connection_pool_exhaustion"
+    assert "deploy_regression" not in faults  # a specific mechanism in its logs: errors do not mean a new version
+
+
+def test_silent_dependency_named_by_callers_as_refusing_connections_is_down() -> None:
+    refused = log("checkout", "POST https://stripe/charges: connection refused")
+    profile = EntityProfile("stripe", "external", False, mentions=[refused])
+    top = classify(profile, [refused], onset=ONSET_S)[0]
+    assert top.fault_type == "dependency_down"
+    assert "others' log templates about it match dependency_down" in top.reasons
+
+
+def test_request_surge_is_the_cause_and_the_saturation_it_brings_counts_less() -> None:
+    cpu = anomaly("api", "cpu", metric="cpu_seconds")
+    surge = anomaly("api", "traffic", metric="requests_per_s", baseline=100, after=350)
+    surged = EntityProfile("api", "service", True, resources=[cpu], traffic=[surge])
+    alone = EntityProfile("api", "service", True, resources=[cpu])
+    surged_sigs = {s.fault_type: s.score for s in classify(surged, onset=ONSET_S)}
+    alone_sigs = {s.fault_type: s.score for s in classify(alone, onset=ONSET_S)}
+    assert max(surged_sigs, key=lambda f: surged_sigs[f]) == "traffic_surge"
+    assert surged_sigs["cpu_saturation"] < alone_sigs["cpu_saturation"]
+
+
+def test_a_resource_that_moved_well_after_the_onset_counts_less_as_a_cause() -> None:
+    timely = EntityProfile("api", "service", True, resources=[anomaly("api", "disk", starts_s=0)])
+    late = EntityProfile("api", "service", True, resources=[anomaly("api", "disk", starts_s=600)])
+    assert classify(late, onset=ONSET_S)[0].score < classify(timely, onset=ONSET_S)[0].score
+
+
+def test_a_failing_dns_entity_is_read_as_a_dns_failure() -> None:
+    profile = EntityProfile("coredns", "dns", True, symptoms=[anomaly("coredns", "latency")])
+    assert "dns_failure" in _faults(profile, onset=ONSET_S)
+
+
+def test_failures_without_any_known_mechanism_fall_back_to_dependency_down() -> None:
+    profile = EntityProfile("api", "service", True, own_logs=[log("api", "request failed")])
+    sigs = classify(profile, onset=ONSET_S)
+    assert [(s.fault_type, s.reasons) for s in sigs] == [("dependency_down", ["failures with no specific mechanism"])]
+
+
+def test_an_entity_with_no_evidence_has_no_signature() -> None:
+    assert classify(EntityProfile("api", "service", True), onset=ONSET_S) == []

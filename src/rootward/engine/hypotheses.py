@@ -23,16 +23,15 @@ within evidence later, never drop a top-ranked one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 import networkx as nx
 
 from rootward.context.assemble import Context
 from rootward.context.log_signals import LogSignal
 from rootward.context.topology import Subgraph, upstream_closure
-from rootward.domain.evidence import EvidenceRef
+from rootward.domain.hypothesis import Hypothesis
 from rootward.engine.signals import EntityProfile, entity_profiles, mentions
 from rootward.engine.signatures import SPECIFICITY, Signature, classify, log_matches
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
@@ -51,40 +50,6 @@ WORLD_MODEL_WEIGHT = 0.1
 SHARED_FAULTS = frozenset(
     {"disk_full", "oom_kill", "memory_leak", "cpu_saturation", "packet_loss", "dns_failure", "certificate_expiry"}
 )
-
-
-@dataclass
-class Hypothesis:
-    id: str
-    entity: str
-    fault_type: str
-    prior: float
-    evidence: list[EvidenceRef] = field(default_factory=list)
-    rationale: list[str] = field(default_factory=list)
-    source: str = "rules"  # rules | reasoner
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "entity": self.entity,
-            "fault_type": self.fault_type,
-            "prior": self.prior,
-            "evidence": [{"kind": e.kind, "cite": e.cite, "excerpt": e.excerpt} for e in self.evidence],
-            "rationale": list(self.rationale),
-            "source": self.source,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Hypothesis:
-        return cls(
-            id=str(data["id"]),
-            entity=str(data["entity"]),
-            fault_type=str(data["fault_type"]),
-            prior=float(data["prior"]),
-            evidence=[EvidenceRef(**e) for e in data.get("evidence", [])],
-            rationale=[str(r) for r in data.get("rationale", [])],
-            source=str(data.get("source", "rules")),
-        )
 
 
 @dataclass

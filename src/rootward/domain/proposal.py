@@ -56,14 +56,16 @@ class Proposal(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     action: ProposedAction
-    action_class: str = Field(description="verb and target kind, e.g. restart:service (autonomy is earned per class)")
+    action_class: str = Field(
+        default="", description="verb and target kind, e.g. restart:service (autonomy is earned per class)"
+    )
     proposal_hash: str = Field(description="sha256 of the action's canonical JSON; the prediction is keyed by it")
     prediction: dict[str, Any] | None = Field(
         default=None, description="the spec's prediction object (`domain.prediction.Prediction.to_json()`)"
     )
     status: ProposalStatus
     reason: str | None = Field(default=None, description="why it was withheld (kill_switch, no_prediction, ...)")
-    hypothesis: str = Field(description="id of the hypothesis it remedies")
+    hypothesis: str = Field(default="", description="id of the hypothesis it remedies")
     why: str = ""
 
     @property

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 from datetime import timedelta
-from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -12,10 +11,12 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.runtime.checkpoint import Lease, LeaseLost, resume_point, save_checkpoint
 from rootward.runtime.execution import run_job
+from rootward.runtime.job_state import JobState
 from rootward.runtime.pipeline import Pipeline, Step
 from rootward.runtime.queue import claim, enqueue_investigation
 from rootward.store.audit import AuditRow, verify_chain
 from rootward.store.jobs import Checkpoint, Job, utcnow
+from tests.runtime.scratch import mark, scratch_pipeline
 
 
 class Crash(BaseException):
@@ -24,15 +25,15 @@ class Crash(BaseException):
 
 def _counting_pipeline(runs: list[str], names: list[str], crash_at: str | None = None) -> Pipeline:
     def make(name: str) -> Step:
-        def run(state: dict[str, Any]) -> dict[str, Any]:
+        def run(state: JobState) -> JobState:
             runs.append(name)
             if name == crash_at and runs.count(name) == 1:
                 raise Crash(name)
-            return {**state, "trail": [*state.get("trail", []), name]}
+            return state.model_copy(update={"trail": [*getattr(state, "trail", []), name]})
 
         return Step(name, run)
 
-    return Pipeline([make(name) for name in names])
+    return scratch_pipeline([make(name) for name in names])
 
 
 def _enqueue_and_claim(factory: sessionmaker[Session], worker: str = "w1", lease_s: float = 30) -> Job:
@@ -99,7 +100,7 @@ def test_worker_that_lost_its_lease_cannot_write_a_checkpoint(session_factory: s
         taken = claim(session, "fast", 30, now=utcnow() + timedelta(seconds=2))
     assert taken is not None and taken.attempts == 2
     with session_factory() as session, pytest.raises(LeaseLost):
-        save_checkpoint(session, stale, 0, "a", {"x": 1}, started_at=utcnow(), lease_s=30)
+        save_checkpoint(session, stale, 0, "a", JobState.of(job), started_at=utcnow(), lease_s=30)
     with session_factory() as session:
         assert session.scalars(select(Checkpoint)).all() == []
         assert session.get_one(Job, job.id).next_step == 0
@@ -111,15 +112,15 @@ def test_same_owner_with_an_older_attempt_is_fenced_off(session_factory: session
     with session_factory() as session:
         assert claim(session, "pool-1", 30, now=utcnow() + timedelta(seconds=2)) is not None
     with session_factory() as session, pytest.raises(LeaseLost):
-        save_checkpoint(session, old, 0, "a", {}, started_at=utcnow(), lease_s=30)
+        save_checkpoint(session, old, 0, "a", JobState.of(job), started_at=utcnow(), lease_s=30)
 
 
 def test_failing_step_fails_the_job_with_the_step_and_reason(session_factory: sessionmaker[Session]) -> None:
-    def boom(state: dict[str, Any]) -> dict[str, Any]:
+    def boom(state: JobState) -> JobState:
         raise RuntimeError("prometheus said no")
 
     job = _enqueue_and_claim(session_factory)
-    pipeline = Pipeline([Step("ok", lambda s: {**s, "ok": True}), Step("boom", boom)])
+    pipeline = scratch_pipeline([Step("ok", mark(ok=True)), Step("boom", boom)])
     assert run_job(session_factory, job, pipeline, lease_s=30) == "failed"
     with session_factory() as session:
         failed = session.get_one(Job, job.id)
@@ -130,7 +131,7 @@ def test_failing_step_fails_the_job_with_the_step_and_reason(session_factory: se
 
 def test_step_returning_non_json_state_fails_the_job(session_factory: sessionmaker[Session]) -> None:
     job = _enqueue_and_claim(session_factory)
-    pipeline = Pipeline([Step("bad", lambda s: {**s, "when": object()})])
+    pipeline = scratch_pipeline([Step("bad", mark(when=object()))])
     assert run_job(session_factory, job, pipeline, lease_s=30) == "failed"
     with session_factory() as session:
         error = session.get_one(Job, job.id).error
@@ -142,12 +143,12 @@ def test_stop_request_hands_the_job_back_to_the_queue_between_steps(
 ) -> None:
     stop = threading.Event()
 
-    def first(state: dict[str, Any]) -> dict[str, Any]:
+    def first(state: JobState) -> JobState:
         stop.set()
-        return {**state, "first": True}
+        return state.model_copy(update={"first": True})
 
     job = _enqueue_and_claim(session_factory)
-    pipeline = Pipeline([Step("first", first), Step("second", lambda s: {**s, "second": True})])
+    pipeline = scratch_pipeline([Step("first", first), Step("second", mark(second=True))])
     assert run_job(session_factory, job, pipeline, lease_s=30, stop=stop) == "released"
     with session_factory() as session:
         back = session.get_one(Job, job.id)

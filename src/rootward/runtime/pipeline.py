@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic_core import PydanticSerializationError
+
 from rootward.runtime.job_state import JobState, StepRecord
 from rootward.store.jobs import Job
 
@@ -72,7 +74,11 @@ class Pipeline:
         """The state exactly as a resumed worker would load it from its checkpoint."""
         if not isinstance(state, self.state_type):
             raise TypeError(f"returned {type(state).__name__}, not {self.state_type.__name__}")
-        return self.state_type.model_validate_json(state.model_dump_json())
+        try:
+            dumped = state.model_dump_json()
+        except PydanticSerializationError as exc:
+            raise TypeError(f"state is not JSON-serialisable: {exc}") from None
+        return self.state_type.model_validate_json(dumped)
 
 
 def placeholder_step(name: str, delay_s: float = 0.0) -> Step:

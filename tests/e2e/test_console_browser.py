@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from rootward.domain.investigation import InvestigationResult
 from rootward.store.db import make_engine, make_session_factory
 from rootward.store.investigations import save_investigation
 from tests.e2e.console_server import REPO, ConsoleServer, running, seed
@@ -131,14 +132,7 @@ def test_the_list_shows_a_newly_recorded_incident_without_a_reload(browser: Brow
     engine = make_engine(f"sqlite:///{server.data_dir / 'rootward.db'}")
     try:
         with make_session_factory(engine)() as s, s.begin():
-            result = {
-                "status": "inconclusive",
-                "hypotheses": [],
-                "claims": [],
-                "evidence": {},
-                "gaps": [],
-                "timing": {"first_hypothesis_ms": None, "total_ms": 0},
-            }
+            result = InvestigationResult(bundle="ledger-disk", status="inconclusive")
             save_investigation(s, result, title="DiskFull on ledger", service="ledger", severity="P0")
     finally:
         engine.dispose()

@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 
 from rootward.engine.budget import Budget, BudgetExceeded, BudgetLimits
+from rootward.engine.dependencies import EngineDeps
 from rootward.engine.investigate import investigate_bundle
 
 
 def test_exhausted_wall_clock_gives_inconclusive_with_each_untested_hypothesis_named(examples: Path) -> None:
-    result = investigate_bundle(examples / "shop-disk-full-03", BudgetLimits(wall_clock_s=0.0))
+    result = investigate_bundle(examples / "shop-disk-full-03", EngineDeps(limits=BudgetLimits(wall_clock_s=0.0)))
     assert result.status == "inconclusive"
     assert any("wall-clock budget" in g for g in result.gaps)
     for h in result.hypotheses:
@@ -20,7 +21,9 @@ def test_exhausted_wall_clock_gives_inconclusive_with_each_untested_hypothesis_n
 
 
 def test_tool_call_allowance_leaves_named_hypotheses_untested_by_that_specialist(examples: Path) -> None:
-    result = investigate_bundle(examples / "shop-connection-pool-exhaustion-00", BudgetLimits(tool_calls_per_agent=1))
+    result = investigate_bundle(
+        examples / "shop-connection-pool-exhaustion-00", EngineDeps(limits=BudgetLimits(tool_calls_per_agent=1))
+    )
     assert any("not evaluated by logs" in g and "tool calls" in g for g in result.gaps)
     assert result.hypotheses[0].entity == "payment"
 

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from rootward.domain.investigation import InvestigationResult
 from rootward.engine.cites import BundleCiteResolver
+from rootward.engine.dependencies import EngineDeps
 from rootward.engine.investigate import investigate_bundle
 from rootward.engine.investigation import STAGES, initial_state, run_stages
+from rootward.engine.state import EngineState
 from rootward.sources.bundle import load_bundle
 
 
@@ -53,20 +55,21 @@ def test_missing_sources_are_named_in_gaps(examples: Path, tmp_path: Path) -> No
     assert "no changes: changes.json missing from bundle" in result.gaps
     assert result.hypotheses and result.hypotheses[0].entity == "catalog"
     # A missing source costs no tool calls and leaves no "used all its tool calls" noise.
-    assert not [t for t in result.trace if t["agent"] in ("logs", "changes")]
+    assert not [t for t in result.trace if t.agent in ("logs", "changes")]
     assert not [g for g in result.gaps if "not evaluated by logs" in g or "not evaluated by changes" in g]
 
 
 def test_stages_resume_from_a_json_checkpoint_with_the_same_answer(examples: Path) -> None:
     bundle = examples / "shop-disk-full-03"
-    straight = run_stages(initial_state(bundle))["result"]
+    deps = EngineDeps()
+    straight = run_stages(initial_state(bundle), deps).result
     state = initial_state(bundle)
     for _name, fn in STAGES[:3]:
-        state = json.loads(json.dumps(fn(state)))  # what a resumed worker would load
-    resumed = run_stages(state, after=STAGES[2][0])["result"]
-    assert [(h["entity"], h["fault_type"]) for h in resumed["hypotheses"]] == [
-        (h["entity"], h["fault_type"]) for h in straight["hypotheses"]
-    ]
+        state = EngineState.model_validate_json(fn(state, deps).model_dump_json())  # what a resumed worker loads
+    resumed = run_stages(state, deps, after=STAGES[2][0]).result
+    assert straight is not None and resumed is not None
+    assert resumed.model_dump(exclude={"timing", "trace"}) == straight.model_dump(exclude={"timing", "trace"})
+    assert [t.invocation for t in resumed.trace] == [t.invocation for t in straight.trace]
 
 
 def test_localization_weighs_the_world_models_explanation(examples: Path) -> None:

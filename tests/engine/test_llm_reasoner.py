@@ -9,8 +9,9 @@ from collections.abc import Iterator
 import pytest
 from pydantic import SecretStr
 
+from rootward.engine.dependencies import EngineDeps
 from rootward.engine.investigate import investigate_bundle
-from rootward.engine.llm_reasoner import install_reasoner
+from rootward.engine.llm_reasoner import build_reasoner
 from rootward.llm.settings import LLMSettings
 from tests.conftest import EXAMPLES
 from tests.fixtures.fake_llm import Calls, Delay, FakeLLMServer, Status
@@ -23,19 +24,18 @@ AGENT_MARKER = "You are the model specialist"
 def server() -> Iterator[FakeLLMServer]:
     with FakeLLMServer() as srv:
         yield srv
-    install_reasoner(LLMSettings(provider="none"))
 
 
 @pytest.fixture(scope="module")
 def rule_result() -> dict[str, object]:
-    install_reasoner(LLMSettings(provider="none"))
     return investigate_bundle(BUNDLE).model_dump(mode="json")
 
 
-def _llm(server: FakeLLMServer, **kw: object) -> None:
+def _llm(server: FakeLLMServer, **kw: object) -> EngineDeps:
     fields: dict[str, object] = {"timeout_s": 2.0, **kw}
-    install_reasoner(LLMSettings(provider="openai", base_url=server.base_url, api_key=SecretStr("t"), model="m",
-                                 **fields))  # type: ignore[arg-type]
+    settings = LLMSettings(provider="openai", base_url=server.base_url, api_key=SecretStr("t"), model="m",
+                           **fields)  # type: ignore[arg-type]
+    return EngineDeps(reasoner=build_reasoner(settings))
 
 
 def _top(result: dict[str, object]) -> tuple[str, str]:
@@ -60,8 +60,7 @@ def test_llm_adds_a_cited_hypothesis_and_prose_without_dropping_the_top_one(
     ])
     unclear = Calls((("conclude", {"verdict": "unclear", "cites": [], "reason": "cannot tell"}),))
     server.routes[AGENT_MARKER] = deque([unclear] * 2)
-    _llm(server)
-    result = investigate_bundle(BUNDLE).model_dump(mode="json")
+    result = investigate_bundle(BUNDLE, _llm(server)).model_dump(mode="json")
     assert _top(result) == _top(rule_result)
     pairs = {(h["entity"], h["fault_type"]) for h in result["hypotheses"]}
     assert ("not-an-entity", "oom_kill") not in pairs and ("catalog", "telepathy") not in pairs
@@ -85,8 +84,7 @@ def test_fallback_chain_ends_in_rule_mode_with_the_same_shape_and_a_named_gap(
     server: FakeLLMServer, rule_result: dict[str, object], script: list[object]
 ) -> None:
     server.script.extend(script)
-    _llm(server, timeout_s=0.5)
-    result = investigate_bundle(BUNDLE).model_dump(mode="json")
+    result = investigate_bundle(BUNDLE, _llm(server, timeout_s=0.5)).model_dump(mode="json")
     assert set(result) == set(rule_result)
     assert [(h["entity"], h["fault_type"]) for h in result["hypotheses"]] == [
         (h["entity"], h["fault_type"]) for h in rule_result["hypotheses"]  # type: ignore[union-attr]

@@ -18,8 +18,9 @@ from pydantic import SecretStr
 from rootward.context.assemble import assemble_context
 from rootward.domain.evidence import EvidenceRef
 from rootward.domain.investigation import Finding, ToolResult
+from rootward.engine.dependencies import EngineDeps
 from rootward.engine.investigate import investigate_bundle
-from rootward.engine.llm_reasoner import install_reasoner
+from rootward.engine.llm_reasoner import build_reasoner
 from rootward.engine.model_agent import describe
 from rootward.engine.supervisor import direct_verdict, status_of
 from rootward.llm.settings import LLMSettings
@@ -36,21 +37,19 @@ def server() -> Iterator[FakeLLMServer]:
     with FakeLLMServer() as srv:
         srv.script.extend(['{"hypotheses": []}', '{"sentences": []}'])  # propose and write: nothing to add
         yield srv
-    install_reasoner(LLMSettings(provider="none"))
 
 
-def _install(server: FakeLLMServer, provider: str = "openai", **kw: Any) -> None:
+def _llm(server: FakeLLMServer, provider: str = "openai", **kw: Any) -> EngineDeps:
     url = server.base_url if provider == "openai" else server.anthropic_url
-    install_reasoner(
-        LLMSettings(
-            provider=provider,  # type: ignore[arg-type]
-            base_url=url,
-            api_key=SecretStr("t"),
-            model="m",
-            timeout_s=2.0,
-            **kw,
-        )
+    settings = LLMSettings(
+        provider=provider,  # type: ignore[arg-type]
+        base_url=url,
+        api_key=SecretStr("t"),
+        model="m",
+        timeout_s=2.0,
+        **kw,
     )
+    return EngineDeps(reasoner=build_reasoner(settings))
 
 
 def _statuses(result: dict[str, Any]) -> dict[tuple[str, str], str]:
@@ -80,7 +79,6 @@ def _conclude(verdict: str, cites: list[str], reason: str = "") -> Calls:
 def test_model_tests_undecided_hypotheses_through_its_tools_and_its_cited_verdict_decides(
     server: FakeLLMServer, provider: str
 ) -> None:
-    install_reasoner(LLMSettings(provider="none"))
     rules = investigate_bundle(BUNDLE).model_dump(mode="json")
     bundle = load_bundle(BUNDLE)
     ctx = assemble_context(bundle_sources(bundle), bundle.meta)
@@ -95,8 +93,7 @@ def test_model_tests_undecided_hypotheses_through_its_tools_and_its_cited_verdic
             _conclude("supports", ["metrics.csv:node-2/made_up@1-2"], "trust me"),
         ]
     )
-    _install(server, provider)
-    result = investigate_bundle(BUNDLE).model_dump(mode="json")
+    result = investigate_bundle(BUNDLE, _llm(server, provider)).model_dump(mode="json")
 
     before, after = _statuses(rules), _statuses(result)
     assert before[("payment", "deploy_regression")] == "inconclusive"
@@ -118,11 +115,9 @@ def test_model_tests_undecided_hypotheses_through_its_tools_and_its_cited_verdic
 def test_a_model_that_never_concludes_leaves_no_finding_and_is_stopped_at_its_step_cap(
     server: FakeLLMServer,
 ) -> None:
-    install_reasoner(LLMSettings(provider="none"))
     rules = _statuses(investigate_bundle(BUNDLE).model_dump(mode="json"))
     server.routes[AGENT_MARKER] = deque([_call("dependents", entity="payment")] * 10)
-    _install(server, agent_steps=3, agent_hypotheses=1)
-    result = investigate_bundle(BUNDLE).model_dump(mode="json")
+    result = investigate_bundle(BUNDLE, _llm(server, agent_steps=3, agent_hypotheses=1)).model_dump(mode="json")
     turns = _agent_requests(server)
     assert len(turns) == 3  # one hypothesis, three turns
     assert [t["function"]["name"] for t in turns[-1]["tools"]] == ["conclude"]  # the last turn can only conclude
@@ -134,16 +129,14 @@ def test_the_model_names_only_entities_of_the_incident(server: FakeLLMServer) ->
     server.routes[AGENT_MARKER] = deque(
         [_call("metric_anomalies", entity="../../etc/passwd"), _conclude("unclear", [])]
     )
-    _install(server, agent_hypotheses=1)
-    result = investigate_bundle(BUNDLE).model_dump(mode="json")
+    result = investigate_bundle(BUNDLE, _llm(server, agent_hypotheses=1)).model_dump(mode="json")
     assert not [t for t in result["trace"] if t["agent"] == "model"]
     assert "is not an entity of this incident" in json.dumps(_agent_requests(server)[1]["messages"])
 
 
 def test_model_down_mid_loop_falls_back_with_a_named_gap(server: FakeLLMServer) -> None:
     server.routes[AGENT_MARKER] = deque()  # every agent call answers 500
-    _install(server)
-    result = investigate_bundle(BUNDLE).model_dump(mode="json")
+    result = investigate_bundle(BUNDLE, _llm(server)).model_dump(mode="json")
     assert result["status"] != "failed"
     assert any("LLM unavailable for testing hypotheses" in g for g in result["gaps"])
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from rootward.context.assemble import assemble_context
+from rootward.domain.investigation import TraceEntry
 from rootward.engine.budget import Budget
 from rootward.engine.specialists import default_specialists
 from rootward.engine.tools import ManifestViolation, ToolLayer, context_tools
@@ -16,13 +17,13 @@ from rootward.sources.bundle import bundle_sources, load_bundle
 def test_a_tool_outside_the_manifest_raises_and_is_audited(examples: Path) -> None:
     bundle = load_bundle(examples / "shop-disk-full-03")
     ctx = assemble_context(bundle_sources(bundle), bundle.meta)
-    audit: list[dict[str, object]] = []
+    audit: list[TraceEntry] = []
     layer = ToolLayer("changes", frozenset({"changes_for"}), context_tools(ctx), Budget(), audit)
     assert layer.call("changes_for", entity="payment").status == "ok"
     with pytest.raises(ManifestViolation):
         layer.call("log_templates", entity="payment")
-    assert [a["status"] for a in audit] == ["ok", "refused"]
-    assert audit[1]["tool"] == "log_templates"
+    assert [a.status for a in audit] == ["ok", "refused"]
+    assert audit[1].tool == "log_templates"
 
 
 def test_specialists_have_disjoint_narrow_manifests() -> None:

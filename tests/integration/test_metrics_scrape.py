@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from rootward.domain.investigation import InvestigationResult, Timing
 from rootward.llm.client import CallRecord
 from rootward.store.db import make_engine, make_session_factory
 from rootward.store.investigations import save_investigation
@@ -33,11 +34,9 @@ def _seed(data_dir: Path) -> None:
     engine = make_engine(url)
     with make_session_factory(engine)() as s, s.begin():
         for n, total_ms in enumerate((800, 3000, 45000)):
-            result = {
-                "status": "validated",
-                "hypotheses": [],
-                "timing": {"first_hypothesis_ms": 300, "total_ms": total_ms},
-            }
+            result = InvestigationResult(
+                bundle="b", status="validated", timing=Timing(first_hypothesis_ms=300, total_ms=total_ms)
+            )
             save_investigation(s, result, title=f"t{n}", service="checkout", tier="L2", created_at=datetime.now(UTC))
         record_llm_call(s, CallRecord("rca", "anthropic", "claude-x", "ok", 12000, 800, 0.25, 4000), "i", "checkout")
     engine.dispose()

@@ -14,6 +14,7 @@ import pytest
 from pydantic import SecretStr
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.domain.investigation import InvestigationResult
 from rootward.notify.compose import compose_notification
 from rootward.notify.message import Notification, plain_text
 from rootward.notify.outbox import OutboxDispatcher, backlog, enqueue
@@ -41,9 +42,10 @@ def _compose(result: dict[str, Any], **kw: Any) -> Notification:
         "console_url": "https://rootward.example",
         "alerts": ["HighLatencyP99 checkout (firing since 14:29)"],
         "safe_actions": ["flag_for_human_review: ok"],
-        "proposals": [],
     }
-    return compose_notification(result, **(args | kw))
+    # The pipeline always hands over a complete record; an empty one is a failed result with nothing in it.
+    typed = InvestigationResult.model_validate({"bundle": "inc-42", "status": "failed", **result})
+    return compose_notification(typed, **(args | kw))
 
 
 def _deliver(

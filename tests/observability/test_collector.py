@@ -7,6 +7,7 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy.orm import Session
 
+from rootward.domain.investigation import InvestigationResult
 from rootward.llm.client import CallRecord
 from rootward.observability.collector import DatabaseCollector
 from rootward.observability.db_stats import read_snapshot
@@ -81,7 +82,9 @@ def _seed(session: Session) -> None:
         )
     )
     session.add(Job(id="j2", group_id="g2", status="queued", priority=1, tier="L1", enqueued_at=t0))
-    result = {"status": "validated", "hypotheses": [], "timing": {"first_hypothesis_ms": 1500, "total_ms": 7000}}
+    result = InvestigationResult.model_validate(
+        {"bundle": "b", "status": "validated", "timing": {"first_hypothesis_ms": 1500, "total_ms": 7000}}
+    )
     save_investigation(session, result, title="t", service="checkout", tier="L2")
     call = CallRecord("rca", "openai", "gpt-x", "ok", 1000, 200, 0.012, 900)
     record_llm_call(session, call, "inv-1", "checkout")

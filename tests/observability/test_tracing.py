@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -12,6 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from rootward.observability.tools import TOOL_METRICS, tool_call
 from rootward.observability.tracing import configure_tracing, span
 from rootward.runtime.execution import run_job
+from rootward.runtime.job_state import JobState, StepRecord
 from rootward.runtime.pipeline import Pipeline, Step
 from rootward.runtime.queue import claim, enqueue_investigation
 from rootward.store.db import make_engine, make_session_factory
@@ -36,12 +36,12 @@ def sessions(tmp_path: Path) -> sessionmaker[Session]:
 
 
 def _step(name: str, fail: bool = False) -> Step:
-    def run(state: dict[str, Any]) -> dict[str, Any]:
+    def run(state: JobState) -> JobState:
         if fail:
             raise RuntimeError("prometheus unreachable")
         with tool_call("prometheus.query", query="up") as out:
             out.status = "ok"
-        return {**state, name: True}
+        return state.model_copy(update={"steps": [*state.steps, StepRecord(step=name, at="now")]})
 
     return Step(name, run)
 

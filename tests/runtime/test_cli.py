@@ -14,12 +14,14 @@ from typer.testing import CliRunner
 
 from rootward.cli import app
 from rootward.runtime.execution import run_job
-from rootward.runtime.pipeline import Pipeline, Step
+from rootward.runtime.job_state import JobState
+from rootward.runtime.pipeline import Step
 from rootward.runtime.queue import claim, enqueue_investigation
 from rootward.runtime.worker import WorkerPool
 from rootward.store.alerts import AlertGroupRow
 from rootward.store.jobs import utcnow
 from tests.runtime.conftest import runtime_settings
+from tests.runtime.scratch import mark, scratch_pipeline
 
 runner = CliRunner()
 
@@ -62,7 +64,7 @@ def test_job_past_its_ttl_is_expired_and_shown_by_investigations_list(
 def test_show_lists_each_step_with_its_checkpoint_and_the_failure(
     config: Path, session_factory: sessionmaker[Session]
 ) -> None:
-    def boom(state: dict[str, Any]) -> dict[str, Any]:
+    def boom(state: JobState) -> JobState:
         raise ValueError("no metrics for checkout")
 
     with session_factory() as session:
@@ -71,7 +73,7 @@ def test_show_lists_each_step_with_its_checkpoint_and_the_failure(
     with session_factory() as session:
         job = claim(session, "w1", 30)
     assert job is not None
-    pipeline = Pipeline([Step("assemble_context", lambda s: {**s, "ctx": 1}), Step("hypotheses", boom)])
+    pipeline = scratch_pipeline([Step("assemble_context", mark(ctx=1)), Step("hypotheses", boom)])
     assert run_job(session_factory, job, pipeline, lease_s=30) == "failed"
 
     shown = _cli("investigations", "show", job_id[:12], "--config", str(config))

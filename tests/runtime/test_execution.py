@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 from datetime import timedelta
-from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -13,10 +12,12 @@ from sqlalchemy.orm import Session, sessionmaker
 from rootward.runtime.checkpoint import Lease, LeaseLost, resume_point, save_checkpoint
 from rootward.runtime.execution import run_job
 from rootward.runtime.fencing import JobFence
+from rootward.runtime.job_state import JobState
 from rootward.runtime.pipeline import Pipeline, Step
 from rootward.runtime.queue import claim, enqueue_investigation
 from rootward.store.audit import AuditRow, verify_chain
 from rootward.store.jobs import Checkpoint, Job, utcnow
+from tests.runtime.scratch import mark, scratch_pipeline
 
 
 class Crash(BaseException):
@@ -25,15 +26,15 @@ class Crash(BaseException):
 
 def _counting_pipeline(runs: list[str], names: list[str], crash_at: str | None = None) -> Pipeline:
     def make(name: str) -> Step:
-        def run(state: dict[str, Any]) -> dict[str, Any]:
+        def run(state: JobState) -> JobState:
             runs.append(name)
             if name == crash_at and runs.count(name) == 1:
                 raise Crash(name)
-            return {**state, "trail": [*state.get("trail", []), name]}
+            return state.model_copy(update={"trail": [*getattr(state, "trail", []), name]})
 
         return Step(name, run)
 
-    return Pipeline([make(name) for name in names])
+    return scratch_pipeline([make(name) for name in names])
 
 
 def _enqueue_and_claim(factory: sessionmaker[Session], worker: str = "w1", lease_s: float = 30) -> Job:
@@ -100,7 +101,7 @@ def test_worker_that_lost_its_lease_cannot_write_a_checkpoint(session_factory: s
         taken = claim(session, "fast", 30, now=utcnow() + timedelta(seconds=2))
     assert taken is not None and taken.attempts == 2
     with session_factory() as session, pytest.raises(LeaseLost):
-        save_checkpoint(session, stale, 0, "a", {"x": 1}, started_at=utcnow(), lease_s=30)
+        save_checkpoint(session, stale, 0, "a", JobState.of(job), started_at=utcnow(), lease_s=30)
     with session_factory() as session:
         assert session.scalars(select(Checkpoint)).all() == []
         assert session.get_one(Job, job.id).next_step == 0
@@ -112,15 +113,15 @@ def test_same_owner_with_an_older_attempt_is_fenced_off(session_factory: session
     with session_factory() as session:
         assert claim(session, "pool-1", 30, now=utcnow() + timedelta(seconds=2)) is not None
     with session_factory() as session, pytest.raises(LeaseLost):
-        save_checkpoint(session, old, 0, "a", {}, started_at=utcnow(), lease_s=30)
+        save_checkpoint(session, old, 0, "a", JobState.of(job), started_at=utcnow(), lease_s=30)
 
 
 def test_failing_step_fails_the_job_with_the_step_and_reason(session_factory: sessionmaker[Session]) -> None:
-    def boom(state: dict[str, Any]) -> dict[str, Any]:
+    def boom(state: JobState) -> JobState:
         raise RuntimeError("prometheus said no")
 
     job = _enqueue_and_claim(session_factory)
-    pipeline = Pipeline([Step("ok", lambda s: {**s, "ok": True}), Step("boom", boom)])
+    pipeline = scratch_pipeline([Step("ok", mark(ok=True)), Step("boom", boom)])
     assert run_job(session_factory, job, pipeline, lease_s=30) == "failed"
     with session_factory() as session:
         failed = session.get_one(Job, job.id)
@@ -131,7 +132,7 @@ def test_failing_step_fails_the_job_with_the_step_and_reason(session_factory: se
 
 def test_step_returning_non_json_state_fails_the_job(session_factory: sessionmaker[Session]) -> None:
     job = _enqueue_and_claim(session_factory)
-    pipeline = Pipeline([Step("bad", lambda s: {**s, "when": object()})])
+    pipeline = scratch_pipeline([Step("bad", mark(when=object()))])
     assert run_job(session_factory, job, pipeline, lease_s=30) == "failed"
     with session_factory() as session:
         error = session.get_one(Job, job.id).error
@@ -143,12 +144,12 @@ def test_stop_request_hands_the_job_back_to_the_queue_between_steps(
 ) -> None:
     stop = threading.Event()
 
-    def first(state: dict[str, Any]) -> dict[str, Any]:
+    def first(state: JobState) -> JobState:
         stop.set()
-        return {**state, "first": True}
+        return state.model_copy(update={"first": True})
 
     job = _enqueue_and_claim(session_factory)
-    pipeline = Pipeline([Step("first", first), Step("second", lambda s: {**s, "second": True})])
+    pipeline = scratch_pipeline([Step("first", first), Step("second", mark(second=True))])
     assert run_job(session_factory, job, pipeline, lease_s=30, stop=stop) == "released"
     with session_factory() as session:
         back = session.get_one(Job, job.id)
@@ -165,16 +166,16 @@ def test_step_result_is_not_checkpointed_once_the_heartbeat_raised_the_fence(
     fence = JobFence(Lease.of(job))
     ran: list[str] = []
 
-    def lost_during_step(state: dict[str, Any]) -> dict[str, Any]:
+    def lost_during_step(state: JobState) -> JobState:
         ran.append("a")
         fence.raise_fence("renewal matched no row")  # what the heartbeat thread does meanwhile
-        return {**state, "a": True}
+        return state.model_copy(update={"a": True})
 
-    def never(state: dict[str, Any]) -> dict[str, Any]:
+    def never(state: JobState) -> JobState:
         ran.append("b")
         return state
 
-    pipeline = Pipeline([Step("a", lost_during_step), Step("b", never)])
+    pipeline = scratch_pipeline([Step("a", lost_during_step), Step("b", never)])
     assert run_job(session_factory, job, pipeline, lease_s=30, fence=fence) == "lease_lost"
     assert ran == ["a"]
     with session_factory() as session:
@@ -188,10 +189,10 @@ def test_step_that_breaks_after_its_lease_is_fenced_does_not_fail_the_job(
     job = _enqueue_and_claim(session_factory)
     fence = JobFence(Lease.of(job))
 
-    def breaks(state: dict[str, Any]) -> dict[str, Any]:
+    def breaks(state: JobState) -> JobState:
         fence.raise_fence("another worker took over")
         raise ConnectionError("the step's data source hung up")
 
-    assert run_job(session_factory, job, Pipeline([Step("a", breaks)]), lease_s=30, fence=fence) == "lease_lost"
+    assert run_job(session_factory, job, scratch_pipeline([Step("a", breaks)]), lease_s=30, fence=fence) == "lease_lost"
     with session_factory() as session:
         assert session.get_one(Job, job.id).status == "running"  # left to whoever holds it now

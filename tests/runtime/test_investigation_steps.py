@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from rootward.engine.dependencies import EngineDeps
+from rootward.engine.state import EngineState
 from rootward.runtime.intake import accept_alerts
 from rootward.runtime.investigation_steps import InvestigationSteps, step_names
-from rootward.runtime.pipeline import State
+from rootward.runtime.job_state import JobState
 from rootward.settings import load_settings
 from rootward.sources.bundle import bundle_sources, load_bundle
 from rootward.store.approvals import ApprovalRow
@@ -26,10 +28,10 @@ from tests.conftest import EXAMPLES
 BUNDLE = EXAMPLES / "shop-connection-pool-exhaustion-00"
 
 
-def _run(steps: InvestigationSteps, state: State) -> State:
+def _run(steps: InvestigationSteps, start: dict[str, object]) -> JobState:
+    state = JobState.model_validate(start)
     for step in steps.pipeline().steps:
-        state = step.run(state)
-        json.dumps(state)  # every checkpoint must be JSON
+        state = JobState.load(json.loads(step.run(state).model_dump_json()))  # what a resumed worker loads
     return state
 
 
@@ -61,10 +63,11 @@ def test_group_is_snapshotted_investigated_recorded_and_notified(env) -> None:  
     assert steps.pipeline().names == step_names()
     state = _run(steps, {"job_id": job.id, "group_id": job.group_id, "tier": job.tier, "priority": job.priority})
 
-    snapshot = load_bundle(state["bundle_path"])
+    assert state.bundle_path is not None
+    snapshot = load_bundle(state.bundle_path)
     assert snapshot.missing == [] and len(snapshot.logs or []) > 0
-    assert state["final"]["status"] in ("validated", "inconclusive")
-    assert state["final"]["hypotheses"], "the engine produced no hypothesis on the snapshot"
+    assert state.result().status in ("validated", "inconclusive")
+    assert state.result().hypotheses, "the engine produced no hypothesis on the snapshot"
     with sessions() as s:
         row = s.get(InvestigationRow, job.id)
         assert row is not None and row.group_id == job.group_id and row.evidence_data
@@ -97,7 +100,7 @@ def test_engine_failure_still_records_and_notifies(env, monkeypatch: pytest.Monk
     settings, sessions, bundle, accepted, jobs = env
     import rootward.engine.investigation as engine
 
-    def boom(state: State) -> State:
+    def boom(state: EngineState, deps: EngineDeps) -> EngineState:
         raise RuntimeError("metrics API returned 503")
 
     monkeypatch.setattr(engine, "STAGES", (("assemble_context", boom), *engine.STAGES[1:]))
@@ -106,11 +109,9 @@ def test_engine_failure_still_records_and_notifies(env, monkeypatch: pytest.Monk
     monkeypatch.setattr(live, "STAGES", engine.STAGES)
     job = jobs[0]
     steps = InvestigationSteps(settings, sessions, sources=bundle_sources(bundle))
-    state = {"job_id": job.id, "group_id": job.group_id, "tier": job.tier, "priority": job.priority}
-    for step in steps.pipeline().steps:
-        state = step.run(state)
-    assert state["final"]["status"] == "failed"
-    assert any("metrics API returned 503" in g for g in state["final"]["gaps"])
+    state = _run(steps, {"job_id": job.id, "group_id": job.group_id, "tier": job.tier, "priority": job.priority})
+    assert state.result().status == "failed"
+    assert any("metrics API returned 503" in g for g in state.result().gaps)
     with sessions() as s:
         [note] = list(s.scalars(select(OutboxRow)))
         assert note.payload["summary_source"] == "template"
@@ -134,14 +135,14 @@ def test_snapshot_takes_the_relevant_runbooks_from_the_knowledge_base(env) -> No
     )
     job = jobs[0]
     steps = InvestigationSteps(settings, sessions, sources=live)
-    state = steps.snapshot({"job_id": job.id, "group_id": job.group_id, "tier": job.tier, "priority": job.priority})
-    snapshot = load_bundle(state["bundle_path"])
+    state = steps.snapshot(JobState(job_id=job.id, group_id=job.group_id, tier=job.tier, priority=job.priority))
+    assert state.bundle_path is not None
+    snapshot = load_bundle(state.bundle_path)
     assert "knowledge" not in snapshot.missing
     assert {d.path for d in snapshot.documents or []} & {"runbooks/payment-latency.md", "bits/checkout.md"}
 
 
 def test_llm_calls_are_attributed_to_the_investigation_and_capped_per_day(env) -> None:  # type: ignore[no-untyped-def]
-    from rootward.engine.llm_reasoner import install_reasoner
     from rootward.llm.settings import LLMSettings
     from rootward.store.llm_calls import CostLine, costs_by
     from tests.fixtures.fake_llm import FakeLLMServer
@@ -152,16 +153,13 @@ def test_llm_calls_are_attributed_to_the_investigation_and_capped_per_day(env) -
         server.script.extend(['{"hypotheses": []}', '{"sentences": []}'] * 4)
         llm = LLMSettings(provider="openai", base_url=server.base_url, model="m", daily_call_cap=3)
         live = settings.model_copy(update={"llm": llm})
-        try:
-            steps = InvestigationSteps(live, sessions, sources=bundle_sources(bundle))
-            state = _run(steps, {"job_id": job.id, "group_id": job.group_id, "tier": job.tier, "priority": 1})
-            second = _run(steps, {"job_id": jobs[-1].id, "group_id": jobs[-1].group_id, "tier": "L1", "priority": 1})
-        finally:
-            install_reasoner(LLMSettings(provider="none"))
+        steps = InvestigationSteps(live, sessions, sources=bundle_sources(bundle))
+        state = _run(steps, {"job_id": job.id, "group_id": job.group_id, "tier": job.tier, "priority": 1})
+        second = _run(steps, {"job_id": jobs[-1].id, "group_id": jobs[-1].group_id, "tier": "L1", "priority": 1})
     with sessions() as s:
         [line] = costs_by(s, "service")
-        assert isinstance(line, CostLine) and line.key == state["service"] and line.calls == 3
-    assert any("daily LLM call cap reached" in g for g in second["final"]["gaps"])
+        assert isinstance(line, CostLine) and line.key == state.service and line.calls == 3
+    assert any("daily LLM call cap reached" in g for g in second.result().gaps)
 
 
 def test_l2_files_the_rca_into_the_knowledge_base_and_retries_a_failed_one(
@@ -178,7 +176,7 @@ def test_l2_files_the_rca_into_the_knowledge_base_and_retries_a_failed_one(
     job = jobs[0]
     steps = InvestigationSteps(settings, sessions, sources=bundle_sources(bundle))
     state = _run(steps, {"job_id": job.id, "group_id": job.group_id, "tier": "L2", "priority": 1})
-    assert any(a.startswith("route_to_km (done)") for a in state["safe_actions"]), state["safe_actions"]
+    assert any(a.startswith("route_to_km (done)") for a in state.safe_actions), state.safe_actions
     with sessions() as s:
         paths = [d.path for d in s.scalars(select(KnowledgeDocumentRow))]
     assert f"incidents/{job.id}.md" in paths
@@ -186,7 +184,7 @@ def test_l2_files_the_rca_into_the_knowledge_base_and_retries_a_failed_one(
     import rootward.engine.investigation as engine
     import rootward.runtime.investigation_steps as live
 
-    def boom(state: State) -> State:
+    def boom(state: EngineState, deps: EngineDeps) -> EngineState:
         raise RuntimeError("metrics API returned 503")
 
     monkeypatch.setattr(live, "STAGES", (("assemble_context", boom), *engine.STAGES[1:]))
@@ -195,7 +193,7 @@ def test_l2_files_the_rca_into_the_knowledge_base_and_retries_a_failed_one(
         InvestigationSteps(settings, sessions, sources=bundle_sources(bundle)),
         {"job_id": other.id, "group_id": other.group_id, "tier": "L2", "priority": 1},
     )
-    assert any(a.startswith("retry_task (done)") for a in failed["safe_actions"]), failed["safe_actions"]
+    assert any(a.startswith("retry_task (done)") for a in failed.safe_actions), failed.safe_actions
     with sessions() as s:
         assert len(list(s.scalars(select(Job).where(Job.group_id == other.group_id)))) == 2
 
@@ -220,9 +218,9 @@ def test_proposals_are_predicted_on_the_stored_graph_and_learned_dynamics(env) -
     job = next(j for j in jobs if j.tier in ("L1", "L2"))
     steps = InvestigationSteps(settings, sessions, sources=bundle_sources(bundle))
     state = _run(steps, {"job_id": job.id, "group_id": job.group_id, "tier": job.tier, "priority": job.priority})
-    [proposal] = state["final"]["proposals"]
-    assert proposal["action"]["target"] == "payment"
-    predicted = {e["name"]: e["probability"] for e in proposal["prediction"]["entities"]}
+    [proposal] = state.result().proposals
+    assert proposal.action.target == "payment" and proposal.prediction is not None
+    predicted = {e["name"]: e["probability"] for e in proposal.prediction["entities"]}
     assert "ledger" in predicted  # only the stored graph has that edge
     action_impact = 0.3  # config_change's first-hop impact
     assert predicted["ledger"] > 0.85 * 0.6 * action_impact  # stronger than the relation prior: it was learned

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
+from rootward.runtime.job_state import JobState
 from rootward.runtime.pipeline import (
     DEFAULT_STEP_NAMES,
     ENV_PLACEHOLDER_STEP_S,
@@ -42,12 +41,12 @@ def test_default_pipeline_has_the_investigation_steps_in_order() -> None:
 
 
 def test_placeholder_steps_record_what_ran_without_touching_other_state() -> None:
-    state: dict[str, Any] = {"group_id": "g1"}
+    state = JobState(job_id="j1", group_id="g1", tier="L1")
     for step in default_pipeline().steps:
         state = step.run(state)
-    assert state["group_id"] == "g1"
-    assert [entry["step"] for entry in state["steps"]] == list(DEFAULT_STEP_NAMES)
-    assert all(entry["placeholder"] for entry in state["steps"])
+    assert state.group_id == "g1" and state.engine is None and state.investigation_id is None
+    assert [entry.step for entry in state.steps] == list(DEFAULT_STEP_NAMES)
+    assert all(entry.placeholder for entry in state.steps)
 
 
 def test_placeholder_delay_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

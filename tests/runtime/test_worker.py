@@ -14,13 +14,15 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.runtime import execution
 from rootward.runtime.fencing import check_fence, current_fence
-from rootward.runtime.pipeline import Pipeline, Step
+from rootward.runtime.job_state import JobState
+from rootward.runtime.pipeline import Step
 from rootward.runtime.queue import claim, enqueue_investigation
 from rootward.runtime.worker import WorkerPool
 from rootward.store.audit import AuditRow
 from rootward.store.db import make_engine, make_session_factory
 from rootward.store.jobs import Checkpoint, Job, WorkerHeartbeat, utcnow
 from tests.runtime.conftest import runtime_settings
+from tests.runtime.scratch import mark, scratch_pipeline
 
 
 def _wait_for(predicate: Any, timeout_s: float) -> bool:
@@ -44,7 +46,7 @@ def test_pool_runs_queued_jobs_to_done_and_keeps_its_heartbeat(
         for n in range(8):
             enqueue_investigation(session, f"g{n}", n % 3, "L1")
         session.commit()
-    pipeline = Pipeline([Step("one", lambda s: {**s, "one": 1}), Step("two", lambda s: {**s, "two": 2})])
+    pipeline = scratch_pipeline([Step("one", mark(one=1)), Step("two", mark(two=2))])
     pool = WorkerPool(runtime_settings(migrated_db_url), session_factory, pipeline=pipeline, concurrency=2)
     pool.start()
     try:
@@ -77,15 +79,15 @@ def test_stopping_pool_finishes_the_current_step_and_hands_the_job_back(
 ) -> None:
     in_step = threading.Event()
 
-    def slow(state: dict[str, Any]) -> dict[str, Any]:
+    def slow(state: JobState) -> JobState:
         in_step.set()
         time.sleep(0.3)
-        return {**state, "slow": True}
+        return state.model_copy(update={"slow": True})
 
     with session_factory() as session:
         job_id = enqueue_investigation(session, "g", 1, "L2")
         session.commit()
-    pipeline = Pipeline([Step("slow", slow), Step("never", lambda s: {**s, "never": True})])
+    pipeline = scratch_pipeline([Step("slow", slow), Step("never", mark(never=True))])
     pool = WorkerPool(runtime_settings(migrated_db_url), session_factory, pipeline=pipeline, concurrency=1)
     pool.start()
     assert in_step.wait(10)
@@ -111,7 +113,7 @@ def test_job_of_a_slot_that_hit_a_database_error_is_not_renewed_and_gets_resumed
     with session_factory() as session:
         job_id = enqueue_investigation(session, "g", 1, "L2")
         session.commit()
-    pipeline = Pipeline([Step("only", lambda s: {**s, "only": True})])
+    pipeline = scratch_pipeline([Step("only", mark(only=True))])
     settings = runtime_settings(migrated_db_url, lease_s=1, heartbeat_s=0.1)
     pool = WorkerPool(settings, session_factory, pipeline=pipeline, concurrency=1)
     pool.start()
@@ -130,7 +132,7 @@ def test_concurrency_cap_holds_across_pools_with_separate_connections(
     lock = threading.Lock()
     running = {"now": 0, "max": 0}
 
-    def busy(state: dict[str, Any]) -> dict[str, Any]:
+    def busy(state: JobState) -> JobState:
         with lock:
             running["now"] += 1
             running["max"] = max(running["max"], running["now"])
@@ -144,7 +146,7 @@ def test_concurrency_cap_holds_across_pools_with_separate_connections(
             enqueue_investigation(session, f"g{n}", 1, "L2")
         session.commit()
     settings = runtime_settings(migrated_db_url, max_concurrent=2, poll_s=0.01)
-    pipeline = Pipeline([Step("busy", busy)])
+    pipeline = scratch_pipeline([Step("busy", busy)])
     engines = [make_engine(migrated_db_url) for _ in range(2)]  # two "processes", two connection pools
     pools = [WorkerPool(settings, make_session_factory(e), pipeline=pipeline, concurrency=3) for e in engines]
     for pool in pools:
@@ -162,15 +164,15 @@ def test_concurrency_cap_holds_across_pools_with_separate_connections(
 def test_step_longer_than_the_lease_completes_without_a_takeover(
     migrated_db_url: str, session_factory: sessionmaker[Session]
 ) -> None:
-    def long_step(state: dict[str, Any]) -> dict[str, Any]:
+    def long_step(state: JobState) -> JobState:
         time.sleep(2.5)  # 2.5 leases: only the heartbeat's renewals keep the job
-        return {**state, "long": True}
+        return state.model_copy(update={"long": True})
 
     with session_factory() as session:
         job_id = enqueue_investigation(session, "g", 1, "L2")
         session.commit()
     settings = runtime_settings(migrated_db_url, lease_s=1, heartbeat_s=0.1)
-    pipeline = Pipeline([Step("long", long_step), Step("after", lambda s: {**s, "after": True})])
+    pipeline = scratch_pipeline([Step("long", long_step), Step("after", mark(after=True))])
     holder = WorkerPool(settings, session_factory, pipeline=pipeline, concurrency=1)
     # A second pool polls all along: it would take the job over the moment its lease ran out.
     rival = WorkerPool(settings, session_factory, pipeline=pipeline, concurrency=1)
@@ -198,7 +200,7 @@ def test_pool_renews_exactly_the_leases_its_slots_hold(
     in_step = threading.Event()
     release = threading.Event()
 
-    def waiting(state: dict[str, Any]) -> dict[str, Any]:
+    def waiting(state: JobState) -> JobState:
         in_step.set()
         release.wait(10)
         return state
@@ -207,7 +209,10 @@ def test_pool_renews_exactly_the_leases_its_slots_hold(
         job_id = enqueue_investigation(session, "g", 1, "L2")
         session.commit()
     pool = WorkerPool(
-        runtime_settings(migrated_db_url), session_factory, pipeline=Pipeline([Step("wait", waiting)]), concurrency=1
+        runtime_settings(migrated_db_url),
+        session_factory,
+        pipeline=scratch_pipeline([Step("wait", waiting)]),
+        concurrency=1,
     )
     pool.start()
     try:
@@ -227,7 +232,7 @@ def test_fenced_off_pool_stops_its_step_and_writes_nothing(
     in_step = threading.Event()
     stopped: dict[str, Any] = {}
 
-    def long_step(state: dict[str, Any]) -> dict[str, Any]:
+    def long_step(state: JobState) -> JobState:
         fence = current_fence()
         assert fence is not None
         in_step.set()
@@ -236,13 +241,13 @@ def test_fenced_off_pool_stops_its_step_and_writes_nothing(
         stopped.update(woken=woken, after_s=time.monotonic() - started, reason=fence.reason)
         check_fence()
         stopped["went_on"] = True
-        return {**state, "long": True}
+        return state.model_copy(update={"long": True})
 
     with session_factory() as session:
         job_id = enqueue_investigation(session, "g", 1, "L2")
         session.commit()
     settings = runtime_settings(migrated_db_url, lease_s=1, heartbeat_s=0.1)
-    pool = WorkerPool(settings, session_factory, pipeline=Pipeline([Step("long", long_step)]), concurrency=1)
+    pool = WorkerPool(settings, session_factory, pipeline=scratch_pipeline([Step("long", long_step)]), concurrency=1)
     pool.start()
     try:
         assert in_step.wait(10)

@@ -9,6 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
+from rootward.domain.investigation import InvestigationResult
 from rootward.domain.roles import Role
 from rootward.settings import load_settings
 from rootward.store.db import make_engine, make_session_factory
@@ -19,19 +20,28 @@ from rootward.web.app import create_app
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
 
-def _result(status: str, *entities: str) -> dict[str, Any]:
-    return {
-        "bundle": "b",
-        "status": status,
-        "hypotheses": [
-            {"id": f"H{i}", "entity": e, "fault_type": "deploy_regression", "status": "validated", "confidence": 0.5}
-            for i, e in enumerate(entities, 1)
-        ],
-        "claims": [],
-        "evidence": {},
-        "gaps": [],
-        "timing": {"first_hypothesis_ms": 120, "total_ms": 900},
-    }
+def _result(status: str, *entities: str, **fields: Any) -> InvestigationResult:
+    return InvestigationResult.model_validate(
+        {
+            "bundle": "b",
+            "status": status,
+            "hypotheses": [
+                {
+                    "id": f"H{i}",
+                    "entity": e,
+                    "fault_type": "deploy_regression",
+                    "status": "validated",
+                    "confidence": 0.5,
+                }
+                for i, e in enumerate(entities, 1)
+            ],
+            "claims": [],
+            "evidence": {},
+            "gaps": [],
+            "timing": {"first_hypothesis_ms": 120, "total_ms": 900},
+            **fields,
+        }
+    )
 
 
 @pytest.fixture
@@ -149,9 +159,12 @@ def test_with_a_model_configured_the_draft_gets_a_cited_summary_charged_to_the_i
     from tests.fixtures.fake_llm import FakeLLMServer
 
     cite = "metrics.csv:payment/db_connections_in_use@1-2"
-    result = _result("validated", "payment")
-    result["hypotheses"][0]["evidence"] = ["E1"]
-    result["evidence"] = {"E1": {"kind": "metric", "cite": cite, "excerpt": "payment connections up from 12 to 50"}}
+    result = _result(
+        "validated",
+        "payment",
+        evidence={"E1": {"kind": "metric", "cite": cite, "excerpt": "payment connections up from 12 to 50"}},
+    )
+    result.hypotheses[0].evidence = ["E1"]
     sessions = make_session_factory(engine)
     with sessions() as s, s.begin():
         add_user(s, "rita", Role.RESPONDER)

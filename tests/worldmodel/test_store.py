@@ -30,6 +30,7 @@ from rootward.worldmodel.dynamics import Dynamics
 from rootward.worldmodel.gate import ProposedAction, gate
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
 from rootward.worldmodel.history import IncidentRecord, ObservedAlert
+from rootward.worldmodel.settings import WorldModelSettings
 
 from .conftest import shop_topology
 
@@ -72,12 +73,12 @@ def test_dynamics_survive_the_database(session: Session) -> None:
 def test_committed_prediction_in_the_database_opens_the_gate(session: Session) -> None:
     ledger = DbPredictionLedger(session)
     hypothesis = HypothesisOut(id="H1", entity="payment", fault_type="memory_leak", status="validated", confidence=0.9)
-    [item] = propose([hypothesis], shop_topology(), ledger=ledger)
+    [item] = propose([hypothesis], shop_topology(), ledger=ledger, settings=WorldModelSettings())
     session.commit()
-    action = ProposedAction.model_validate(item["action"])
+    action = item.action
     assert gate(action, DbPredictionLedger(session)).status == "pending_approval"
     assert gate(ProposedAction.of("restart", "checkout"), DbPredictionLedger(session)).reason == "no_prediction"
-    save_proposals(session, "inv-1", [item])
+    save_proposals(session, "inv-1", [item.model_dump(mode="json")])
     session.commit()
     [row] = proposals_of(session, "inv-1")
     assert row.status == "pending_approval" and row.action_class == "restart:service"

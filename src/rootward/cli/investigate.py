@@ -4,23 +4,31 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from rootward.sources.bundle import BundleError
 
+if TYPE_CHECKING:
+    from rootward.engine.dependencies import EngineDeps
 
-def _install_configured_reasoner() -> None:
-    """LLM mode when a config file or ROOTWARD_LLM__* variables configure a provider; else rule mode."""
+
+def _configured_deps() -> EngineDeps:
+    """What the engine works with: the configured reasoner and world-model settings when a config
+    file or ROOTWARD_* variables say so; else rule mode with the defaults."""
     import os
 
-    configured = os.environ.get("ROOTWARD_CONFIG") or Path("rootward.yaml").is_file()
-    if not configured and not any(k.startswith("ROOTWARD_LLM__") for k in os.environ):
-        return
-    from rootward.cli.serve import settings_or_exit
-    from rootward.engine.llm_reasoner import install_reasoner
+    from rootward.engine.dependencies import EngineDeps
 
-    install_reasoner(settings_or_exit(None).llm)
+    configured = os.environ.get("ROOTWARD_CONFIG") or Path("rootward.yaml").is_file()
+    if not configured and not any(k.startswith(("ROOTWARD_LLM__", "ROOTWARD_WORLDMODEL__")) for k in os.environ):
+        return EngineDeps()
+    from rootward.cli.serve import settings_or_exit
+    from rootward.engine.llm_reasoner import build_reasoner
+
+    settings = settings_or_exit(None)
+    return EngineDeps(reasoner=build_reasoner(settings.llm), worldmodel=settings.worldmodel)
 
 
 def investigate_command(
@@ -31,9 +39,9 @@ def investigate_command(
     from rootward.engine.investigate import investigate_bundle
     from rootward.engine.rca import render_markdown
 
-    _install_configured_reasoner()
+    deps = _configured_deps()
     try:
-        result = investigate_bundle(bundle)
+        result = investigate_bundle(bundle, deps)
     except BundleError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -7,9 +7,7 @@ backs is capped below 0.8 and flagged `evidence_missing`.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-
-from rootward.domain.investigation import Finding
+from rootward.domain.investigation import ConfidenceGates, Finding
 
 ANALYSIS_ONLY_BELOW = 0.5
 HUMAN_REVIEW_BELOW = 0.7
@@ -17,27 +15,16 @@ UNBACKED_CAP_FROM = 0.8
 UNBACKED_CAP = 0.79
 
 
-@dataclass(frozen=True)
-class GateDecision:
-    confidence: float
-    analysis_only: bool
-    needs_human: bool
-    evidence_missing: bool
-
-    def to_dict(self) -> dict[str, object]:
-        return asdict(self)
-
-
 def backed_by_tool_output(findings: list[Finding]) -> bool:
     """Some validated finding cites evidence that came out of a tool call."""
     return any(f.status == "validated" and f.evidence and f.tool_calls for f in findings)
 
 
-def apply_gates(confidence: float, findings: list[Finding]) -> GateDecision:
+def apply_gates(confidence: float, findings: list[Finding]) -> ConfidenceGates:
     evidence_missing = confidence >= UNBACKED_CAP_FROM and not backed_by_tool_output(findings)
     if evidence_missing:
         confidence = UNBACKED_CAP
-    return GateDecision(
+    return ConfidenceGates(
         confidence=round(confidence, 3),
         analysis_only=confidence < ANALYSIS_ONLY_BELOW,
         needs_human=confidence < HUMAN_REVIEW_BELOW,

@@ -23,16 +23,15 @@ within evidence later, never drop a top-ranked one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 import networkx as nx
 
 from rootward.context.assemble import Context
 from rootward.context.log_signals import LogSignal
 from rootward.context.topology import Subgraph, upstream_closure
-from rootward.domain.evidence import EvidenceRef
+from rootward.domain.hypothesis import Hypothesis
 from rootward.engine.signals import EntityProfile, entity_profiles, mentions
 from rootward.engine.signatures import SPECIFICITY, Signature, classify, log_matches
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
@@ -51,40 +50,6 @@ WORLD_MODEL_WEIGHT = 0.1
 SHARED_FAULTS = frozenset(
     {"disk_full", "oom_kill", "memory_leak", "cpu_saturation", "packet_loss", "dns_failure", "certificate_expiry"}
 )
-
-
-@dataclass
-class Hypothesis:
-    id: str
-    entity: str
-    fault_type: str
-    prior: float
-    evidence: list[EvidenceRef] = field(default_factory=list)
-    rationale: list[str] = field(default_factory=list)
-    source: str = "rules"  # rules | reasoner
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "entity": self.entity,
-            "fault_type": self.fault_type,
-            "prior": self.prior,
-            "evidence": [{"kind": e.kind, "cite": e.cite, "excerpt": e.excerpt} for e in self.evidence],
-            "rationale": list(self.rationale),
-            "source": self.source,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Hypothesis:
-        return cls(
-            id=str(data["id"]),
-            entity=str(data["entity"]),
-            fault_type=str(data["fault_type"]),
-            prior=float(data["prior"]),
-            evidence=[EvidenceRef(**e) for e in data.get("evidence", [])],
-            rationale=[str(r) for r in data.get("rationale", [])],
-            source=str(data.get("source", "rules")),
-        )
 
 
 @dataclass
@@ -170,8 +135,8 @@ def world_graph(topology: Subgraph) -> WorldGraph:
     return graph
 
 
-def score_entities(ctx: Context) -> list[EntityScore]:
-    profiles = entity_profiles(ctx)
+def _scope_graph(ctx: Context, profiles: dict[str, EntityProfile]) -> nx.DiGraph:
+    """The declared dependency graph; without one, the edges failure logs imply (a caller naming a callee)."""
     g = ctx.topology.graph()
     if not ctx.has_topology:
         # No declared graph: a failure log that names another entity is the best edge we have.
@@ -179,6 +144,57 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             for s in p.mentions:
                 if s.service != e and s.service in profiles:
                     g.add_edge(s.service, e, relation="depends_on")
+    return g
+
+
+def _reach(
+    g: nx.DiGraph, e: str, p: EntityProfile, points: dict[str, set[str]], below: dict[str, set[str]]
+) -> set[str]:
+    """What a fault at `e` can explain: its dependents (and, under a surge, what it calls)."""
+    reach = (upstream_closure(g, e) | {e}) if e in g else {e}
+    if any(a.direction == "up" and a.ratio >= 1.5 for a in p.traffic) and e in g:
+        # Load flows the other way: a surge at e reaches what e calls.
+        reach |= set(nx.descendants(g, e))
+    # A dependent whose failure logs name another dependency is explained by that one,
+    # unless a fault here could reach it through the named one.
+    return {x for x in reach if x == e or not points[x] or any(y == e or e in below[y] for y in points[x])}
+
+
+def _victim_of(
+    e: str,
+    p: EntityProfile,
+    g: nx.DiGraph,
+    profiles: dict[str, EntityProfile],
+    borrowed: dict[str, list[LogSignal]],
+    incident_onset: int | None,
+    b_strength: float,
+) -> str | None:
+    """The abnormal dependency whose failure `e` is merely passing on, if any."""
+    own_mechanism = any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in log_matches(p.own_logs))
+    for d in _dependencies_within(g, e, profiles):
+        dp = profiles.get(d)
+        if dp is None:
+            continue
+        d_evidence = dp.abnormal or bool(borrowed[d])
+        if not d_evidence:
+            continue
+        d_res = dp.timely_resource_strength(incident_onset)
+        stronger = d_res >= 0.35 and d_res > p.timely_resource_strength(incident_onset) + 0.1
+        stronger = stronger and not own_mechanism  # it names its own failure mode: not merely a guest
+        if not stronger and _own_change_explains(p):
+            continue  # it changed just before and fails the way that change would: its own change explains it
+        if _points_at(p, d) or stronger:
+            return d
+        named_here = b_strength >= 0.5  # callers keep naming this entity: it is not just passing a failure on
+        d_loud = bool(dp.resources) or sum(x.onset_count for x in dp.own_logs + borrowed[d]) >= 5
+        if not p.resources and not p.own_logs and d_loud and not named_here:
+            return d
+    return None
+
+
+def score_entities(ctx: Context) -> list[EntityScore]:
+    profiles = entity_profiles(ctx)
+    g = _scope_graph(ctx, profiles)
     alerting = set(ctx.alerting_services) or set(profiles)
     abnormal = {e for e, p in profiles.items() if p.abnormal} | alerting
     borrowed = {e: _borrowed(e, p, profiles, g) for e, p in profiles.items()}
@@ -202,39 +218,12 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         )
         if own <= 0:
             continue
-        reach = (upstream_closure(g, e) | {e}) if e in g else {e}
-        if any(a.direction == "up" and a.ratio >= 1.5 for a in p.traffic) and e in g:
-            # Load flows the other way: a surge at e reaches what e calls.
-            reach |= set(nx.descendants(g, e))
-        # A dependent whose failure logs name another dependency is explained by that one,
-        # unless a fault here could reach it through the named one.
-        reach = {x for x in reach if x == e or not points[x] or any(y == e or e in below[y] for y in points[x])}
+        reach = _reach(g, e, p, points, below)
         if ctx.has_topology:
             coverage = 0.6 * len(alerting & reach) / len(alerting) + 0.4 * len(abnormal & reach) / len(abnormal)
         else:
             coverage = 1.0  # without a graph nothing can be said about propagation: own evidence decides
-        victim_of = None
-        own_mechanism = any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in log_matches(p.own_logs))
-        for d in _dependencies_within(g, e, profiles):
-            dp = profiles.get(d)
-            if dp is None:
-                continue
-            d_evidence = dp.abnormal or bool(borrowed[d])
-            if not d_evidence:
-                continue
-            d_res = dp.timely_resource_strength(incident_onset)
-            stronger = d_res >= 0.35 and d_res > p.timely_resource_strength(incident_onset) + 0.1
-            stronger = stronger and not own_mechanism  # it names its own failure mode: not merely a guest
-            if not stronger and _own_change_explains(p):
-                continue  # it changed just before and fails the way that change would: its own change explains it
-            if _points_at(p, d) or stronger:
-                victim_of = d
-                break
-            named_here = b_strength >= 0.5  # callers keep naming this entity: it is not just passing a failure on
-            d_loud = bool(dp.resources) or sum(x.onset_count for x in dp.own_logs + borrowed[d]) >= 5
-            if not p.resources and not p.own_logs and d_loud and not named_here:
-                victim_of = d
-                break
+        victim_of = _victim_of(e, p, g, profiles, borrowed, incident_onset, b_strength)
         reasons = [f"own evidence {own:.2f}", f"explains {coverage:.0%} of the abnormal graph"]
         if world is not None and world.has_entity(e):
             likelihood = explain_score(world, e, abnormal)

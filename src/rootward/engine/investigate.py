@@ -1,8 +1,9 @@
 """Entry point: investigate one incident bundle in-process.
 
 The evaluation harness and the CLI call `investigate_bundle`; it runs the
-whole state machine of `engine.investigation` in rule mode (or with whatever
-reasoner is installed) and returns the spec's result JSON.
+whole state machine of `engine.investigation` with the caller's `EngineDeps`
+(rule mode and default settings when none are given) and returns the spec's
+result JSON.
 """
 
 from __future__ import annotations
@@ -11,15 +12,15 @@ import time
 from pathlib import Path
 
 from rootward.domain.investigation import InvestigationResult, Timing
-from rootward.engine.budget import BudgetLimits
+from rootward.engine.dependencies import EngineDeps
 from rootward.engine.investigation import run_investigation
 from rootward.sources.bundle import load_bundle
 
 
-def investigate_bundle(path: str | Path, limits: BudgetLimits | None = None) -> InvestigationResult:
+def investigate_bundle(path: str | Path, deps: EngineDeps | None = None) -> InvestigationResult:
     started = time.monotonic()
     try:
-        return run_investigation(path, limits)
+        return run_investigation(path, deps)
     except Exception as exc:  # a programming error must not lose the incident: publish it as failed
         bundle = load_bundle(path)
         return InvestigationResult(
@@ -27,4 +28,5 @@ def investigate_bundle(path: str | Path, limits: BudgetLimits | None = None) -> 
             status="failed",
             gaps=[*bundle.gaps(), f"engine failed: {type(exc).__name__}: {exc}"],
             timing=Timing(total_ms=int((time.monotonic() - started) * 1000)),
+            summary_source="template",
         )

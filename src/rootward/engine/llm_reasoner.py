@@ -21,11 +21,11 @@ from rootward.context.injection import guard
 from rootward.context.scrub import scrub_text
 from rootward.domain.evidence import EvidenceRef
 from rootward.domain.faults import FAULT_TYPES
+from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Claim, Finding
 from rootward.engine.budget import Budget, BudgetExceeded
-from rootward.engine.hypotheses import Hypothesis
 from rootward.engine.model_agent import AGENT, MANIFEST, AgentLimits, ModelSpecialist
-from rootward.engine.reasoner import OpenTools, Pending
+from rootward.engine.reasoner import OpenTools, Pending, Reasoner, RuleReasoner
 from rootward.llm.accounting import estimate_tokens
 from rootward.llm.client import CallRecord, LLMClient
 from rootward.llm.prompts import render
@@ -153,25 +153,20 @@ class LLMReasoner:
         return out
 
 
-def install_reasoner(
+def build_reasoner(
     settings: LLMSettings,
     *,
     severity: str = "P2",
     on_call: Callable[[CallRecord], None] | None = None,
     calls_today: Callable[[str], int] | None = None,
-) -> str:
-    """Make the configured provider the engine's reasoner (`none`: rule mode); returns its name.
+) -> Reasoner:
+    """The reasoner for the configured provider (`none`: rule mode), for the caller's `EngineDeps`.
 
     `on_call` sees every call (cost attribution); `calls_today` counts a provider's calls today
     across processes, for the daily cap.
     """
-    from rootward.engine.investigation import set_reasoner
-    from rootward.engine.reasoner import RuleReasoner
-
     if settings.provider == "none":
-        set_reasoner(RuleReasoner())
-        return "rules"
+        return RuleReasoner()
     client = LLMClient(settings, on_call=on_call, calls_today=calls_today)
     limits = AgentLimits(steps=settings.agent_steps, hypotheses=settings.agent_hypotheses)
-    set_reasoner(LLMReasoner(client, severity=severity, limits=limits))
-    return "llm"
+    return LLMReasoner(client, severity=severity, limits=limits)

@@ -24,9 +24,9 @@ from rootward.context.assemble import Context
 from rootward.context.injection import guard
 from rootward.context.scrub import scrub_text
 from rootward.domain.evidence import EvidenceRef
+from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Finding, FindingStatus, ToolResult
 from rootward.engine.budget import Budget, BudgetExceeded
-from rootward.engine.hypotheses import Hypothesis
 from rootward.engine.tools import ManifestViolation, ToolLayer
 from rootward.llm.accounting import estimate_tokens
 from rootward.llm.client import LLMClient

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rootward.domain.investigation import HypothesisOut
+from rootward.domain.proposal import Proposal
 from rootward.domain.telemetry import Change
 from rootward.domain.topology import Topology
 from rootward.worldmodel.autonomy import action_class
@@ -85,33 +86,22 @@ def remedy_for(fault_type: str, entity: str, kind: str, changes: Sequence[Change
     return None
 
 
-def configured_settings() -> WorldModelSettings:
-    """The `worldmodel` section of the effective configuration; unreadable: kill switch on."""
-    from rootward.settings import load_settings
-
-    try:
-        return load_settings().worldmodel
-    except Exception:  # a broken config must not let remediation through
-        return WorldModelSettings(disabled=True)
-
-
 def propose(
     hypotheses: list[HypothesisOut],
     topology: Topology,
     *,
+    settings: WorldModelSettings,
     confidence_floor: float = 0.5,
-    settings: WorldModelSettings | None = None,
     changes: Sequence[Change] = (),
     graph: WorldGraph | None = None,
     dynamics: Dynamics | None = None,
     ledger: PredictionLedger | None = None,
-) -> list[dict[str, Any]]:
+) -> list[Proposal]:
     """The spec's `proposals` entries for the top hypothesis (an empty list when none applies).
 
-    Without `settings`, the configured `worldmodel` section is read, so the kill switch holds
-    even for a caller that forgot to pass it; a configuration that cannot be read fails closed.
+    `settings` is the caller's `worldmodel` section (its kill switch and prediction limits):
+    required, so no caller can forget it, and never read from disk here.
     """
-    settings = settings or configured_settings()
     if not hypotheses:
         return []
     top = hypotheses[0]
@@ -141,14 +131,14 @@ def propose(
         commit_prediction(ledger, action, prediction)
     decision = gate(action, ledger, settings=settings)
     return [
-        {
-            "action": action.model_dump(mode="json"),
-            "action_class": action_class(action.verb, kind),
-            "proposal_hash": proposal_hash(action),
-            "prediction": prediction,
-            "status": decision.status,
-            "reason": decision.reason,
-            "hypothesis": top.id,
-            "why": remedy.why,
-        }
+        Proposal(
+            action=action,
+            action_class=action_class(action.verb, kind),
+            proposal_hash=proposal_hash(action),
+            prediction=prediction,
+            status=decision.status,
+            reason=decision.reason,
+            hypothesis=top.id,
+            why=remedy.why,
+        )
     ]

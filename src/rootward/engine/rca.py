@@ -11,8 +11,15 @@ from datetime import UTC, datetime
 
 from rootward.context.assemble import Context
 from rootward.domain.evidence import EvidenceRef
-from rootward.domain.investigation import Claim, EvidenceItem, HypothesisOut, InvestigationResult, Timing
-from rootward.engine.gates import GateDecision
+from rootward.domain.investigation import (
+    Claim,
+    ConfidenceGates,
+    EvidenceItem,
+    HypothesisOut,
+    InvestigationResult,
+    SummarySource,
+    Timing,
+)
 from rootward.engine.supervisor import Assessment
 
 FAULT_WORDS: dict[str, str] = {
@@ -69,7 +76,7 @@ def _clock(ts: datetime) -> str:
 def build_result(
     ctx: Context,
     assessments: list[Assessment],
-    gate: GateDecision | None,
+    gate: ConfidenceGates | None,
     *,
     status: str,
     gaps: list[str],
@@ -103,12 +110,22 @@ def build_result(
         evidence=book.items,
         gaps=gaps,
         timing=Timing(first_hypothesis_ms=first_hypothesis_ms, total_ms=total_ms),
+        gates=gate,
+        summary_source=summary_source_of(claims),
     )
     return result
 
 
+def summary_source_of(claims: list[Claim]) -> SummarySource:
+    """Who wrote the summary: the model if any of its sentences survived the cite check, else the rules;
+    with no claim at all, a template of the raw facts."""
+    if any((c.model_extra or {}).get("source") == "llm" for c in claims):
+        return "llm"
+    return "rule" if claims else "template"
+
+
 def template_claims(
-    ctx: Context, assessments: list[Assessment], book: EvidenceBook, gate: GateDecision | None
+    ctx: Context, assessments: list[Assessment], book: EvidenceBook, gate: ConfidenceGates | None
 ) -> list[Claim]:
     claims: list[Claim] = []
     if ctx.alerts:
@@ -171,9 +188,11 @@ def template_claims(
 def render_markdown(result: InvestigationResult) -> str:
     """The RCA for humans: claims with their citations, hypotheses, evidence, gaps."""
     lines = [f"# Investigation of {result.bundle}: {result.status}", ""]
-    gates = getattr(result, "gates", None) or (result.model_extra or {}).get("gates")
-    if isinstance(gates, dict):
-        flags = [k.replace("_", " ") for k in ("analysis_only", "needs_human", "evidence_missing") if gates.get(k)]
+    gates = result.gates
+    if gates is not None:
+        raised = {"analysis_only": gates.analysis_only, "needs_human": gates.needs_human}
+        raised["evidence_missing"] = gates.evidence_missing
+        flags = [k.replace("_", " ") for k, on in raised.items() if on]
         if flags:
             lines += [f"> Flags: {', '.join(flags)}", ""]
     lines += ["## Root-cause analysis", ""]

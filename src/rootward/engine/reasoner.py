@@ -17,9 +17,9 @@ from collections.abc import Callable
 from typing import Protocol
 
 from rootward.context.assemble import Context
+from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Claim, Finding
 from rootward.engine.budget import Budget
-from rootward.engine.hypotheses import Hypothesis
 from rootward.engine.tools import ToolLayer
 
 # (agent name, manifest) -> a tool layer charged to that agent and audited like the specialists'.

@@ -20,7 +20,7 @@ def record_bundle(session: Session, path: str | Path, *, tier: str = "L1", shado
     worst = min(firing, key=lambda a: a.severity.rank)
     return save_investigation(
         session,
-        result.model_dump(mode="json"),
+        result,
         title=bundle.meta.title,
         service=worst.service,
         severity=worst.severity.value if isinstance(worst.severity, Severity) else str(worst.severity),

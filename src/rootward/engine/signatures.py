@@ -128,6 +128,142 @@ ROLLOUT_S = 10 * 60
 KIND_HINTS: dict[str, str] = {"dns": "dns_failure"}
 
 
+class _Signatures:
+    """Accumulates fault-type signatures: each piece of evidence adds score, cites and a reason."""
+
+    def __init__(self) -> None:
+        self.by_fault: dict[str, Signature] = {}
+
+    def add(self, fault: str, score: float, ev: list[EvidenceRef], reason: str) -> None:
+        s = self.by_fault.setdefault(fault, Signature(fault, 0.0))
+        s.score += score
+        s.evidence += [e for e in ev if e not in s.evidence]
+        s.reasons.append(reason)
+
+
+def _log_signatures(
+    sig: _Signatures, profile: EntityProfile, borrowed: list[LogSignal], own_matches: dict[str, list[LogSignal]]
+) -> None:
+    """What its own log templates, and others' templates about it, say the fault is."""
+    own_voice = bool(profile.own_logs or profile.resources)
+    for fault, matched in own_matches.items():
+        sig.add(
+            fault,
+            _log_weight(matched) * SPECIFICITY.get(fault, 1.0),
+            [m.evidence for m in matched[:3]],
+            f"its log templates match {fault}",
+        )
+    for fault, matched in log_matches(borrowed).items():
+        if fault == "dependency_down" and profile.own_logs:
+            continue  # an entity that is logging its own failures is not simply "down"
+        weight = _log_weight(matched) * SPECIFICITY.get(fault, 1.0) * (0.4 if own_voice else 1.0)
+        sig.add(fault, weight, [m.evidence for m in matched[:3]], f"others' log templates about it match {fault}")
+
+
+def _metric_signatures(
+    sig: _Signatures, profile: EntityProfile, onset: int | None, oom_logged: bool, surge: list[Anomaly]
+) -> bool:
+    """What its resource series say; returns whether a resource is a strong enough cause on its own."""
+    fams: dict[str, Anomaly] = {}
+    for a in sorted(profile.resources, key=lambda a: -a.score):
+        fams.setdefault(a.family, a)
+    restarts = fams.get("restarts")
+    resource_cause = False
+    for family, a in fams.items():
+        mapped = METRIC_SIGNATURES.get(family)
+        if mapped is None:
+            continue
+        fault = mapped
+        w = 0.4 + 0.6 * strength(a.score)
+        why = f"{a.metric}{' per ' + a.derived if a.derived else ''} moved {a.direction} ({a.shape})"
+        long_ramp = a.shape == "ramp" and onset is not None and a.onset <= onset - LONG_RAMP_S
+        if onset is not None and a.onset > onset + LATE_S:
+            w *= 0.4
+            why += " after the onset"
+        if family == "memory":
+            if restarts is not None or oom_logged:
+                sig.add(
+                    "oom_kill",
+                    w,
+                    [a.evidence] + ([restarts.evidence] if restarts else []),
+                    "memory rose and the process was killed or restarted",
+                )
+                w *= 0.9 if long_ramp else 0.4
+            elif a.shape != "ramp":
+                w *= 0.3  # a step in memory follows load; a leak climbs
+        if family == "restarts" and ("memory" in fams or oom_logged):
+            continue
+        if family == "restarts" and any(
+            c.kind == "deploy" and abs(a.onset - int(c.time.timestamp())) <= ROLLOUT_S for c in profile.changes
+        ):
+            continue  # a restart when a deploy rolls out is the rollout, not a crash
+        if surge and fault in ("cpu_saturation", "connection_pool_exhaustion"):
+            w *= 0.6  # saturation under a surge is the surge's doing
+        w *= METRIC_SPECIFICITY.get(fault, 1.0)
+        resource_cause = resource_cause or w >= 0.45
+        sig.add(fault, w, [a.evidence], why)
+    return resource_cause
+
+
+def _traffic_and_change_signatures(sig: _Signatures, profile: EntityProfile, surge: list[Anomaly]) -> None:
+    """A request-rate surge, and the deploys and config changes shortly before the onset."""
+    if surge:
+        top = max(surge, key=lambda a: a.ratio)
+        sig.add(
+            "traffic_surge",
+            0.5 + 0.5 * strength(top.score) + (0.3 if top.ratio >= 2 else 0.0),
+            [top.evidence],
+            f"request rate rose x{top.ratio:.1f}",
+        )
+    for c in profile.changes:
+        near = max(0.0, 1.0 - max(0, c.seconds_before_onset) / (2 * 3600))
+        fresh = 0 <= c.seconds_before_onset <= FRESH_CHANGE_S and bool(profile.own_logs or profile.symptoms)
+        if c.kind == "deploy":
+            # A deploy minutes before this entity's own failures began: precedence and locality.
+            sig.add(
+                "deploy_regression",
+                0.35 + 0.45 * near + (0.5 if fresh else 0.0),
+                [c.evidence],
+                f"deploy {c.id} before the onset",
+            )
+        elif c.kind in ("config", "feature_flag"):
+            sig.add(
+                "config_error",
+                0.35 + 0.45 * near + (0.5 if fresh else 0.0),
+                [c.evidence],
+                f"{c.kind} change {c.id} before the onset",
+            )
+
+
+def _symptom_signatures(
+    sig: _Signatures,
+    profile: EntityProfile,
+    reach_errors: list[Anomaly],
+    *,
+    mechanism_in_logs: bool,
+    resource_cause: bool,
+) -> None:
+    """Errors read as a code fault, latency without a resource cause as delay on the path."""
+    own_errors = [a for a in profile.symptoms if a.family == "errors"]
+    errors = sorted(own_errors + reach_errors, key=lambda a: -a.score)
+    latency = [a for a in profile.symptoms if a.family == "latency"]
+    if errors and not mechanism_in_logs and profile.deployable:
+        w = 0.3 + 0.3 * strength(errors[0].score)
+        sig.add(
+            "deploy_regression",
+            w * (0.5 if resource_cause else 1.0),
+            [errors[0].evidence],
+            "errors rose (a code fault shows as errors; saturation and delay as latency)",
+        )
+    if latency and not resource_cause and not own_errors and not mechanism_in_logs:
+        sig.add(
+            "network_latency",
+            0.3 * (0.5 + strength(latency[0].score)),
+            [latency[0].evidence],
+            "latency rose with no resource cause and no errors of its own",
+        )
+
+
 def classify(
     profile: EntityProfile,
     borrowed: list[LogSignal] | None = None,
@@ -148,125 +284,26 @@ def classify(
     deploy of this entity, errors alone are weak evidence of a bad deploy; when it
     is empty (nothing records deploys), errors are all we have.
     """
-    sig: dict[str, Signature] = {}
-
-    def add(fault: str, score: float, ev: list[EvidenceRef], reason: str) -> None:
-        s = sig.setdefault(fault, Signature(fault, 0.0))
-        s.score += score
-        s.evidence += [e for e in ev if e not in s.evidence]
-        s.reasons.append(reason)
-
-    own_voice = bool(profile.own_logs or profile.resources)
+    acc = _Signatures()
     own_matches = log_matches(profile.own_logs)
-    for fault, matched in own_matches.items():
-        add(
-            fault,
-            _log_weight(matched) * SPECIFICITY.get(fault, 1.0),
-            [m.evidence for m in matched[:3]],
-            f"its log templates match {fault}",
-        )
-    for fault, matched in log_matches(borrowed or []).items():
-        if fault == "dependency_down" and profile.own_logs:
-            continue  # an entity that is logging its own failures is not simply "down"
-        weight = _log_weight(matched) * SPECIFICITY.get(fault, 1.0) * (0.4 if own_voice else 1.0)
-        add(fault, weight, [m.evidence for m in matched[:3]], f"others' log templates about it match {fault}")
+    _log_signatures(acc, profile, borrowed or [], own_matches)
     mechanism_in_logs = any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in own_matches)
-
-    fams: dict[str, Anomaly] = {}
-    for a in sorted(profile.resources, key=lambda a: -a.score):
-        fams.setdefault(a.family, a)
-    restarts = fams.get("restarts")
-    oom_logged = "oom_kill" in own_matches
     surge = [a for a in profile.traffic if a.direction == "up" and a.ratio >= 1.5]
-    resource_cause = False
-    for family, a in fams.items():
-        mapped = METRIC_SIGNATURES.get(family)
-        if mapped is None:
-            continue
-        fault = mapped
-        w = 0.4 + 0.6 * strength(a.score)
-        why = f"{a.metric}{' per ' + a.derived if a.derived else ''} moved {a.direction} ({a.shape})"
-        long_ramp = a.shape == "ramp" and onset is not None and a.onset <= onset - LONG_RAMP_S
-        if onset is not None and a.onset > onset + LATE_S:
-            w *= 0.4
-            why += " after the onset"
-        if family == "memory":
-            if restarts is not None or oom_logged:
-                add(
-                    "oom_kill",
-                    w,
-                    [a.evidence] + ([restarts.evidence] if restarts else []),
-                    "memory rose and the process was killed or restarted",
-                )
-                w *= 0.9 if long_ramp else 0.4
-            elif a.shape != "ramp":
-                w *= 0.3  # a step in memory follows load; a leak climbs
-        if family == "restarts" and ("memory" in fams or oom_logged):
-            continue
-        if family == "restarts" and any(
-            c.kind == "deploy" and abs(a.onset - int(c.time.timestamp())) <= ROLLOUT_S for c in profile.changes
-        ):
-            continue  # a restart when a deploy rolls out is the rollout, not a crash
-        if surge and fault in ("cpu_saturation", "connection_pool_exhaustion"):
-            w *= 0.6  # saturation under a surge is the surge's doing
-        w *= METRIC_SPECIFICITY.get(fault, 1.0)
-        resource_cause = resource_cause or w >= 0.45
-        add(fault, w, [a.evidence], why)
-    if surge:
-        top = max(surge, key=lambda a: a.ratio)
-        add(
-            "traffic_surge",
-            0.5 + 0.5 * strength(top.score) + (0.3 if top.ratio >= 2 else 0.0),
-            [top.evidence],
-            f"request rate rose x{top.ratio:.1f}",
-        )
-
-    for c in profile.changes:
-        near = max(0.0, 1.0 - max(0, c.seconds_before_onset) / (2 * 3600))
-        fresh = 0 <= c.seconds_before_onset <= FRESH_CHANGE_S and bool(profile.own_logs or profile.symptoms)
-        if c.kind == "deploy":
-            # A deploy minutes before this entity's own failures began: precedence and locality.
-            add(
-                "deploy_regression",
-                0.35 + 0.45 * near + (0.5 if fresh else 0.0),
-                [c.evidence],
-                f"deploy {c.id} before the onset",
-            )
-        elif c.kind in ("config", "feature_flag"):
-            add(
-                "config_error",
-                0.35 + 0.45 * near + (0.5 if fresh else 0.0),
-                [c.evidence],
-                f"{c.kind} change {c.id} before the onset",
-            )
-
-    own_errors = [a for a in profile.symptoms if a.family == "errors"]
-    errors = sorted(own_errors + list(reach_errors or []), key=lambda a: -a.score)
-    latency = [a for a in profile.symptoms if a.family == "latency"]
-    if errors and not mechanism_in_logs and profile.deployable:
-        w = 0.3 + 0.3 * strength(errors[0].score)
-        add(
-            "deploy_regression",
-            w * (0.5 if resource_cause else 1.0),
-            [errors[0].evidence],
-            "errors rose (a code fault shows as errors; saturation and delay as latency)",
-        )
-    if latency and not resource_cause and not own_errors and not mechanism_in_logs:
-        add(
-            "network_latency",
-            0.3 * (0.5 + strength(latency[0].score)),
-            [latency[0].evidence],
-            "latency rose with no resource cause and no errors of its own",
-        )
+    resource_cause = _metric_signatures(acc, profile, onset, "oom_kill" in own_matches, surge)
+    _traffic_and_change_signatures(acc, profile, surge)
+    _symptom_signatures(
+        acc, profile, list(reach_errors or []), mechanism_in_logs=mechanism_in_logs, resource_cause=resource_cause
+    )
+    sig = acc.by_fault
     if changes_recorded and "deploy_regression" in sig and not any(c.kind == "deploy" for c in profile.changes):
         # "A new version introduced it" needs a new version: the change log has deploys, none of this entity.
         sig["deploy_regression"].score *= 0.35
         sig["deploy_regression"].reasons.append("but the change history shows no deploy of it")
     hinted = KIND_HINTS.get(profile.kind.lower())
     if hinted and (profile.abnormal or borrowed):
-        add(hinted, 0.5, [a.evidence for a in profile.symptoms[:1]], f"a {profile.kind} failing fails this way")
+        acc.add(hinted, 0.5, [a.evidence for a in profile.symptoms[:1]], f"a {profile.kind} failing fails this way")
     if not sig and (profile.symptoms or profile.own_logs or borrowed):
         logs = profile.own_logs + (borrowed or [])
         ev = [a.evidence for a in profile.symptoms[:1]] + [s.evidence for s in logs[:1]]
-        add("dependency_down", 0.1, ev, "failures with no specific mechanism")
+        acc.add("dependency_down", 0.1, ev, "failures with no specific mechanism")
     return sorted(sig.values(), key=lambda s: (-s.score, s.fault_type))

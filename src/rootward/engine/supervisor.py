@@ -15,12 +15,11 @@ once (more hops of the graph) and asks for new hypotheses.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
+from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Finding, HypothesisStatus
 from rootward.engine.budget import Budget
-from rootward.engine.hypotheses import Hypothesis
-from rootward.engine.memory import finding_from_dict, finding_to_dict
 
 DIRECT = frozenset({"metrics", "logs", "changes"})
 MODEL = "model"  # the LLM specialist (LLM mode only), heard after the direct ones
@@ -38,27 +37,6 @@ class Assessment:
     confidence: float
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "hypothesis": self.hypothesis.to_dict(),
-            "status": self.status,
-            "score": self.score,
-            "confidence": self.confidence,
-            "findings": [finding_to_dict(f) for f in self.findings],
-            "notes": list(self.notes),
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Assessment:
-        return cls(
-            hypothesis=Hypothesis.from_dict(d["hypothesis"]),
-            status=d["status"],
-            score=float(d["score"]),
-            confidence=float(d["confidence"]),
-            findings=[finding_from_dict(f) for f in d.get("findings", [])],
-            notes=[str(n) for n in d.get("notes", [])],
-        )
 
 
 def direct_verdict(findings: list[Finding]) -> DirectVerdict:

@@ -18,7 +18,7 @@ from typing import Any
 
 from rootward.context.assemble import Context
 from rootward.context.topology import upstream_closure
-from rootward.domain.investigation import ToolResult, ToolStatus
+from rootward.domain.investigation import ToolResult, ToolStatus, TraceEntry
 from rootward.engine.budget import Budget
 from rootward.engine.signals import entity_profiles
 from rootward.observability.tools import tool_call
@@ -40,7 +40,7 @@ class Tool:
 
 class ToolLayer:
     def __init__(
-        self, agent: str, manifest: frozenset[str], tools: dict[str, Tool], budget: Budget, audit: list[dict[str, Any]]
+        self, agent: str, manifest: frozenset[str], tools: dict[str, Tool], budget: Budget, audit: list[TraceEntry]
     ) -> None:
         self.agent = agent
         self.manifest = manifest
@@ -56,7 +56,7 @@ class ToolLayer:
     def call(self, name: str, **args: Any) -> ToolResult:
         invocation = f"{name}({', '.join(f'{k}={v!r}' for k, v in sorted(args.items()))})"
         if name not in self.manifest or name not in self._tools:
-            self._audit.append({"agent": self.agent, "tool": name, "invocation": invocation, "status": "refused"})
+            self._audit.append(TraceEntry(agent=self.agent, tool=name, invocation=invocation, status="refused"))
             raise ManifestViolation(
                 f"{self.agent} may not call {name!r} (manifest: {', '.join(sorted(self.manifest))})"
             )
@@ -67,38 +67,41 @@ class ToolLayer:
             outcome.status = result.status
         self.calls.append(result.invocation)
         self._audit.append(
-            {
-                "agent": self.agent,
-                "tool": name,
-                "invocation": result.invocation,
-                "status": result.status,
-                "ms": round((time.monotonic() - started) * 1000, 2),
-            }
+            TraceEntry(
+                agent=self.agent,
+                tool=name,
+                invocation=result.invocation,
+                status=result.status,
+                ms=round((time.monotonic() - started) * 1000, 2),
+            )
         )
         return result
 
 
-def context_tools(ctx: Context) -> dict[str, Tool]:
-    """Tools over an assembled context (bundle runs and rule mode)."""
-    profiles = entity_profiles(ctx)
-    graph = ctx.topology.graph()
-    alerting = set(ctx.alerting_services)
+class ContextTools:
+    """The tools' implementations over one assembled context (bundle runs and rule mode)."""
 
-    def metric_anomalies(entity: str) -> ToolResult:
-        found = [a for a in ctx.anomalies if a.service == entity]
-        has_data = "metrics" in ctx.telemetry.get(entity, [])
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.profiles = entity_profiles(ctx)
+        self.graph = ctx.topology.graph()
+        self.alerting = set(ctx.alerting_services)
+
+    def metric_anomalies(self, entity: str) -> ToolResult:
+        found = [a for a in self.ctx.anomalies if a.service == entity]
+        has_data = "metrics" in self.ctx.telemetry.get(entity, [])
         status: ToolStatus = "ok" if found or has_data else "no_data"
         return ToolResult(
             status, found, f"metric_anomalies(entity={entity!r})", evidence=tuple(a.evidence for a in found)
         )
 
-    def metric_scores(entity: str) -> ToolResult:
-        found = [s for s in ctx.series if s.service == entity]
+    def metric_scores(self, entity: str) -> ToolResult:
+        found = [s for s in self.ctx.series if s.service == entity]
         return ToolResult("ok" if found else "no_data", found, f"metric_scores(entity={entity!r})")
 
-    def log_templates(entity: str) -> ToolResult:
-        found = [s for s in ctx.logs if s.service == entity]
-        has_data = "logs" in ctx.telemetry.get(entity, [])
+    def log_templates(self, entity: str) -> ToolResult:
+        found = [s for s in self.ctx.logs if s.service == entity]
+        has_data = "logs" in self.ctx.telemetry.get(entity, [])
         return ToolResult(
             "ok" if has_data else "no_data",
             found,
@@ -106,23 +109,23 @@ def context_tools(ctx: Context) -> dict[str, Tool]:
             evidence=tuple(s.evidence for s in found),
         )
 
-    def log_mentions(entity: str) -> ToolResult:
-        p = profiles.get(entity)
+    def log_mentions(self, entity: str) -> ToolResult:
+        p = self.profiles.get(entity)
         found = list(p.mentions) if p else []
         return ToolResult("ok", found, f"log_mentions(entity={entity!r})", evidence=tuple(s.evidence for s in found))
 
-    def dependent_logs(entity: str) -> ToolResult:
+    def dependent_logs(self, entity: str) -> ToolResult:
         """Changed failure templates of the entities that call or run on `entity` (shared-cause evidence)."""
-        near = set(graph.predecessors(entity)) if entity in graph else set()
-        found = [s for s in ctx.logs if s.service in near and s.changed and s.is_failure]
+        near = set(self.graph.predecessors(entity)) if entity in self.graph else set()
+        found = [s for s in self.ctx.logs if s.service in near and s.changed and s.is_failure]
         return ToolResult("ok", found, f"dependent_logs(entity={entity!r})", evidence=tuple(s.evidence for s in found))
 
-    def dependents(entity: str) -> ToolResult:
-        reach = sorted(upstream_closure(graph, entity))
-        known = ctx.has_topology and entity in graph
+    def dependents(self, entity: str) -> ToolResult:
+        reach = sorted(upstream_closure(self.graph, entity))
+        known = self.ctx.has_topology and entity in self.graph
         return ToolResult("ok" if known else "no_data", reach, f"dependents(entity={entity!r})")
 
-    def path_to_alerts(entity: str, direction: str = "failure") -> ToolResult:
+    def path_to_alerts(self, entity: str, direction: str = "failure") -> ToolResult:
         """Topology edges linking the alerting services and `entity`.
 
         Failures flow from a dependency to its dependents (path: alerting -> ... -> entity);
@@ -131,15 +134,15 @@ def context_tools(ctx: Context) -> dict[str, Tool]:
         import networkx as nx
 
         edges = []
-        for target in sorted(alerting):
-            if target == entity or target not in graph or entity not in graph:
+        for target in sorted(self.alerting):
+            if target == entity or target not in self.graph or entity not in self.graph:
                 continue
             try:
-                path = nx.shortest_path(graph, *((entity, target) if direction == "load" else (target, entity)))
+                path = nx.shortest_path(self.graph, *((entity, target) if direction == "load" else (target, entity)))
             except nx.NetworkXNoPath:
                 continue
             for a, b in zip(path, path[1:], strict=False):
-                e = ctx.topology.edge(a, b)
+                e = self.ctx.topology.edge(a, b)
                 if e is not None and e not in edges:
                     edges.append(e)
         return ToolResult(
@@ -149,28 +152,32 @@ def context_tools(ctx: Context) -> dict[str, Tool]:
             evidence=tuple(e.evidence for e in edges),
         )
 
-    def changes_for(entity: str) -> ToolResult:
-        found = [c for c in ctx.changes if c.service == entity]
-        status: ToolStatus = "unavailable" if any(g.startswith("no changes") for g in ctx.gaps) else "ok"
+    def changes_for(self, entity: str) -> ToolResult:
+        found = [c for c in self.ctx.changes if c.service == entity]
+        status: ToolStatus = "unavailable" if any(g.startswith("no changes") for g in self.ctx.gaps) else "ok"
         return ToolResult(status, found, f"changes_for(entity={entity!r})", evidence=tuple(c.evidence for c in found))
 
-    def knowledge_for(entity: str) -> ToolResult:
-        found = [k for k in ctx.knowledge if entity in k.services or entity.lower() in k.text.lower()]
+    def knowledge_for(self, entity: str) -> ToolResult:
+        found = [k for k in self.ctx.knowledge if entity in k.services or entity.lower() in k.text.lower()]
         return ToolResult("ok", found, f"knowledge_for(entity={entity!r})", evidence=tuple(k.evidence for k in found))
 
-    def alerts() -> ToolResult:
-        return ToolResult("ok", ctx.alerts, "alerts()", evidence=tuple(a.evidence for a in ctx.alerts))
+    def alerts(self) -> ToolResult:
+        return ToolResult("ok", self.ctx.alerts, "alerts()", evidence=tuple(a.evidence for a in self.ctx.alerts))
 
+
+def context_tools(ctx: Context) -> dict[str, Tool]:
+    """Tools over an assembled context (bundle runs and rule mode)."""
+    read = ContextTools(ctx)
     table = [
-        Tool("metric_anomalies", "anomalous series of an entity, with robust scores and onsets", metric_anomalies),
-        Tool("metric_scores", "every scored series of an entity, anomalous or not", metric_scores),
-        Tool("log_templates", "an entity's failing, new or surging log templates", log_templates),
-        Tool("log_mentions", "other entities' failure templates that name this entity", log_mentions),
-        Tool("dependent_logs", "failure templates of the entities that call or run on this one", dependent_logs),
-        Tool("dependents", "entities a fault here can reach", dependents),
-        Tool("path_to_alerts", "dependency edges from the alerting services down to an entity", path_to_alerts),
-        Tool("changes_for", "an entity's changes near the onset", changes_for),
-        Tool("knowledge_for", "runbooks, postmortems and team notes about an entity", knowledge_for),
-        Tool("alerts", "the firing alerts", alerts),
+        Tool("metric_anomalies", "anomalous series of an entity, with robust scores and onsets", read.metric_anomalies),
+        Tool("metric_scores", "every scored series of an entity, anomalous or not", read.metric_scores),
+        Tool("log_templates", "an entity's failing, new or surging log templates", read.log_templates),
+        Tool("log_mentions", "other entities' failure templates that name this entity", read.log_mentions),
+        Tool("dependent_logs", "failure templates of the entities that call or run on this one", read.dependent_logs),
+        Tool("dependents", "entities a fault here can reach", read.dependents),
+        Tool("path_to_alerts", "dependency edges from the alerting services down to an entity", read.path_to_alerts),
+        Tool("changes_for", "an entity's changes near the onset", read.changes_for),
+        Tool("knowledge_for", "runbooks, postmortems and team notes about an entity", read.knowledge_for),
+        Tool("alerts", "the firing alerts", read.alerts),
     ]
     return {t.name: t for t in table}

@@ -12,31 +12,17 @@ noted failure, never silently.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from rootward.context.anomaly import SYMPTOM_FAMILIES, family_of
 from rootward.domain.evidence import EvidenceRef
-from rootward.domain.investigation import Finding, InvestigationResult
+from rootward.domain.investigation import Finding, InvestigationResult, Verification
 from rootward.engine.cites import CiteResolver
 from rootward.engine.supervisor import Assessment, status_of
 
 CONTEXT_KINDS = frozenset({"topology", "knowledge", "alert"})  # where a signal sits, not a signal
 SYMPTOMS_ONLY_CAP = 0.65
 _DIRECTION = re.compile(r"\b(up|down) from\b|\bdid not move\b")
-
-
-@dataclass
-class Verification:
-    problems: list[str] = field(default_factory=list)  # what the first pass found
-    repairs: list[str] = field(default_factory=list)
-    remaining: list[str] = field(default_factory=list)  # still wrong after the repair cycle
-
-    @property
-    def ok(self) -> bool:
-        return not self.remaining
-
-    def to_dict(self) -> dict[str, object]:
-        return {"ok": self.ok, "problems": self.problems, "repairs": self.repairs, "remaining": self.remaining}
 
 
 def _series_directions(f: Finding) -> dict[str, str]:

@@ -1,27 +1,51 @@
 """Turn whatever the investigation produced into the three-layer notification.
 
 It never fails for lack of an RCA: a failed investigation still yields the
-alert, its event type and the gaps as raw facts (the fallback SLA).
+alert, its event type and the gaps as raw facts (the fallback SLA). The
+summary is labelled with who wrote it, as the engine recorded it
+(`InvestigationResult.summary_source`): the model, the rule templates, or a
+template of the raw facts when no claim could be made.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from rootward.domain.investigation import InvestigationResult, SummarySource
 from rootward.notify.message import Notification
 
+SUMMARY_CLAIMS = 3
+MAX_EVIDENCE = 8
 
-def _summary(result: dict[str, Any]) -> tuple[str, str]:
-    claims = [c.get("text", "") for c in result.get("claims") or [] if c.get("text")]
+
+def _summary(result: InvestigationResult) -> tuple[str, SummarySource]:
+    claims = [c.text for c in result.claims if c.text]
     if claims:
-        source = "llm" if result.get("summary_source") == "llm" else "rule"
-        return " ".join(claims[:3]), source
-    status = result.get("status", "failed")
-    return f"Investigation {status}: no root cause could be established from the evidence.", "template"
+        source: SummarySource = result.summary_source if result.summary_source != "template" else "rule"
+        return " ".join(claims[:SUMMARY_CLAIMS]), source
+    return f"Investigation {result.status}: no root cause could be established from the evidence.", "template"
+
+
+def _facts(result: InvestigationResult, *, tier: str, service: str, severity: str, alerts: list[str]) -> list[str]:
+    facts = [f"alert: {a}" for a in alerts]
+    facts.append(f"event: {tier} on {service} ({severity}), investigation {result.status}")
+    for h in result.hypotheses[:3]:
+        facts.append(f"{h.id}: {h.entity} {h.fault_type} {h.status} ({h.confidence:.2f})")
+    return facts + [f"gap: {g}" for g in result.gaps]
+
+
+def _cited(result: InvestigationResult) -> list[str]:
+    """The cites behind the summary's claims, first seen first."""
+    cited: list[str] = []
+    for claim in result.claims[:SUMMARY_CLAIMS]:
+        for cite in result.cites_of(claim.evidence):
+            if cite not in cited:
+                cited.append(cite)
+    return cited[:MAX_EVIDENCE]
 
 
 def compose_notification(
-    result: dict[str, Any],
+    result: InvestigationResult,
     *,
     title: str,
     service: str,
@@ -31,32 +55,9 @@ def compose_notification(
     console_url: str = "",
     alerts: list[str] | None = None,
     safe_actions: list[str] | None = None,
-    proposals: list[dict[str, Any]] | None = None,
     approval_id: str | None = None,
 ) -> Notification:
     summary, source = _summary(result)
-    facts = [f"alert: {a}" for a in alerts or []]
-    facts.append(f"event: {tier} on {service} ({severity}), investigation {result.get('status', 'failed')}")
-    for h in (result.get("hypotheses") or [])[:3]:
-        facts.append(
-            f"{h.get('id')}: {h.get('entity')} {h.get('fault_type')} {h.get('status')} "
-            f"({float(h.get('confidence', 0)):.2f})"
-        )
-    facts += [f"gap: {g}" for g in result.get("gaps") or []]
-    evidence = result.get("evidence") or {}
-    cited = []
-    for claim in (result.get("claims") or [])[:3]:
-        for eid in claim.get("evidence") or []:
-            cite = (evidence.get(eid) or {}).get("cite")
-            if cite and cite not in cited:
-                cited.append(cite)
-    suggested = []
-    for p in proposals or []:
-        action = p.get("action") or {}
-        suggested.append(
-            f"{action.get('verb')} {action.get('target')} {action.get('params') or ''} "
-            f"[{p.get('status')}{': ' + str(p.get('reason')) if p.get('reason') else ''}]".strip()
-        )
     link = f"{console_url.rstrip('/')}/incidents/{investigation_id}" if console_url else ""
     extra: dict[str, Any] = {"approval_id": approval_id} if approval_id else {}
     return Notification(
@@ -65,10 +66,10 @@ def compose_notification(
         tier=tier,
         summary=summary,
         summary_source=source,
-        facts=tuple(facts),
-        evidence=tuple(cited[:8]),
+        facts=tuple(_facts(result, tier=tier, service=service, severity=severity, alerts=alerts or [])),
+        evidence=tuple(_cited(result)),
         executed_actions=tuple(safe_actions or ()),
-        suggested_actions=tuple(suggested),
+        suggested_actions=tuple(p.describe() for p in result.proposals),
         console_url=link,
         severity=severity,
         extra=extra,

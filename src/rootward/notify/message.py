@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from rootward.domain.investigation import SummarySource
+
 
 @dataclass(frozen=True)
 class Notification:
@@ -18,7 +20,7 @@ class Notification:
     title: str
     tier: str
     summary: str
-    summary_source: str  # "llm" | "rule" | "template"
+    summary_source: SummarySource  # who wrote the summary: "llm" | "rule" | "template"
     facts: tuple[str, ...] = ()
     evidence: tuple[str, ...] = ()  # cites
     executed_actions: tuple[str, ...] = ()

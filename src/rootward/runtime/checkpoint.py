@@ -8,11 +8,15 @@ completed; if the lease ran out or passed to another worker, the UPDATE matches
 no row and nothing is written (`LeaseLost`). A resumed worker therefore starts
 at exactly the first step no one has checkpointed, so no checkpointed step
 ever runs twice.
+
+A checkpoint is the step's `JobState` as JSON, with its `schema_version`; the
+pipeline reads it back with `JobState.load`, which also migrates the
+unversioned dict-shaped checkpoints of earlier versions (or fails the job with
+a message that says so).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
@@ -20,6 +24,7 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
+from rootward.runtime.job_state import JobState
 from rootward.store.audit import append_audit
 from rootward.store.jobs import Checkpoint, Job, utcnow
 
@@ -46,7 +51,8 @@ class Lease:
 @dataclass(frozen=True)
 class ResumePoint:
     next_step: int
-    state: dict[str, Any] | None  # None: no step checkpointed yet
+    state: dict[str, Any] | None  # the checkpoint's JSON (read with `Pipeline.load_state`); None: none yet
+    step_name: str | None = None
 
 
 def resume_point(session: Session, job_id: str) -> ResumePoint:
@@ -56,7 +62,7 @@ def resume_point(session: Session, job_id: str) -> ResumePoint:
     ).first()
     if last is None:
         return ResumePoint(0, None)
-    return ResumePoint(last.step_index + 1, dict(last.state))
+    return ResumePoint(last.step_index + 1, dict(last.state), last.step_name)
 
 
 def _guard(session: Session, lease: Lease, now: datetime, *, step_index: int | None = None, **values: Any) -> None:
@@ -84,7 +90,7 @@ def save_checkpoint(
     lease: Lease,
     step_index: int,
     step_name: str,
-    state: dict[str, Any],
+    state: JobState,
     *,
     started_at: datetime,
     lease_s: float,
@@ -102,10 +108,6 @@ def save_checkpoint(
     which keeps the chain's global lock out of the per-step path.
     """
     now = now or utcnow()
-    try:
-        json.dumps(state)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"step {step_name!r} returned state that is not JSON-serialisable: {exc}") from exc
     values: dict[str, Any] = {
         "next_step": step_index + 1,
         "lease_expires_at": now + timedelta(seconds=lease_s),
@@ -118,7 +120,7 @@ def save_checkpoint(
             job_id=lease.job_id,
             step_index=step_index,
             step_name=step_name,
-            state=state,
+            state=state.model_dump(mode="json"),
             worker_id=lease.owner,
             attempt=lease.attempt,
             started_at=started_at,

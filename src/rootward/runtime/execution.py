@@ -10,8 +10,9 @@ renew the lease and raised the job's fence (`runtime/fencing.py`), which is
 checked before and after every step and which a long step can check itself.
 
 Each step sees the state exactly as a resumed worker would load it (a JSON
-round trip of the previous step's output), so running straight through and
-resuming after a crash cannot behave differently.
+round trip of the previous step's typed output), so running straight through
+and resuming after a crash cannot behave differently. A checkpoint this
+version cannot read (`CheckpointUnreadable`) fails the job with that message.
 
 For post-mortems and tests, `ROOTWARD_STEP_TRACE=<file>` appends one line per
 step execution (`job_id step_index step_name worker_id attempt pid`) just
@@ -20,7 +21,6 @@ before the step runs; a line is written even if the process dies in the step.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -40,6 +40,7 @@ from rootward.runtime.checkpoint import (
     save_checkpoint,
 )
 from rootward.runtime.fencing import JobFence, fenced_by
+from rootward.runtime.job_state import CheckpointUnreadable
 from rootward.runtime.pipeline import Pipeline
 from rootward.store.jobs import Job, utcnow
 
@@ -97,7 +98,14 @@ def _run_job(
     with session_factory() as session:
         point = resume_point(session, job.id)
         session.commit()
-    state = point.state if point.state is not None else pipeline.initial_state(job)
+    try:
+        where = f"job {job.id}: the checkpoint after step {point.step_name}"
+        state = pipeline.initial_state(job) if point.state is None else pipeline.load_state(point.state, where=where)
+    except CheckpointUnreadable as exc:
+        log.warning("job %s failed: %s", job.id, exc)
+        with session_factory() as session:
+            finish_job(session, lease, "failed", error=str(exc))
+        return "failed"
     if point.next_step:
         log.info("job %s: resuming at step %d of %d", job.id, point.next_step, len(pipeline))
     try:
@@ -112,10 +120,8 @@ def _run_job(
             _trace(job.id, index, step.name, lease)
             try:
                 with span(f"step {step.name}", job_id=job.id, step=step.name, step_index=index), fenced_by(fence):
-                    produced = step.run(json.loads(json.dumps(state)))
-                    if not isinstance(produced, dict):
-                        raise TypeError(f"returned {type(produced).__name__}, not a dict")
-                new_state = json.loads(json.dumps(produced))
+                    produced = step.run(pipeline.round_trip(state))
+                new_state = pipeline.round_trip(produced)
             except LeaseLost:
                 raise
             except Exception as exc:  # a failing step fails the job, with the reason kept

@@ -11,12 +11,12 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.actions.safe import SafeAction, SafeActionHandler
+from rootward.domain.investigation import InvestigationResult
 from rootward.runtime.knowledge_snapshot import KnowledgeSnapshotter
 from rootward.runtime.queue import enqueue_investigation
 from rootward.store.jobs import Job
@@ -37,8 +37,8 @@ def query_km(snapshotter: KnowledgeSnapshotter) -> SafeActionHandler:
     return handle
 
 
-def incident_note(investigation_id: str, title: str, service: str, result: dict[str, Any]) -> str:
-    top = (result.get("hypotheses") or [{}])[0]
+def incident_note(investigation_id: str, title: str, service: str, result: InvestigationResult) -> str:
+    top = result.top
     lines = [
         "---",
         f"service: {service}",
@@ -46,12 +46,12 @@ def incident_note(investigation_id: str, title: str, service: str, result: dict[
         "---",
         f"# {title}",
         "",
-        f"Root cause: {top.get('entity', 'unknown')} {top.get('fault_type', '')} "
-        f"({result.get('status')}, confidence {float(top.get('confidence', 0)):.2f}).",
+        f"Root cause: {top.entity if top else 'unknown'} {top.fault_type if top else ''} "
+        f"({result.status}, confidence {top.confidence if top else 0.0:.2f}).",
         f"Investigation {investigation_id}.",
         "",
     ]
-    lines += [f"- {c.get('text', '')}" for c in result.get("claims") or []]
+    lines += [f"- {c.text}" for c in result.claims]
     return "\n".join(lines) + "\n"
 
 
@@ -64,7 +64,7 @@ def route_to_km(sessions: sessionmaker[Session]) -> SafeActionHandler:
             str(action.params["investigation_id"]),
             str(action.params.get("title", "")),
             str(action.params.get("service", "")),
-            dict(action.params.get("result") or {}),
+            InvestigationResult.model_validate(action.params["result"]),  # the action's params are JSON
         )
         ingest_files(sessions, INCIDENT_NOTES_SOURCE, {path: note}, None, remove_missing=False)
         return f"filed as knowledge/{path}"

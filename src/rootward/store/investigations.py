@@ -16,6 +16,7 @@ from sqlalchemy import JSON, Boolean, DateTime, Index, Integer, String, Text, an
 from sqlalchemy.orm import Mapped, Session, defer, mapped_column
 from sqlalchemy.sql.elements import ColumnElement
 
+from rootward.domain.investigation import InvestigationResult
 from rootward.store.base import Base
 from rootward.store.ids import new_id
 
@@ -43,6 +44,11 @@ class InvestigationRow(Base):
     evidence_data: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
 
+    @property
+    def investigation(self) -> InvestigationResult:
+        """The stored result as the typed record (older rows lack newer optional keys: their defaults)."""
+        return InvestigationResult.model_validate(self.result)
+
     __table_args__ = (
         Index("ix_investigations_created", "created_at"),
         Index("ix_investigations_service_created", "service", "created_at"),
@@ -69,7 +75,7 @@ class FeedbackRow(Base):
 
 def save_investigation(
     session: Session,
-    result: dict[str, Any],
+    result: InvestigationResult,
     *,
     title: str,
     service: str,
@@ -83,27 +89,26 @@ def save_investigation(
     created_at: datetime | None = None,
     bundle_path: str | None = None,
 ) -> InvestigationRow:
-    hypotheses = result.get("hypotheses") or []
-    top = hypotheses[0] if hypotheses else {}
-    timing = result.get("timing") or {}
+    """Keep `result` (as the spec's JSON) with the indexed columns the console lists and filters by."""
+    top = result.top
     row = InvestigationRow(
         id=investigation_id or new_id(),
         job_id=job_id,
         group_id=group_id,
-        bundle=str(result.get("bundle", "")),
+        bundle=result.bundle,
         bundle_path=bundle_path,
         title=title,
         service=service,
         severity=severity,
         tier=tier,
-        status=str(result.get("status", "failed")),
+        status=result.status,
         shadow=shadow,
-        top_entity=str(top.get("entity", "")),
-        top_fault=str(top.get("fault_type", "")),
-        confidence=top.get("confidence"),
-        first_hypothesis_ms=timing.get("first_hypothesis_ms"),
-        total_ms=int(timing.get("total_ms") or 0),
-        result=result,
+        top_entity=top.entity if top else "",
+        top_fault=top.fault_type if top else "",
+        confidence=top.confidence if top else None,
+        first_hypothesis_ms=result.timing.first_hypothesis_ms,
+        total_ms=result.timing.total_ms,
+        result=result.model_dump(mode="json"),
         evidence_data=evidence_data or {},
         created_at=created_at or datetime.now(UTC),
     )

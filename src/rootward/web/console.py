@@ -18,7 +18,7 @@ from fastapi.templating import Jinja2Templates
 from sqlalchemy import select
 
 from rootward.actions.approvals import decide
-from rootward.domain.investigation import InvestigationResult
+from rootward.domain.investigation import HypothesisOut, InvestigationResult
 from rootward.domain.roles import Role
 from rootward.engine.followup import answer
 from rootward.eval.golden_export import export_archive, truth_from_feedback
@@ -135,7 +135,7 @@ def _incident_context(request: Request, investigation_id: str) -> dict[str, Any]
             )
         ):
             tested_by.setdefault(hypothesis_id, set()).add(specialist)
-    result = InvestigationResult.model_validate(row.result)
+    result = row.investigation
     if tested_by:
         for h in result.hypotheses:
             h.specialists = sorted(tested_by.get(h.id, set()))  # type: ignore[attr-defined]
@@ -143,7 +143,6 @@ def _incident_context(request: Request, investigation_id: str) -> dict[str, Any]
     charts = {
         eid: metric_svg(d, result.evidence[eid].cite) for eid, d in data.items() if "t" in d and eid in result.evidence
     }
-    extra = row.result
     return {
         "row": row,
         "result": result,
@@ -151,8 +150,8 @@ def _incident_context(request: Request, investigation_id: str) -> dict[str, Any]
         "charts": charts,
         "approvals": approvals,
         "feedback": feedback,
-        "proposals": extra.get("proposals") or [],
-        "trace": extra.get("trace") or [],
+        "proposals": result.proposals,
+        "trace": result.trace,
     }
 
 
@@ -214,13 +213,16 @@ def feedback(
     return RedirectResponse(f"/incidents/{investigation_id}#feedback", status_code=303)
 
 
-def _confirmed(request: Request, investigation_id: str) -> tuple[InvestigationRow, dict[str, Any]] | None:
-    """The investigation a responder just confirmed and its top hypothesis (None if it has none)."""
+def _confirmed(
+    request: Request, investigation_id: str
+) -> tuple[InvestigationRow, InvestigationResult, HypothesisOut] | None:
+    """The investigation a responder just confirmed, its result and top hypothesis (None if it has none)."""
     with request.app.state.sessions() as session:
         row = session.get(InvestigationRow, investigation_id)
-    if row is None or not row.result.get("hypotheses"):
+    if row is None:
         return None
-    return row, row.result["hypotheses"][0]
+    result = row.investigation
+    return (row, result, result.top) if result.top is not None else None
 
 
 def _draft_runbook(request: Request, investigation_id: str, entity: str, fault: str, note: str) -> None:
@@ -231,21 +233,20 @@ def _draft_runbook(request: Request, investigation_id: str, entity: str, fault: 
     confirmed = _confirmed(request, investigation_id)
     if confirmed is None:
         return
-    row, top = confirmed
-    evidence = row.result.get("evidence") or {}
-    cites = tuple(evidence[e]["cite"] for e in top.get("evidence", []) if e in evidence)
-    fix = next((f"{p['action']['verb']} {p['action']['target']}" for p in row.result.get("proposals") or []), "")
+    row, result, top = confirmed
+    cites = tuple(result.cites_of(top.evidence))
+    fix = next((f"{p.action.verb} {p.action.target}" for p in result.proposals), "")
     findings = ResolvedFindings(
         investigation_id=investigation_id,
         service=row.service,
-        root_cause_entity=entity or top["entity"],
-        fault_type=fault or top["fault_type"],
+        root_cause_entity=entity or top.entity,
+        fault_type=fault or top.fault_type,
         symptom=row.title,
         evidence=cites,
         fix=note or fix or "(not recorded)",
         closed_on=row.created_at.date(),
     )
-    excerpts = {e["cite"]: e.get("excerpt", "") for e in evidence.values()}
+    excerpts = {e.cite: e.excerpt for e in result.evidence.values()}
     body, prose = draft_body(findings, excerpts, _llm_client(request, investigation_id, row.service))
     propose_draft(request.app.state.sessions, findings, body=body, prose=prose)
 
@@ -257,9 +258,9 @@ def _learn(request: Request, investigation_id: str, entity: str, fault: str, by:
     confirmed = _confirmed(request, investigation_id)
     if confirmed is None:
         return
-    _, top = confirmed
+    _, _, top = confirmed
     learn_from_investigation(
-        request.app.state.sessions, investigation_id, entity or top["entity"], fault or top["fault_type"], by
+        request.app.state.sessions, investigation_id, entity or top.entity, fault or top.fault_type, by
     )
 
 
@@ -341,5 +342,5 @@ async def ask_api(request: Request, investigation_id: str) -> dict[str, Any]:
         row = session.get(InvestigationRow, investigation_id)
     if row is None:
         raise HTTPException(404, f"no investigation {investigation_id}")
-    reply = answer(InvestigationResult.model_validate(row.result), str(body.get("question", "")))
+    reply = answer(row.investigation, str(body.get("question", "")))
     return {"answer": reply.text, "evidence": list(reply.evidence)}

@@ -18,47 +18,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from rootward.worldmodel.predict import ACTION_VERBS
+from rootward.domain.proposal import ProposedAction
 from rootward.worldmodel.settings import WorldModelSettings
 
-Reversibility = Literal["reversible", "compensable", "irreversible"]
 GateStatus = Literal["pending_approval", "withheld"]
 WithheldReason = Literal["kill_switch", "no_prediction", "hash_mismatch", "prediction_mismatch"]
-
-# How a verb can be undone: reversible by the inverse action, compensable with effort, or not at all.
-VERB_REVERSIBILITY: dict[str, Reversibility] = {
-    "restart": "compensable",
-    "rollback": "reversible",
-    "scale": "reversible",
-    "config_change": "reversible",
-    "drain": "reversible",
-    "failover": "compensable",
-    "reboot": "compensable",
-}
-
-
-class ProposedAction(BaseModel):
-    """What the executor would run. Frozen: a changed action is a different action."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    verb: str = Field(description=f"one of {', '.join(ACTION_VERBS)}")
-    target: str
-    params: dict[str, Any] = Field(default_factory=dict)
-    reversibility: Reversibility
-
-    @field_validator("verb")
-    @classmethod
-    def _known_verb(cls, verb: str) -> str:
-        if verb not in ACTION_VERBS:
-            raise ValueError(f"unknown verb {verb!r}; expected one of {', '.join(ACTION_VERBS)}")
-        return verb
-
-    @classmethod
-    def of(cls, verb: str, target: str, **params: Any) -> ProposedAction:
-        return cls(verb=verb, target=target, params=params, reversibility=VERB_REVERSIBILITY[verb])
 
 
 def canonical_json(value: Any) -> str:

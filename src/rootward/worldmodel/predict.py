@@ -17,13 +17,12 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
+from rootward.domain.prediction import PredictedAlert, PredictedEntity, Prediction
 from rootward.worldmodel.dynamics import DEFAULT_RECOVERY_S, DOWNSTREAM_FAULTS, Dynamics
 from rootward.worldmodel.graph import WorldGraph
 
-MODEL_VERSION = "worldmodel/v1"
 WINDOW_GRACE_S = 120.0
 MIN_WINDOW_S = 300.0
 
@@ -71,107 +70,6 @@ FAULT_TARGET_ALERTS: dict[str, tuple[str, ...]] = {
 
 def fault_effect(fault_type: str) -> Effect:
     return Effect(1.0, FAULT_TARGET_ALERTS.get(fault_type, ()), DEFAULT_RECOVERY_S)
-
-
-@dataclass(frozen=True)
-class PredictedAlert:
-    entity: str
-    name: str
-    probability: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {"entity": self.entity, "name": self.name, "probability": round(self.probability, 4)}
-
-
-@dataclass(frozen=True)
-class PredictedEntity:
-    name: str
-    kind: str
-    probability: float
-    delay_min_s: float
-    delay_p50_s: float
-    delay_p95_s: float
-    recovery_s: float
-    path: tuple[str, ...]  # target first, this entity last
-    alerts: tuple[PredictedAlert, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "probability": round(self.probability, 4),
-            "delay_s": [round(self.delay_min_s, 1), round(self.delay_p50_s, 1), round(self.delay_p95_s, 1)],
-            "recovery_s": round(self.recovery_s, 1),
-            "path": list(self.path),
-        }
-
-
-@dataclass(frozen=True)
-class Prediction:
-    target: str
-    cause: str  # "action:<verb>" or "fault:<fault_type>"
-    entities: tuple[PredictedEntity, ...]
-    window_s: int
-    model: str = MODEL_VERSION
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-    def entity(self, name: str) -> PredictedEntity | None:
-        for item in self.entities:
-            if item.name == name:
-                return item
-        return None
-
-    @property
-    def alerts(self) -> tuple[PredictedAlert, ...]:
-        return tuple(a for e in self.entities for a in e.alerts)
-
-    def to_json(self) -> dict[str, Any]:
-        """The spec's `prediction` object: entities, alerts, window_s (plus what explains them)."""
-        return {
-            "target": self.target,
-            "cause": self.cause,
-            "model": self.model,
-            "window_s": self.window_s,
-            "entities": [e.to_json() for e in self.entities],
-            "alerts": [
-                {**a.to_json(), "window_s": [round(e.delay_min_s, 1), round(e.delay_p95_s, 1)]}
-                for e in self.entities
-                for a in e.alerts
-            ],
-            "notes": list(self.notes),
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Prediction:
-        by_entity: dict[str, list[PredictedAlert]] = {}
-        for a in data.get("alerts", []):
-            by_entity.setdefault(a["entity"], []).append(
-                PredictedAlert(a["entity"], a["name"], float(a["probability"]))
-            )
-        entities = []
-        for e in data.get("entities", []):
-            lo, mid, hi = (float(x) for x in e["delay_s"])
-            entities.append(
-                PredictedEntity(
-                    name=e["name"],
-                    kind=e.get("kind", "unknown"),
-                    probability=float(e["probability"]),
-                    delay_min_s=lo,
-                    delay_p50_s=mid,
-                    delay_p95_s=hi,
-                    recovery_s=float(e.get("recovery_s", 0.0)),
-                    path=tuple(e.get("path", ())),
-                    alerts=tuple(by_entity.get(e["name"], ())),
-                )
-            )
-        return cls(
-            target=data["target"],
-            cause=data["cause"],
-            entities=tuple(entities),
-            window_s=int(data["window_s"]),
-            model=data.get("model", MODEL_VERSION),
-            notes=tuple(data.get("notes", ())),
-        )
 
 
 class UnknownTarget(KeyError):

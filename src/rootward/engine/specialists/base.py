@@ -13,9 +13,9 @@ from dataclasses import replace
 from typing import ClassVar
 
 from rootward.domain.evidence import EvidenceRef
+from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Finding, FindingStatus, ToolResult
 from rootward.engine.budget import BudgetExceeded
-from rootward.engine.hypotheses import Hypothesis
 from rootward.engine.memory import WorkingMemory
 from rootward.engine.tools import ToolLayer
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from rootward.context.changes import ChangeItem
+from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Finding
-from rootward.engine.hypotheses import Hypothesis
 from rootward.engine.signals import CHANGE_GRACE_AFTER_S, CHANGE_HORIZON_S
 from rootward.engine.specialists.base import Specialist, finding
 from rootward.engine.tools import ToolLayer

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from rootward.context.anomaly import Anomaly, ScoredSeries
+from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Finding
-from rootward.engine.hypotheses import Hypothesis
 from rootward.engine.signals import is_bad_direction, strength
 from rootward.engine.specialists.base import EXPECTED_FAMILIES, Specialist, finding
 from rootward.engine.tools import ToolLayer

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from rootward.context.assemble import KnowledgeItem
+from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Finding
-from rootward.engine.hypotheses import Hypothesis
 from rootward.engine.signatures import LOG_SIGNATURES
 from rootward.engine.specialists.base import Specialist, finding
 from rootward.engine.tools import ToolLayer

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Finding
-from rootward.engine.hypotheses import Hypothesis
 from rootward.engine.specialists.base import Specialist, finding
 from rootward.engine.tools import ToolLayer
 

@@ -1,0 +1,22 @@
+"""A hypothesis: "fault type F at entity X", with the prior and evidence that put it on the list.
+
+Pure data shared by the engine's ranking, its specialists, the reasoner and the
+checkpointed engine state (pydantic validates it as a field of `EngineState`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rootward.domain.evidence import EvidenceRef
+
+
+@dataclass
+class Hypothesis:
+    id: str
+    entity: str
+    fault_type: str
+    prior: float
+    evidence: list[EvidenceRef] = field(default_factory=list)
+    rationale: list[str] = field(default_factory=list)
+    source: str = "rules"  # rules | reasoner

@@ -1,0 +1,120 @@
+"""The engine's stages as pipeline steps, and the dependencies a worker gives them.
+
+A worker builds one `EngineDeps` from the settings it was started with (its
+`--config`): the reasoner for `llm`, whose calls are charged to the
+investigation running them; the stored world model, re-read at most once a
+minute; the `worldmodel` section. Each engine stage then runs inside a
+guard: an engine bug becomes a gap and a failed (template) result, never a
+lost incident.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from contextvars import ContextVar
+from datetime import UTC, datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from rootward.engine.budget import BudgetLimits
+from rootward.engine.dependencies import EngineDeps
+from rootward.engine.investigation import StageFn, initial_state
+from rootward.engine.reasoner import Reasoner, RuleReasoner
+from rootward.llm.client import CallRecord
+from rootward.runtime.job_state import JobState
+from rootward.runtime.pipeline import Step
+from rootward.settings import Settings
+from rootward.store.llm_calls import LLMCallRow, record_llm_call
+from rootward.store.worldmodel import load_dynamics, load_graph_records
+from rootward.worldmodel.dynamics import Dynamics
+from rootward.worldmodel.graph import WorldGraph
+
+log = logging.getLogger("rootward.runtime.steps")
+WORLD_TTL_S = 60.0  # how stale the stored world model may be for a prediction
+# (investigation id, service) of the engine step running in this thread, for LLM cost attribution.
+CURRENT_INVESTIGATION: ContextVar[tuple[str, str] | None] = ContextVar("rootward_investigation", default=None)
+
+
+class StoredWorldModel:
+    """The stored graph (claims still valid) and learned dynamics, re-read at most once a minute."""
+
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self.sessions = sessions
+        self._cached: tuple[float, WorldGraph | None, Dynamics | None] | None = None
+
+    def __call__(self) -> tuple[WorldGraph | None, Dynamics | None]:
+        now = time.monotonic()
+        if self._cached is None or now - self._cached[0] > WORLD_TTL_S:
+            with self.sessions() as session:
+                graph = WorldGraph.from_records(*load_graph_records(session))
+                dynamics = Dynamics.from_records(load_dynamics(session))
+            self._cached = (now, graph if len(graph) else None, dynamics if dynamics.stats else None)
+        return self._cached[1], self._cached[2]
+
+
+class LLMCallLedger:
+    """Attributes each model call to the investigation running it; counts a provider's calls today."""
+
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self.sessions = sessions
+
+    def record(self, call: CallRecord) -> None:
+        running = CURRENT_INVESTIGATION.get()
+        if running is None:
+            return
+        with self.sessions() as session, session.begin():
+            record_llm_call(session, call, running[0], running[1])
+
+    def calls_today(self, provider: str) -> int:
+        start = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+        with self.sessions() as session:
+            return int(
+                session.scalar(
+                    select(func.count())
+                    .select_from(LLMCallRow)
+                    .where(LLMCallRow.provider == provider, LLMCallRow.at >= start)
+                )
+                or 0
+            )
+
+
+def worker_deps(settings: Settings, sessions: sessionmaker[Session]) -> EngineDeps:
+    """The engine's dependencies for a worker started with `settings` (its `--config`)."""
+    reasoner: Reasoner = RuleReasoner()
+    if settings.llm.provider != "none":
+        from rootward.engine.llm_reasoner import build_reasoner
+
+        calls = LLMCallLedger(sessions)
+        reasoner = build_reasoner(settings.llm, on_call=calls.record, calls_today=calls.calls_today)
+    return EngineDeps(
+        reasoner=reasoner, world=StoredWorldModel(sessions), worldmodel=settings.worldmodel, limits=BudgetLimits()
+    )
+
+
+def start_engine_step(deps: EngineDeps) -> Step:
+    def run(state: JobState) -> JobState:
+        if state.bundle_path is None:
+            raise ValueError("the snapshot step has not written a bundle yet")
+        return state.model_copy(update={"engine": initial_state(state.bundle_path, deps)})
+
+    return Step("start_engine", run)
+
+
+def engine_step(name: str, stage: StageFn, deps: EngineDeps) -> Step:
+    """One engine stage as a step; a failure is kept as the gap that names it, and later stages skip."""
+
+    def run(state: JobState) -> JobState:
+        if state.engine_failed or state.engine is None:
+            return state
+        token = CURRENT_INVESTIGATION.set((str(state.job_id), state.service))
+        try:
+            return state.model_copy(update={"engine": stage(state.engine, deps)})
+        except Exception as exc:  # the incident must not be lost to an engine bug
+            log.exception("engine stage %s failed for job %s", name, state.job_id)
+            return state.model_copy(update={"engine_failure": f"engine failed at {name}: {type(exc).__name__}: {exc}"})
+        finally:
+            CURRENT_INVESTIGATION.reset(token)
+
+    return Step(name, run)

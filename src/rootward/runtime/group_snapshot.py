@@ -1,0 +1,143 @@
+"""The first step of a live investigation: freeze the alert group's data into a bundle.
+
+Everything the engine will read (alerts, logs, metrics, changes, topology,
+the relevant runbooks) is written once under `data_dir/snapshots/<job>`, or
+taken from a replayed bundle; a source that is down becomes a named gap in
+the snapshot, never a failed step.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from rootward.context.window import fired_at_of
+from rootward.domain.incident import IncidentMeta
+from rootward.runtime.job_state import JobState
+from rootward.runtime.knowledge_snapshot import KnowledgeSnapshotter
+from rootward.settings import Settings
+from rootward.sources.base import SourceSet
+from rootward.sources.bundle import parse_alerts
+from rootward.sources.replay import replay_bundle
+from rootward.sources.snapshot import snapshot_bundle, write_gaps
+from rootward.store.alerts import AlertGroupRow, AlertRow
+
+LOOKBACK = timedelta(minutes=60)
+
+# The sources a snapshot reads, given the group's alerts (live connectors, or a fixed set in tests).
+SourcesFor = Callable[[Any], SourceSet]
+
+
+def _iso(value: datetime) -> str:
+    aware = value if value.tzinfo else value.replace(tzinfo=UTC)
+    return aware.isoformat().replace("+00:00", "Z")
+
+
+def alertmanager_payload(rows: list[AlertRow]) -> dict[str, Any]:
+    """The group's alerts as one Alertmanager v4 payload, as the bundle spec stores them."""
+    return {
+        "version": "4",
+        "status": "firing" if any(r.status == "firing" for r in rows) else "resolved",
+        "receiver": "rootward",
+        "groupLabels": {},
+        "commonLabels": {},
+        "commonAnnotations": {},
+        "alerts": [
+            {
+                "status": r.status,
+                "labels": dict(r.labels),
+                "annotations": dict(r.annotations),
+                "startsAt": _iso(r.starts_at),
+                "endsAt": _iso(r.ends_at) if r.ends_at else "0001-01-01T00:00:00Z",
+                "generatorURL": r.generator_url,
+                "fingerprint": r.fingerprint,
+            }
+            for r in rows
+        ],
+    }
+
+
+class StaticAlerts:
+    """The group's alerts as an AlertSource."""
+
+    def __init__(self, alerts: list[Any]) -> None:
+        self._alerts = alerts
+
+    def alerts(self) -> list[Any]:
+        return self._alerts
+
+
+class GroupSnapshot:
+    """The `snapshot` step, bound to one process's settings, database and sources."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        sessions: sessionmaker[Session],
+        sources: SourcesFor,
+        knowledge: KnowledgeSnapshotter,
+    ) -> None:
+        self.settings = settings
+        self.sessions = sessions
+        self._sources = sources
+        self._knowledge = knowledge
+
+    def _group(self, group_id: str) -> tuple[dict[str, str], list[AlertRow]]:
+        with self.sessions() as session:
+            group = session.get(AlertGroupRow, group_id)
+            if group is None:
+                raise LookupError(f"alert group {group_id} does not exist")
+            rows = list(
+                session.scalars(select(AlertRow).where(AlertRow.group_id == group.id).order_by(AlertRow.starts_at))
+            )
+            return {"service": group.service, "severity": group.severity, "tier": group.tier}, rows
+
+    def _write(self, state: JobState, rows: list[AlertRow], meta: IncidentMeta) -> tuple[Path, dict[str, str]]:
+        """The snapshot bundle's directory and the gaps of the sources that could not be read."""
+        replayed = replay_bundle((r.annotations for r in rows), self.settings.replay)
+        if replayed is not None:
+            return replayed, {}
+        out = Path(self.settings.data_dir) / "snapshots" / str(state.job_id)
+        payload = alertmanager_payload(rows)
+        _, parsed = parse_alerts(json.dumps([payload]))
+        gaps = snapshot_bundle(out, meta=meta, alert_payloads=[payload], sources=self._sources(StaticAlerts(parsed)))
+        services = sorted({r.service for r in rows})
+        query = " ".join([meta.title, *sorted({str(r.annotations.get("summary", "")) for r in rows})])
+        if gaps.get("knowledge") and self._knowledge.write(out, query, services):
+            del gaps["knowledge"]
+            write_gaps(out, gaps)
+        return out, gaps
+
+    def __call__(self, state: JobState) -> JobState:
+        group, rows = self._group(state.group_id)
+        now = datetime.now(UTC)
+        fired = fired_at_of((r.starts_at for r in rows), now)  # an implausible start cannot overflow the window
+        names = sorted({r.name for r in rows})
+        title = f"{', '.join(names[:3]) or 'alert'} on {group['service']}"
+        meta = IncidentMeta(
+            id=f"inc-{state.job_id}".lower(),
+            title=title,
+            fired_at=fired,
+            window_start=fired - LOOKBACK,
+            window_end=max(now, fired + timedelta(minutes=1)),
+        )
+        out, gaps = self._write(state, rows, meta)
+        team = next((str(r.labels.get("team")) for r in rows if r.labels.get("team")), None)
+        return state.model_copy(
+            update={
+                "bundle_path": str(out),
+                "title": title,
+                "service": group["service"],
+                "severity": group["severity"],
+                "tier": group["tier"],
+                "shadow": self.settings.notify.shadow.covers(group["service"], team),
+                "alert_names": [f"{r.name} on {r.service} ({r.severity}, {r.status}, x{r.count})" for r in rows],
+                "snapshot_gaps": gaps,
+            }
+        )

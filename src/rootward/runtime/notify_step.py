@@ -1,0 +1,47 @@
+"""The `notify` step: the three-layer message into the durable outbox, one per investigation.
+
+The outbox key is the investigation, so a re-run step enqueues nothing twice;
+a channel that is down keeps the message there for replay. Shadow-mode
+groups notify no one.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from rootward.notify.compose import compose_notification
+from rootward.notify.outbox import enqueue
+from rootward.notify.settings import NotifySettings
+from rootward.runtime.job_state import JobState
+
+
+def channel_names(notify: NotifySettings) -> list[str]:
+    names = [name for name, cfg in (("slack", notify.slack), ("matrix", notify.matrix)) if cfg is not None]
+    return names + [w.name for w in notify.webhooks]
+
+
+class NotifyStep:
+    def __init__(self, notify: NotifySettings, sessions: sessionmaker[Session]) -> None:
+        self.settings = notify
+        self.sessions = sessions
+
+    def __call__(self, state: JobState) -> JobState:
+        if state.shadow:
+            return state.model_copy(update={"notified": []})
+        investigation_id = state.investigation_id or state.job_id
+        note = compose_notification(
+            state.result(),
+            title=state.title,
+            service=state.service,
+            tier=state.tier,
+            severity=state.severity,
+            investigation_id=investigation_id,
+            console_url=self.settings.console_url,
+            alerts=state.alert_names,
+            safe_actions=state.safe_actions,
+            approval_id=state.approval_id,
+        )
+        channels = channel_names(self.settings)
+        with self.sessions() as session, session.begin():
+            enqueue(session, note, channels, key=f"investigation:{investigation_id}")
+        return state.model_copy(update={"notified": channels})

@@ -1,0 +1,65 @@
+"""The `record` step: keep the investigation where the console, `rootward show` and the learners find it.
+
+Idempotent on the job id: re-run after a crash between its write and its
+checkpoint, it finds its own row (and findings) and writes nothing twice.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from rootward.domain.investigation import Finding
+from rootward.engine.evidence_view import evidence_data
+from rootward.runtime.job_state import JobState
+from rootward.sources.bundle import load_bundle
+from rootward.store.audit import append_audit
+from rootward.store.findings import DbWorkingMemory
+from rootward.store.investigations import InvestigationRow, save_investigation
+from rootward.store.worldmodel import save_proposals
+
+
+class RecordStep:
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self.sessions = sessions
+
+    def __call__(self, state: JobState) -> JobState:
+        result = state.result()
+        investigation_id = str(state.job_id)
+        with self.sessions() as session, session.begin():
+            if session.get(InvestigationRow, investigation_id) is None:
+                data = {}
+                if not state.engine_failed and state.bundle_path is not None:
+                    data = evidence_data(result, load_bundle(state.bundle_path))
+                save_investigation(
+                    session,
+                    result,
+                    title=state.title,
+                    service=state.service,
+                    severity=state.severity,
+                    tier=state.tier,
+                    shadow=state.shadow,
+                    job_id=investigation_id,
+                    group_id=state.group_id,
+                    evidence_data=data,
+                    investigation_id=investigation_id,
+                    bundle_path=state.bundle_path,
+                )
+                if result.proposals:
+                    save_proposals(session, investigation_id, [p.model_dump(mode="json") for p in result.proposals])
+                append_audit(
+                    session,
+                    "investigation.recorded",
+                    investigation_id,
+                    {"status": result.status, "group_id": state.group_id},
+                )
+        self._keep_findings(investigation_id, state.engine.findings if state.engine else [])
+        return state.model_copy(update={"investigation_id": investigation_id})
+
+    def _keep_findings(self, investigation_id: str, findings: list[Finding]) -> None:
+        """The specialists' typed findings, queryable per hypothesis (the console's "tested by")."""
+        with self.sessions() as session:
+            memory = DbWorkingMemory(session, investigation_id)
+            if memory.findings():
+                return  # written before a crash: never twice
+            for finding in findings:
+                memory.add(finding)

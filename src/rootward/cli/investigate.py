@@ -7,20 +7,24 @@ from pathlib import Path
 
 import typer
 
+from rootward.engine.budget import BudgetLimits
 from rootward.sources.bundle import BundleError
 
 
-def _install_configured_reasoner() -> None:
-    """LLM mode when a config file or ROOTWARD_LLM__* variables configure a provider; else rule mode."""
+def _configured_engine() -> BudgetLimits | None:
+    """Install the configured reasoner and return the configured budgets, when a config file or
+    `ROOTWARD_LLM__*` / `ROOTWARD_ENGINE__*` variables exist; else rule mode with the default budgets."""
     import os
 
     configured = os.environ.get("ROOTWARD_CONFIG") or Path("rootward.yaml").is_file()
-    if not configured and not any(k.startswith("ROOTWARD_LLM__") for k in os.environ):
-        return
+    if not configured and not any(k.startswith(("ROOTWARD_LLM__", "ROOTWARD_ENGINE__")) for k in os.environ):
+        return None
     from rootward.cli.serve import settings_or_exit
     from rootward.engine.llm_reasoner import install_reasoner
 
-    install_reasoner(settings_or_exit(None).llm)
+    settings = settings_or_exit(None)
+    install_reasoner(settings.llm)
+    return settings.engine.budget_limits()
 
 
 def investigate_command(
@@ -31,9 +35,9 @@ def investigate_command(
     from rootward.engine.investigate import investigate_bundle
     from rootward.engine.rca import render_markdown
 
-    _install_configured_reasoner()
+    limits = _configured_engine()
     try:
-        result = investigate_bundle(bundle)
+        result = investigate_bundle(bundle, limits)
     except BundleError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.actions.alertmanager import AlertmanagerClient
@@ -34,11 +34,11 @@ from rootward.actions.safe import SafeAction, SafeActionHandler, SafeActionRunne
 from rootward.domain.incident import IncidentMeta
 from rootward.engine.evidence_view import evidence_data
 from rootward.engine.investigation import STAGES, initial_state, stage_risk_gate
-from rootward.llm.client import CallRecord
 from rootward.notify.compose import compose_notification
 from rootward.notify.outbox import enqueue
 from rootward.runtime import safe_handlers
 from rootward.runtime.knowledge_snapshot import KnowledgeSnapshotter
+from rootward.runtime.llm_charging import charged_llm_client
 from rootward.runtime.pipeline import Pipeline, State, Step
 from rootward.settings import Settings
 from rootward.sources.base import SourceSet
@@ -49,7 +49,6 @@ from rootward.store.alerts import AlertGroupRow, AlertRow
 from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import append_audit
 from rootward.store.investigations import InvestigationRow, save_investigation
-from rootward.store.llm_calls import LLMCallRow, record_llm_call
 from rootward.store.worldmodel import DbPredictionLedger, load_dynamics, load_graph_records, save_proposals
 from rootward.worldmodel.dynamics import Dynamics
 from rootward.worldmodel.gate import ProposedAction, commit_prediction
@@ -113,10 +112,11 @@ class InvestigationSteps:
         self._sources = sources
         self._knowledge = KnowledgeSnapshotter(sessions)
         self._world: tuple[float, WorldGraph | None, Dynamics | None] | None = None
-        if settings.llm.provider != "none":
+        client = charged_llm_client(settings.llm, sessions, CURRENT_INVESTIGATION.get)
+        if client is not None:
             from rootward.engine.llm_reasoner import install_reasoner
 
-            install_reasoner(settings.llm, on_call=self._record_llm_call, calls_today=self._llm_calls_today)
+            install_reasoner(settings.llm, client=client)
 
     # -- snapshot -------------------------------------------------------------
 
@@ -178,27 +178,7 @@ class InvestigationSteps:
     # -- engine ---------------------------------------------------------------
 
     def start_engine(self, state: State) -> State:
-        return {**state, **initial_state(state["bundle_path"])}
-
-    def _record_llm_call(self, call: CallRecord) -> None:
-        """Attribute a model call's tokens and cost to the investigation and service running it."""
-        running = CURRENT_INVESTIGATION.get()
-        if running is None:
-            return
-        with self.sessions() as session, session.begin():
-            record_llm_call(session, call, running[0], running[1])
-
-    def _llm_calls_today(self, provider: str) -> int:
-        start = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-        with self.sessions() as session:
-            return int(
-                session.scalar(
-                    select(func.count())
-                    .select_from(LLMCallRow)
-                    .where(LLMCallRow.provider == provider, LLMCallRow.at >= start)
-                )
-                or 0
-            )
+        return {**state, **initial_state(state["bundle_path"], self.settings.engine.budget_limits())}
 
     def world_model(self) -> tuple[WorldGraph | None, Dynamics | None]:
         """The stored graph (claims still valid) and learned dynamics, re-read at most once a minute."""

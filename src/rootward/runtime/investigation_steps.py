@@ -23,35 +23,32 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from rootward.actions.alertmanager import AlertmanagerClient
-from rootward.actions.approvals import request_approval
-from rootward.actions.autonomy_gate import approve_if_earned
-from rootward.actions.safe import SafeAction, SafeActionHandler, SafeActionRunner, SilenceHandler
+from rootward.actions.remediation import request_remediation
+from rootward.actions.safe_handlers import SafeActionContext
+from rootward.actions.safe_registry import run_safe_actions
 from rootward.domain.incident import IncidentMeta
 from rootward.engine.evidence_view import evidence_data
 from rootward.engine.investigation import STAGES, initial_state, stage_risk_gate
+from rootward.engine.risk_gate import Incident, plan_actions
 from rootward.notify.compose import compose_notification
 from rootward.notify.outbox import enqueue
-from rootward.runtime import safe_handlers
 from rootward.runtime.knowledge_snapshot import KnowledgeSnapshotter
 from rootward.runtime.llm_charging import charged_llm_client
 from rootward.runtime.pipeline import Pipeline, State, Step
+from rootward.runtime.queue import enqueue_investigation
 from rootward.settings import Settings
 from rootward.sources.base import SourceSet
-from rootward.sources.bundle import load_bundle, parse_alerts
+from rootward.sources.bundle import BundleError, load_bundle, parse_alerts
 from rootward.sources.replay import replay_bundle
 from rootward.sources.snapshot import snapshot_bundle, write_gaps
 from rootward.store.alerts import AlertGroupRow, AlertRow
-from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import append_audit
 from rootward.store.investigations import InvestigationRow, save_investigation
-from rootward.store.worldmodel import DbPredictionLedger, load_dynamics, load_graph_records, save_proposals
+from rootward.store.worldmodel import load_dynamics, load_graph_records, save_proposals
 from rootward.worldmodel.dynamics import Dynamics
-from rootward.worldmodel.gate import ProposedAction, commit_prediction
 from rootward.worldmodel.graph import WorldGraph
 
 log = logging.getLogger("rootward.runtime.steps")
@@ -61,7 +58,7 @@ CURRENT_INVESTIGATION: ContextVar[tuple[str, str] | None] = ContextVar("rootward
 
 LOOKBACK = timedelta(minutes=60)
 AFTER = timedelta(minutes=15)
-VICTIM_SILENCE_MINUTES = 30
+INCIDENT_NOTES_SOURCE = "rootward:incidents"  # the knowledge-base source of filed RCAs
 
 
 def _iso(value: datetime) -> str:
@@ -272,143 +269,58 @@ class InvestigationSteps:
 
     # -- act ------------------------------------------------------------------
 
-    def _victim_silences(self, state: State, result: dict[str, Any]) -> list[SafeAction]:
-        """Silence cascade symptoms of a validated root cause, never the root's own alerts.
+    def _safe_action_context(self, investigation_id: str) -> SafeActionContext:
+        def file_note(path: str, note: str) -> None:
+            from rootward.knowledge.ingest import ingest_files
 
-        Only along declared topology (not learned edges), only with confidence ≥ 0.7.
-        """
-        top = (result.get("hypotheses") or [{}])[0]
-        if top.get("status") != "validated" or float(top.get("confidence", 0)) < 0.7:
-            return []
-        bundle = load_bundle(state["bundle_path"])
-        if bundle.topology is None or top.get("entity") not in bundle.topology.entities:
-            return []
-        graph = nx.DiGraph([(s, t) for s, t, _ in bundle.topology.edges()])
-        root = str(top["entity"])
-        dependents = nx.ancestors(graph, root) if root in graph else set()
-        actions, seen = [], set()
-        for alert in bundle.alerts:
-            if alert.status != "firing" or alert.service == root or alert.service not in dependents:
-                continue
-            key = (alert.name, alert.service)
-            if key in seen:
-                continue
-            seen.add(key)
-            actions.append(
-                SafeAction(
-                    "silence_alert",
-                    {
-                        "matchers": {"alertname": alert.name, "service": alert.service},
-                        "duration_minutes": VICTIM_SILENCE_MINUTES,
-                    },
-                    reason=f"rootward: symptom of {root} {top.get('fault_type')} (investigation {state['job_id']})",
-                )
-            )
-        return actions
+            ingest_files(self.sessions, INCIDENT_NOTES_SOURCE, {path: note}, None, remove_missing=False)
 
-    def _safe_runner(self, investigation_id: str) -> SafeActionRunner:
-        cfg = self.settings.actions
-        handlers: dict[str, SafeActionHandler] = {}
-        if cfg.alertmanager is not None:
-            handlers["silence_alert"] = SilenceHandler(AlertmanagerClient(cfg.alertmanager))
-
-        def audit_only(kind: str) -> SafeActionHandler:
-            def handle(action: SafeAction) -> str:
-                with self.sessions() as session, session.begin():
-                    append_audit(
-                        session,
-                        f"safe_action.{kind}",
-                        investigation_id,
-                        {"params": action.params, "reason": action.reason},
-                    )
-                return action.reason or kind
-
-            return handle
-
-        handlers["annotate"] = audit_only("annotate")
-        handlers["flag_for_human_review"] = audit_only("flag_for_human_review")
-        handlers["query_km"] = safe_handlers.query_km(self._knowledge)
-        handlers["route_to_km"] = safe_handlers.route_to_km(self.sessions)
-        handlers["retry_task"] = safe_handlers.retry_task(self.sessions)
-        return SafeActionRunner(handlers, allowlist=set(cfg.safe_allowlist), max_per_investigation=cfg.safe_quota)
+        return SafeActionContext(
+            investigation_id=investigation_id,
+            settings=self.settings.actions,
+            sessions=self.sessions,
+            knowledge=self._knowledge.index,
+            file_note=file_note,
+            requeue=enqueue_investigation,
+        )
 
     def act(self, state: State) -> State:
         if state.get("acted") or state.get("shadow"):
             return {**state, "acted": True, "safe_actions": state.get("safe_actions", [])}
-        result = state["final"]
+        from rootward.domain.investigation import InvestigationResult
+
         investigation_id = state["investigation_id"]
-        done: list[str] = []
-        if state["tier"] in ("L2", "L3"):
-            top = (result.get("hypotheses") or [{}])[0]
-            actions: list[SafeAction] = []
-            if (
-                result.get("status") != "validated"
-                or float(top.get("confidence", 0)) < 0.7
-                or state["severity"] == "P0"
-            ):
-                actions.append(
-                    SafeAction("flag_for_human_review", reason="low confidence or page: a human should look")
-                )
-            actions += self._victim_silences(state, result)
-            services = sorted({str(h.get("entity")) for h in (result.get("hypotheses") or [])[:3]} | {state["service"]})
-            actions.append(
-                SafeAction(
-                    "query_km",
-                    {"query": state["title"], "services": services},
-                    reason="related runbooks and postmortems",
-                )
-            )
-            if result.get("status") == "validated":
-                actions.append(
-                    SafeAction(
-                        "route_to_km",
-                        {
-                            "investigation_id": investigation_id,
-                            "title": state["title"],
-                            "service": state["service"],
-                            "result": result,
-                        },
-                        reason="file the RCA for the next incident",
-                    )
-                )
-            if result.get("status") == "failed" or state.get("engine_failed"):
-                actions.append(
-                    SafeAction(
-                        "retry_task",
-                        {"group_id": state["group_id"], "tier": state["tier"], "priority": state.get("priority", 2)},
-                        reason="the investigation could not finish",
-                    )
-                )
-            for outcome in self._safe_runner(investigation_id).run(actions):
-                done.append(outcome.describe())
-                with self.sessions() as session, session.begin():
-                    append_audit(
-                        session,
-                        "safe_action.result",
-                        investigation_id,
-                        {"action": outcome.action.name, "status": outcome.status, "detail": outcome.detail},
-                    )
+        try:
+            bundle = load_bundle(state["bundle_path"])
+            topology, alerts = bundle.topology, bundle.alerts
+        except BundleError:  # the snapshot is gone: act on the result alone (no symptom silences)
+            log.warning("snapshot of %s unreadable; acting without its topology", investigation_id)
+            topology, alerts = None, []
+        incident = Incident(
+            investigation_id=investigation_id,
+            group_id=state["group_id"],
+            title=state["title"],
+            service=state["service"],
+            priority=int(state.get("priority", 2)),
+            alerts=alerts,
+        )
+        result = InvestigationResult.model_validate(state["final"])
+        plan = plan_actions(result, topology, state["tier"], state["severity"], incident)
+        done = run_safe_actions(plan.safe_actions, self._safe_action_context(investigation_id))
         approval_id = None
-        for proposal in result.get("proposals") or []:
-            if proposal.get("status") != "pending_approval":
-                continue
-            action = ProposedAction.model_validate(proposal["action"])
+        if plan.proposal is not None:
+            request = plan.proposal
             with self.sessions() as session, session.begin():
-                ledger = DbPredictionLedger(session)
-                if ledger.get(proposal["proposal_hash"]) is None:
-                    commit_prediction(ledger, action, proposal.get("prediction") or {})
-                row = request_approval(
+                approval_id = request_remediation(
                     session,
-                    action,
-                    ledger,
+                    request.action,
+                    proposal_hash=request.proposal_hash,
+                    prediction=request.prediction,
+                    action_class=request.action_class,
                     investigation_id=investigation_id,
                     settings=self.settings.worldmodel,
                     ttl=self.settings.actions.approval_ttl,
                 )
-                if isinstance(row, ApprovalRow):
-                    approval_id = row.id
-                    approve_if_earned(session, row, proposal.get("action_class"), self.settings.worldmodel)
-            break  # one remediation proposal at a time: the top one
         return {**state, "acted": True, "safe_actions": done, "approval_id": approval_id}
 
     # -- notify ---------------------------------------------------------------

@@ -27,6 +27,7 @@ from pydantic_settings import (
 )
 
 from rootward.actions.settings import ActionsSettings
+from rootward.engine.settings import EngineSettings
 from rootward.ingest.settings import RouterSettings, TierRule, default_tier_rules  # noqa: F401  (the router owns them)
 from rootward.knowledge.settings import KnowledgeSettings
 from rootward.llm.settings import LLMSettings
@@ -120,6 +121,7 @@ class Settings(BaseSettings):
     router: RouterSettings = Field(default_factory=RouterSettings)
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
+    engine: EngineSettings = Field(default_factory=EngineSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     knowledge: KnowledgeSettings = Field(default_factory=KnowledgeSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)

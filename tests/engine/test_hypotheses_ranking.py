@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from rootward.context.assemble import Context
 from rootward.engine.hypotheses import MAX_HYPOTHESES, MIN_HYPOTHESES, rank_hypotheses, score_entities
 from tests.engine.small_incidents import anomaly, change, incident, log
@@ -136,8 +138,8 @@ def test_thin_evidence_is_filled_up_with_alternative_readings_of_the_same_signal
 
 
 def test_same_incident_ranks_the_same_every_time() -> None:
-    first = [h.to_dict() for h in rank_hypotheses(_pool_exhausted_database())]
-    again = [h.to_dict() for h in rank_hypotheses(_pool_exhausted_database())]
+    first = [asdict(h) for h in rank_hypotheses(_pool_exhausted_database())]
+    again = [asdict(h) for h in rank_hypotheses(_pool_exhausted_database())]
     assert first == again
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rootward.context.assemble import Context
 from rootward.domain.evidence import EvidenceRef
+from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Claim, Finding, InvestigationResult
-from rootward.engine.gates import GateDecision
-from rootward.engine.hypotheses import Hypothesis
+from rootward.domain.investigation import ConfidenceGates as GateDecision
 from rootward.engine.rca import MAX_ALTERNATIVES, build_result, render_markdown
 from rootward.engine.supervisor import Assessment
 from tests.engine.small_incidents import anomaly, incident

@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 
 from rootward.domain.evidence import EvidenceRef
+from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Finding
 from rootward.engine.budget import Budget, BudgetLimits
-from rootward.engine.hypotheses import Hypothesis
 from rootward.engine.supervisor import EXPANDED_HOPS, assess, direct_verdict, should_expand, status_of
 
 LOG = EvidenceRef("log", "logs.jsonl:12", "no space left on device")

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 import pytest
 from pydantic import BaseModel, SecretStr
 
-from rootward.llm.accounting import LLMBudget
+from rootward.engine.budget import Budget, BudgetExceeded, BudgetLimits
 from rootward.llm.client import LLMClient, extract_json
 from rootward.llm.settings import LLMSettings, ModelPrice
 from rootward.llm.types import LLMUnavailable
@@ -54,10 +54,10 @@ def test_valid_reply_is_parsed_through_the_openai_sdk(server: FakeLLMServer) -> 
 def test_model_is_chosen_by_severity_tier_and_cost_is_accounted(server: FakeLLMServer) -> None:
     server.script.append('{"entity": "a", "confidence": 0.5}')
     client = _client(server)
-    budget = LLMBudget()
+    budget = Budget()
     _ask(client, severity="P1", budget=budget)
     assert server.requests[0]["body"]["model"] == "large"
-    assert budget.calls == 1 and budget.cost_usd > 0
+    assert budget.llm_calls == 1 and budget.cost_usd > 0
     assert client.calls[0].cost_usd == pytest.approx(budget.cost_usd)
 
 
@@ -93,8 +93,8 @@ def test_timeout_is_unavailable(server: FakeLLMServer) -> None:
 
 def test_budget_spent_refuses_before_calling(server: FakeLLMServer) -> None:
     client = _client(server)
-    with pytest.raises(LLMUnavailable, match="call budget spent"):
-        _ask(client, budget=LLMBudget(max_calls=0))
+    with pytest.raises(BudgetExceeded, match="all 0 model calls used"):
+        _ask(client, budget=Budget(BudgetLimits(llm_calls=0)))
     assert server.requests == []
 
 

@@ -251,3 +251,12 @@ def test_a_confirmed_investigation_teaches_the_stored_dynamics_once(env) -> None
     assert [e.subject for e in entries] == [job.id]
     # a second confirmation of the same incident does not count it twice
     assert learn_from_investigation(sessions, job.id, "payment", "connection_pool_exhaustion", "rita") == 0
+
+
+def test_an_investigation_gets_the_budgets_of_the_engine_section(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'rw.db'}"
+    upgrade(url)
+    settings = load_settings(data_dir=tmp_path, database={"url": url}, engine={"cost_usd": 0.25, "llm_calls": 3})
+    steps = InvestigationSteps(settings, make_session_factory(make_engine(url)))
+    limits = steps.deps.limits
+    assert (limits.cost_usd, limits.llm_calls) == (0.25, 3)

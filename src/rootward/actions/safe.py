@@ -9,19 +9,15 @@ that the notification lists and the audit trail keeps.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from rootward.actions.alertmanager import AlertmanagerClient, AlertmanagerError
 from rootward.actions.settings import SAFE_ACTIONS
+from rootward.domain.safe_actions import SafeAction
 
-
-@dataclass(frozen=True)
-class SafeAction:
-    name: str
-    params: dict[str, Any] = field(default_factory=dict)
-    reason: str = ""
+__all__ = ["SafeAction", "SafeActionHandler", "SafeActionResult", "SafeActionRunner", "SilenceHandler"]
 
 
 @dataclass(frozen=True)

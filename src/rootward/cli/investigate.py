@@ -15,20 +15,25 @@ if TYPE_CHECKING:
 
 
 def _configured_deps() -> EngineDeps:
-    """What the engine works with: the configured reasoner and world-model settings when a config
-    file or ROOTWARD_* variables say so; else rule mode with the defaults."""
+    """What the engine works with: the configured reasoner, budgets and world-model settings when a
+    config file or ROOTWARD_* variables say so; else rule mode with the defaults."""
     import os
 
     from rootward.engine.dependencies import EngineDeps
 
     configured = os.environ.get("ROOTWARD_CONFIG") or Path("rootward.yaml").is_file()
-    if not configured and not any(k.startswith(("ROOTWARD_LLM__", "ROOTWARD_WORLDMODEL__")) for k in os.environ):
+    prefixes = ("ROOTWARD_LLM__", "ROOTWARD_WORLDMODEL__", "ROOTWARD_ENGINE__")
+    if not configured and not any(k.startswith(prefixes) for k in os.environ):
         return EngineDeps()
     from rootward.cli.serve import settings_or_exit
     from rootward.engine.llm_reasoner import build_reasoner
 
     settings = settings_or_exit(None)
-    return EngineDeps(reasoner=build_reasoner(settings.llm), worldmodel=settings.worldmodel)
+    return EngineDeps(
+        reasoner=build_reasoner(settings.llm),
+        worldmodel=settings.worldmodel,
+        limits=settings.engine.budget_limits(),
+    )
 
 
 def investigate_command(

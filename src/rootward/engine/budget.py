@@ -4,6 +4,13 @@ When any runs out the investigation stops where it is and publishes what it
 has as inconclusive, naming each untested hypothesis and why. The budget is a
 plain record so a checkpoint can carry it across a worker restart (wall clock
 is measured from the investigation's start time, not from the process's).
+
+A model call is asked for before it is sent (`reserve_llm`: wall clock, tokens,
+calls, and whether the cost cap is already reached) and charged after it with
+what the provider reported (`charge_llm`: the completion's usage priced by the
+configured model prices). A call's cost is known only once it is made, so the
+call that crosses the cap is the last one: the cap is then "reached" and every
+later call is refused with the same gap.
 """
 
 from __future__ import annotations
@@ -12,9 +19,13 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from rootward.llm.types import Usage
+
 
 @dataclass(frozen=True)
 class BudgetLimits:
+    """The limits of one investigation; the `engine:` settings section makes them."""
+
     wall_clock_s: float = 300.0
     llm_calls: int = 20
     tool_calls_per_agent: int = 8
@@ -63,8 +74,8 @@ class Budget:
             )
         self.tool_calls[agent] = used + 1
 
-    def charge_llm(self, tokens: int, cost_usd: float) -> None:
-        """Account one model call; raises before the call would break a limit."""
+    def reserve_llm(self, tokens: int) -> None:
+        """Before a model call of about `tokens` prompt tokens: raise if it may not be made, else count it."""
         self.check_wall_clock()
         if tokens > self.limits.tokens_per_call:
             raise self._fail(
@@ -72,10 +83,19 @@ class Budget:
             )
         if self.llm_calls >= self.limits.llm_calls:
             raise self._fail("llm_calls", f"all {self.limits.llm_calls} model calls used")
-        if self.cost_usd + cost_usd > self.limits.cost_usd:
-            raise self._fail("cost", f"cost cap of ${self.limits.cost_usd:.2f} reached")
+        if self.cost_usd >= self.limits.cost_usd:
+            raise self._fail("cost", self._cost_cap_reached())
         self.llm_calls += 1
-        self.cost_usd += cost_usd
+
+    def charge_llm(self, usage: Usage) -> None:
+        """After a model call: add its real cost; reaching the cap ends the model's part of the investigation."""
+        self.cost_usd += usage.cost_usd
+        if self.cost_usd >= self.limits.cost_usd and self.exhausted is None:
+            self.exhausted = self._cost_cap_reached()
+
+    def _cost_cap_reached(self) -> str:
+        calls = f"{self.llm_calls} call" + ("" if self.llm_calls == 1 else "s")
+        return f"cost cap ${self.limits.cost_usd:.2f} reached after {calls}"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

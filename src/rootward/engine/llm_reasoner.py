@@ -4,15 +4,16 @@ Everything the model sees is a digest of the typed context: scrubbed of
 secrets and PII, wrapped in `<log_content>` with instruction-like lines set
 aside. Everything it says is checked before it counts: entities must exist
 in the context, fault types must be in the closed vocabulary, and every cited
-evidence id or cite must be one the engine already holds. Any failure of
-the model (error, timeout, open breaker, invalid output twice, budget) drops
-that step back to rule mode and leaves a named gap in the budget's notes.
+evidence id or cite must be one the engine already holds. Every call is
+charged to the investigation's budget by the client (real usage, configured
+prices). Any failure of the model (error, timeout, open breaker, invalid
+output twice, budget) drops that step back to rule mode and leaves a named
+gap in the budget's notes.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
@@ -26,8 +27,7 @@ from rootward.domain.investigation import Claim, Finding
 from rootward.engine.budget import Budget, BudgetExceeded
 from rootward.engine.model_agent import AGENT, MANIFEST, AgentLimits, ModelSpecialist
 from rootward.engine.reasoner import OpenTools, Pending, Reasoner, RuleReasoner
-from rootward.llm.accounting import estimate_tokens
-from rootward.llm.client import CallRecord, LLMClient
+from rootward.llm.client import LLMClient
 from rootward.llm.prompts import render
 from rootward.llm.settings import LLMSettings
 from rootward.llm.types import LLMUnavailable
@@ -76,9 +76,6 @@ class LLMReasoner:
         self._severity = severity
         self._agent = ModelSpecialist(client, severity=severity, limits=limits)
 
-    def _charge(self, budget: Budget, prompt: str) -> None:
-        budget.charge_llm(estimate_tokens(prompt), 0.0)
-
     def _unavailable(self, budget: Budget, step: str, exc: Exception) -> None:
         note = f"LLM unavailable for {step} ({exc}); rule mode used"
         log.warning(note)
@@ -90,9 +87,13 @@ class LLMReasoner:
         known = [f"{h.id}: {h.entity} {h.fault_type} (prior {h.prior:.2f})" for h in ranked]
         user = render("propose_user", digest=text, ranked=known, faults=", ".join(FAULT_TYPES))
         try:
-            self._charge(budget, user)
             answer = self._client.structured(
-                "propose", system=render("propose_system"), user=user, schema=Proposals, severity=self._severity
+                "propose",
+                system=render("propose_system"),
+                user=user,
+                schema=Proposals,
+                severity=self._severity,
+                budget=budget,
             )
         except (LLMUnavailable, BudgetExceeded) as exc:
             self._unavailable(budget, "hypotheses", exc)
@@ -137,9 +138,8 @@ class LLMReasoner:
         facts = [f"{c.text} [{', '.join(c.evidence)}]" for c in claims]
         user = render("write_user", facts=facts)
         try:
-            self._charge(budget, user)
             prose = self._client.structured(
-                "write", system=render("write_system"), user=user, schema=Prose, severity=self._severity
+                "write", system=render("write_system"), user=user, schema=Prose, severity=self._severity, budget=budget
             )
         except (LLMUnavailable, BudgetExceeded) as exc:
             self._unavailable(budget, "the summary", exc)
@@ -153,20 +153,13 @@ class LLMReasoner:
         return out
 
 
-def build_reasoner(
-    settings: LLMSettings,
-    *,
-    severity: str = "P2",
-    on_call: Callable[[CallRecord], None] | None = None,
-    calls_today: Callable[[str], int] | None = None,
-) -> Reasoner:
+def build_reasoner(settings: LLMSettings, *, severity: str = "P2", client: LLMClient | None = None) -> Reasoner:
     """The reasoner for the configured provider (`none`: rule mode), for the caller's `EngineDeps`.
 
-    `on_call` sees every call (cost attribution); `calls_today` counts a provider's calls today
-    across processes, for the daily cap.
+    `client` is the one to use when the caller charges its calls somewhere (the runtime's
+    `charged_llm_client`); without one, a plain client of `settings` is built.
     """
     if settings.provider == "none":
         return RuleReasoner()
-    client = LLMClient(settings, on_call=on_call, calls_today=calls_today)
     limits = AgentLimits(steps=settings.agent_steps, hypotheses=settings.agent_hypotheses)
-    return LLMReasoner(client, severity=severity, limits=limits)
+    return LLMReasoner(client or LLMClient(settings), severity=severity, limits=limits)

@@ -28,7 +28,6 @@ from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Finding, FindingStatus, ToolResult
 from rootward.engine.budget import Budget, BudgetExceeded
 from rootward.engine.tools import ManifestViolation, ToolLayer
-from rootward.llm.accounting import estimate_tokens
 from rootward.llm.client import LLMClient
 from rootward.llm.prompts import render
 from rootward.llm.types import Message, ToolCall, ToolSpec
@@ -153,9 +152,8 @@ class ModelSpecialist:
         ]
         for step in range(self.limits.steps):
             last = step == self.limits.steps - 1
-            budget.charge_llm(sum(estimate_tokens(m.content) for m in messages), 0.0)
             reply = self._client.converse(
-                "agent", messages, [CONCLUDE_SPEC] if last else specs, severity=self._severity
+                "agent", messages, [CONCLUDE_SPEC] if last else specs, severity=self._severity, budget=budget
             )
             messages.append(Message("assistant", reply.text, tool_calls=reply.tool_calls))
             conclusion = next((c for c in reply.tool_calls if c.name == CONCLUDE), None)

@@ -1,16 +1,17 @@
-"""Token and cost accounting, and the per-investigation LLM budget.
+"""Token and cost accounting of model calls, and what the client asks of a budget.
 
 Costs come from configured prices, so a self-hosted model costs 0 and a cloud
-one is capped per investigation.
+one is capped per investigation. The budget itself is the investigation's
+(`engine/budget.Budget`); the client only asks it before a call and charges it
+after, through `CallBudget`.
 """
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
+from typing import Protocol
 
 from rootward.llm.settings import ModelPrice
-from rootward.llm.types import LLMUnavailable, Usage
+from rootward.llm.types import Usage
 
 
 def cost_of(input_tokens: int, output_tokens: int, price: ModelPrice | None) -> float:
@@ -24,26 +25,13 @@ def estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-@dataclass
-class LLMBudget:
-    max_calls: int = 20
-    max_cost_usd: float = 1.00
-    calls: int = 0
-    cost_usd: float = 0.0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+class CallBudget(Protocol):
+    """A budget the client consults around each model call."""
 
-    def reserve(self) -> None:
-        with self._lock:
-            if self.calls >= self.max_calls:
-                raise LLMUnavailable(f"LLM call budget spent ({self.max_calls} calls)")
-            if self.cost_usd >= self.max_cost_usd:
-                raise LLMUnavailable(f"LLM cost budget spent (${self.max_cost_usd:.2f})")
-            self.calls += 1
+    def reserve_llm(self, tokens: int) -> None:
+        """Before the call, with its estimated prompt tokens; raises to refuse it."""
+        ...
 
-    def record(self, usage: Usage) -> None:
-        with self._lock:
-            self.cost_usd += usage.cost_usd
-            self.input_tokens += usage.input_tokens
-            self.output_tokens += usage.output_tokens
+    def charge_llm(self, usage: Usage) -> None:
+        """After the call, with the provider's token counts priced in USD."""
+        ...

@@ -1,7 +1,8 @@
 """The one way the engine talks to a model: typed in, validated typed out.
 
-Every call goes through the breaker and the investigation's budget, is
-accounted in tokens and dollars, and returns a pydantic model validated
+Every call goes through the breaker and the investigation's budget (asked
+before the call, charged with the provider's real usage at the configured
+prices after it), is accounted in tokens and dollars, and returns a pydantic model validated
 against a JSON schema, with one repair attempt. Anything else raises
 `LLMUnavailable`, and the engine falls back to rule mode.
 """
@@ -19,7 +20,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from rootward.domain.llm_calls import CallRecord
-from rootward.llm.accounting import LLMBudget, cost_of, estimate_tokens
+from rootward.llm.accounting import CallBudget, cost_of, estimate_tokens
 from rootward.llm.breaker import CircuitBreaker
 from rootward.llm.prompts import render
 from rootward.llm.providers import Provider, ProviderError, make_provider
@@ -86,7 +87,7 @@ class LLMClient:
         purpose: str,
         messages: list[Message],
         model: str,
-        budget: LLMBudget | None,
+        budget: CallBudget | None,
         tools: Sequence[ToolSpec] = (),
     ) -> Completion:
         assert self.provider is not None
@@ -99,9 +100,9 @@ class LLMClient:
             raise LLMUnavailable(
                 f"prompt of ~{prompt_tokens} tokens exceeds the {self.settings.max_input_tokens}-token limit"
             )
-        self._check_daily_cap()
         if budget is not None:
-            budget.reserve()
+            budget.reserve_llm(prompt_tokens)
+        self._check_daily_cap()
         started = time.monotonic()
         try:
             completion = self.provider.complete(
@@ -119,7 +120,7 @@ class LLMClient:
             cost_of(usage.input_tokens, usage.output_tokens, self.settings.prices.get(model)),
         )
         if budget is not None:
-            budget.record(priced)
+            budget.charge_llm(priced)
         self._record(purpose, completion.model, "ok", priced, started, None)
         return Completion(completion.text, completion.model, completion.provider, priced, completion.tool_calls)
 
@@ -130,7 +131,7 @@ class LLMClient:
         tools: Sequence[ToolSpec],
         *,
         severity: str = "P2",
-        budget: LLMBudget | None = None,
+        budget: CallBudget | None = None,
     ) -> Completion:
         """One turn of a tool-using conversation: the reply's text and the tool calls it asks for.
 
@@ -167,7 +168,7 @@ class LLMClient:
         schema: type[T],
         severity: str = "P2",
         escalate: bool = False,
-        budget: LLMBudget | None = None,
+        budget: CallBudget | None = None,
     ) -> T:
         """Ask for a JSON object matching `schema`; one repair attempt on invalid output."""
         if not self.enabled:

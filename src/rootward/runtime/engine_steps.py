@@ -13,20 +13,16 @@ from __future__ import annotations
 import logging
 import time
 from contextvars import ContextVar
-from datetime import UTC, datetime
 
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from rootward.engine.budget import BudgetLimits
 from rootward.engine.dependencies import EngineDeps
 from rootward.engine.investigation import StageFn, initial_state
 from rootward.engine.reasoner import Reasoner, RuleReasoner
-from rootward.llm.client import CallRecord
 from rootward.runtime.job_state import JobState
+from rootward.runtime.llm_charging import charged_llm_client
 from rootward.runtime.pipeline import Step
 from rootward.settings import Settings
-from rootward.store.llm_calls import LLMCallRow, record_llm_call
 from rootward.store.worldmodel import load_dynamics, load_graph_records
 from rootward.worldmodel.dynamics import Dynamics
 from rootward.worldmodel.graph import WorldGraph
@@ -54,42 +50,19 @@ class StoredWorldModel:
         return self._cached[1], self._cached[2]
 
 
-class LLMCallLedger:
-    """Attributes each model call to the investigation running it; counts a provider's calls today."""
-
-    def __init__(self, sessions: sessionmaker[Session]) -> None:
-        self.sessions = sessions
-
-    def record(self, call: CallRecord) -> None:
-        running = CURRENT_INVESTIGATION.get()
-        if running is None:
-            return
-        with self.sessions() as session, session.begin():
-            record_llm_call(session, call, running[0], running[1])
-
-    def calls_today(self, provider: str) -> int:
-        start = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-        with self.sessions() as session:
-            return int(
-                session.scalar(
-                    select(func.count())
-                    .select_from(LLMCallRow)
-                    .where(LLMCallRow.provider == provider, LLMCallRow.at >= start)
-                )
-                or 0
-            )
-
-
 def worker_deps(settings: Settings, sessions: sessionmaker[Session]) -> EngineDeps:
     """The engine's dependencies for a worker started with `settings` (its `--config`)."""
     reasoner: Reasoner = RuleReasoner()
-    if settings.llm.provider != "none":
+    client = charged_llm_client(settings.llm, sessions, CURRENT_INVESTIGATION.get)
+    if client is not None:
         from rootward.engine.llm_reasoner import build_reasoner
 
-        calls = LLMCallLedger(sessions)
-        reasoner = build_reasoner(settings.llm, on_call=calls.record, calls_today=calls.calls_today)
+        reasoner = build_reasoner(settings.llm, client=client)
     return EngineDeps(
-        reasoner=reasoner, world=StoredWorldModel(sessions), worldmodel=settings.worldmodel, limits=BudgetLimits()
+        reasoner=reasoner,
+        world=StoredWorldModel(sessions),
+        worldmodel=settings.worldmodel,
+        limits=settings.engine.budget_limits(),
     )
 
 

@@ -266,19 +266,11 @@ def _learn(request: Request, investigation_id: str, entity: str, fault: str, by:
 
 def _llm_client(request: Request, investigation_id: str, service: str) -> Any:
     """The configured model, its calls charged to the investigation; None in rule mode."""
-    settings = request.app.state.settings.llm
-    if settings.provider == "none":
-        return None
-    from rootward.llm.client import CallRecord, LLMClient
-    from rootward.store.llm_calls import record_llm_call
+    from rootward.runtime.llm_charging import charged_llm_client
 
-    sessions = request.app.state.sessions
-
-    def on_call(call: CallRecord) -> None:
-        with sessions() as session, session.begin():
-            record_llm_call(session, call, investigation_id, service)
-
-    return LLMClient(settings, on_call=on_call)
+    return charged_llm_client(
+        request.app.state.settings.llm, request.app.state.sessions, lambda: (investigation_id, service)
+    )
 
 
 @router.post("/approvals/{approval_id}/{decision}")

@@ -1,0 +1,44 @@
+"""A remediation proposal put before an approver: prediction committed, gate asked, autonomy checked.
+
+The prediction the engine computed is committed under the action's hash (once:
+a step re-run after a crash finds it), the approval request goes through the
+prediction gate (`request_approval`: a withheld proposal is audited and gets no
+request), and a class that has earned autonomy is approved at once by the
+autonomy identity.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from rootward.actions.approvals import request_approval
+from rootward.actions.autonomy_gate import approve_if_earned
+from rootward.store.approvals import ApprovalRow
+from rootward.store.worldmodel import DbPredictionLedger
+from rootward.worldmodel.gate import ProposedAction, commit_prediction
+from rootward.worldmodel.settings import WorldModelSettings
+
+
+def request_remediation(
+    session: Session,
+    action: ProposedAction,
+    *,
+    proposal_hash: str,
+    prediction: dict[str, Any],
+    action_class: str | None,
+    investigation_id: str,
+    settings: WorldModelSettings,
+    ttl: timedelta,
+) -> str | None:
+    """The approval request's id; None when the gate withheld the proposal."""
+    ledger = DbPredictionLedger(session)
+    if ledger.get(proposal_hash) is None:
+        commit_prediction(ledger, action, prediction)
+    row = request_approval(session, action, ledger, investigation_id=investigation_id, settings=settings, ttl=ttl)
+    if not isinstance(row, ApprovalRow):
+        return None
+    approve_if_earned(session, row, action_class, settings)
+    return row.id

@@ -209,14 +209,31 @@ def escape_boundaries(text: str) -> str:
     return "\n".join(lines)
 
 
+_STAMP = re.compile(r"^[\[(]?[\d:.,TZ+/-]*\d[\d:.,TZ+/-]*[\])]?$")
+
+
+def _without_header(first: list[str], last: list[str]) -> list[str]:
+    """`last` without the record header it shares with `first` (timestamp, level, service)."""
+    index = 0
+    while index < min(len(first), len(last)) - 1:
+        mine, theirs = last[index], first[index]
+        if mine != theirs and not (_STAMP.match(mine) and _STAMP.match(theirs)):
+            break
+        index += 1
+    return last[index:]
+
+
 def _seam(first: str, middle: list[str], last: str) -> str:
     """Neighbouring lines read as one: the end of the first, the middle ones, the start of the last.
 
     Only the words next to the line breaks take part, so a phrase split over the
     lines is read whole while two unrelated log lines do not pair a verb at the
-    start of one with an object at the end of the other.
+    start of one with an object at the end of the other. A header the lines
+    share (each record's timestamp, level and service) is not part of the phrase.
     """
-    return " ".join([*first.split()[-SEAM_WORDS:], *middle, *last.split()[:SEAM_WORDS]])
+    head, tail = first.split(), last.split()
+    parts = [*head[-SEAM_WORDS:], *(" ".join(_without_header(head, line.split())) for line in middle)]
+    return " ".join([*parts, *_without_header(head, tail)[:SEAM_WORDS]])
 
 
 def _flagged_lines(lines: list[str]) -> dict[int, str]:
@@ -232,6 +249,8 @@ def _flagged_lines(lines: list[str]) -> dict[int, str]:
             span = filled[start : start + size]
             if any(index in flagged for index in span):
                 continue
+            if any(len(lines[index].split()) > SEAM_WORDS for index in span[1:-1]):
+                continue  # a phrase split over three lines has a fragment in the middle, not a log record
             rule = injection_rule(_seam(lines[span[0]], [lines[i] for i in span[1:-1]], lines[span[-1]]))
             if rule is not None:
                 flagged.update(dict.fromkeys(span, f"split:{rule}"))

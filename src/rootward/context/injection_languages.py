@@ -43,8 +43,12 @@ ENGLISH = Lexicon(
         r"no\slonger\s(?:follow|obey|heed|apply|use|respect)",
         r"stop\s(?:following|obeying|applying|using|respecting)",
         r"(?:do\snot|don\s?t|dont|never)\s(?:follow|obey|heed|apply|respect|listen\sto)",
-        r"are\s(?:now\s)?(?:void|obsolete|cancel+ed|revoked|superseded|invalid|no\slonger\s(?:valid|in\seffect|apply))",
+    ),
+    invalidated=(
+        r"(?:are|is)\s(?:now\s|hereby\s)?(?:void|obsolete|cancel+ed|revoked|superseded|invalid|null|withdrawn"
+        r"|no\slonger\s(?:valid|in\seffect|apply|relevant|binding))",
         r"no\slonger\s(?:apply|applies|valid|in\seffect)",
+        r"(?:do|does)\snot\sapply\sanymore",
     ),
     prior=(
         r"previous\w*",
@@ -98,7 +102,7 @@ ENGLISH = Lexicon(
         r"configuration\sof\s(?:the\s)?(?:ai|assistant|model)",
     ),
     told=(
-        r"(?:everything|anything|all|whatever|what)\s(?:that\s)?(?:you\s(?:were|have\sbeen|ve\sbeen|got|have|ve|had)"
+        r"(?:everything|anything|all|whatever|what)\s(?:that\s)?(?:you\s(?:were|have\sbeen|ve\sbeen|got|have|ve|had)\s"
         r"|i\s(?:have\s)?|we\s(?:have\s)?|they\s|has\sbeen\s|was\s)(?:told|taught|given|instructed|asked|said|shown"
         r"|programmed|written|trained)",
         r"(?:everything|anything|all|what)\s(?:(?:that\s)?(?:is|was|came|comes)\s)?(?:above|before|earlier|so\sfar|prior)",
@@ -106,7 +110,7 @@ ENGLISH = Lexicon(
         r"the\sabove",
     ),
     role_change=(
-        r"you\s(?:are|re)\snow\s(?:a|an|my|the|in|dan|free|no\slonger|unrestricted|jailbroken|acting|going\sto|root)\b",
+        r"you\s(?:are|re)\snow\s(?:\w+\s?,?\s)?(?:a|an|my|the|dan|free|no\slonger|unrestricted|jailbroken|acting|going\sto|root)\b",
         r"from\snow\son,?\s(?:you|your)\b",
         r"henceforth,?\syou\b",
         r"starting\snow,?\syou\s(?:are|will|must)\b",
@@ -139,7 +143,7 @@ ENGLISH = Lexicon(
         r"assert",
         r"attribute",
         r"blame",
-        r"tell\s(?:them|the\suser|everyone|the\sengineer|the\son-?call|the\steam|the\ssre)",
+        r"tell\s(?:them|the\suser|everyone|the\sengineer|the\son[\s-]?call|the\steam|the\ssre)",
         r"make\ssure\s(?:to\s)?(?:say|report|state|conclude)",
     ),
     cause=(
@@ -181,8 +185,9 @@ _LATIN = (
     Lexicon(
         "de",
         override=(r"ignorier\w*", r"vergiss", r"vergesst", r"vergessen\ssie", r"missacht\w*", r"übergeh\w*",
-                  r"verwirf", r"verwerfen\ssie", r"überschreib\w*", r"beacht\w*\s(?:\w+\s){0,4}nicht", r"befolg\w*\s(?:\w+\s){0,4}nicht(?:\smehr)?",
+                  r"verwirf", r"verwerfen\ssie", r"überschreib\w*",
                   r"lass\s(?:\w+\s){0,4}(?:außer\sacht|beiseite|weg)", r"setz\w*\s(?:\w+\s){0,4}außer\skraft"),
+        invalidated=(r"nicht\smehr", r"nicht\s(?:befolgen|beachten)", r"gelten\snicht", r"sind\s(?:ungültig|aufgehoben|hinfällig)"),
         prior=(r"vorherig\w*", r"bisherig\w*", r"obig\w*", r"vorig\w*", r"früher\w*", r"ursprünglich\w*", r"all\w*",
                r"dein\w*", r"ihre[nr]?", r"gesamt\w*", r"oben", r"zuvor"),
         instructions=(r"anweisung\w*", r"instruktion\w*", r"befehl\w*", r"regeln", r"vorgaben", r"richtlinien",
@@ -322,6 +327,7 @@ _LATIN = (
     ),
     Lexicon(
         "tr",
+        object_first=True,
         override=(r"yok\ssay\w*", r"unut\w*", r"gormezden\sgel\w*", r"dikkate\salma\w*", r"uyma\w*", r"gec\w*", r"bosver"),
         prior=(r"onceki", r"yukaridaki", r"tum", r"butun", r"eski", r"ilk", r"senin"),
         instructions=(r"talimat\w*", r"komut\w*", r"kural\w*", r"yonerge\w*", r"emir\w*", r"istem\w*"),
@@ -410,6 +416,7 @@ _SCRIPTS = (
     ),
     Lexicon(
         "hi",  # Hindi (Devanagari) and romanised Hindi's script forms
+        object_first=True,
         override=(r"अनदेखा", r"नज़रअंदाज़", r"नजरअंदाज", r"नज़रअंदाज", r"भूल\sजा", r"भूल\sजाओ", r"भूल\sजाएं", r"भूल\sजाइए", r"भूलो",
                   r"मत\sमानो", r"पालन\sमत", r"पालन\sन", r"छोड़\sदो", r"छोड़\sदें", r"त्याग", r"उपेक्षा"),
         prior=(r"पिछले", r"पिछली", r"पहले", r"पूर्व", r"ऊपर", r"सभी", r"सारे", r"सारी", r"तमाम", r"अपने", r"मूल"),
@@ -428,6 +435,7 @@ _SCRIPTS = (
     ),
     Lexicon(
         "zh",
+        object_first=True,
         override=(r"忽略", r"无视", r"忽视", r"忘记", r"忘掉", r"不要理会", r"不要遵守", r"不要遵循", r"别管", r"無視", r"不理会", r"抛开", r"放弃",
                   r"撇开", r"覆盖", r"忘記", r"不要理會", r"拋開"),
         prior=(r"之前", r"以上", r"上面", r"先前", r"前面", r"此前", r"所有", r"一切", r"全部", r"上述", r"原来", r"原有", r"原本", r"你的", r"既有"),
@@ -448,6 +456,7 @@ _SCRIPTS = (
     ),
     Lexicon(
         "ja",
+        object_first=True,
         override=(r"無視", r"忘れ", r"従わな", r"破棄"),
         prior=(r"以前", r"これまで", r"上記", r"前", r"すべて", r"全て", r"元", r"最初"),
         instructions=(r"指示", r"命令", r"ルール", r"プロンプト", r"規則", r"設定", r"制約"),
@@ -466,6 +475,7 @@ _SCRIPTS = (
     ),
     Lexicon(
         "ko",
+        object_first=True,
         override=(r"무시", r"잊어", r"잊고", r"따르지\s?마", r"따르지\s?말"),
         prior=(r"이전", r"위의", r"앞의", r"모든", r"기존", r"원래", r"지금까지"),
         instructions=(r"지시", r"지침", r"명령", r"규칙", r"프롬프트", r"설정", r"제한"),

@@ -139,6 +139,8 @@ class Lexicon:
     authority: tuple[str, ...] = ()  # who claims: "i am", "message from", "on behalf of"
     authority_role: tuple[str, ...] = ()  # the authority: developer, administrator, creator
     new_instructions: tuple[str, ...] = ()  # "new instructions" (a colon must follow)
+    invalidated: tuple[str, ...] = ()  # verbs that follow the instructions: "are void", "no longer apply"
+    object_first: bool = False  # verb-final language (Hindi, Japanese, Korean, Turkish): object, then verb
     script: str | None = None  # character class of a non-Latin script; None: Latin, gated by words
     near: int = 40  # characters allowed between verb and object
     close: int = 25  # characters allowed between object and its mark
@@ -154,7 +156,10 @@ def build(lexicon: Lexicon, *, transform: Callable[[str], str] = fold_pattern) -
     gap, tight = rf"[^.!?;。！？]{{0,{lexicon.near}}}?", rf"[^.!?;。！？]{{0,{lexicon.close}}}?"
     verb, prior, thing = (_alt(x, b) for x in (lexicon.override, lexicon.prior, lexicon.instructions))
     marked = rf"(?:{prior}{tight}{thing}|{thing}{tight}{prior})"
-    override = [rf"{verb}{gap}{marked}", rf"{marked}{gap}{verb}"]
+    override = [rf"{verb}{gap}{marked}"]
+    after = (*lexicon.override, *lexicon.invalidated) if lexicon.object_first else lexicon.invalidated
+    if after:
+        override.append(rf"{marked}{gap}{_alt(after, b)}")
     if lexicon.told:
         override.append(rf"{verb}{gap}{_alt(lexicon.told, b)}")
     told = (_alt(lexicon.told, b),) if lexicon.told else ()
@@ -163,7 +168,7 @@ def build(lexicon: Lexicon, *, transform: Callable[[str], str] = fold_pattern) -
         (
             "ignore_instructions",
             "|".join([*override, *(rf"{verb}{gap}{t}" for t in told)]),
-            (lexicon.override, lexicon.instructions + lexicon.told),
+            (lexicon.override + lexicon.invalidated, lexicon.instructions + lexicon.told),
         ),
         ("you_are_now", _alt(lexicon.role_change, b), (lexicon.role_change,)),
         ("role_play", _alt(lexicon.pretend, b), (lexicon.pretend,)),

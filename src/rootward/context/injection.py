@@ -36,6 +36,7 @@ instruction" are not instructions to a model.
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ from rootward.context.injection_english import (
     AUTHORITY_RULES,
     CHAT_ROLE_RULE,
     COMPACT_RULES,
+    JAILBREAK_RULE,
     SKELETON_RULES,
     TAG_RULE,
     skeleton_pattern,
@@ -120,7 +122,7 @@ _ASCII_SPLIT = {code: 32 for code in range(128) if not chr(code).isalnum()}
 _COMPACT_DROP = dict.fromkeys(map(ord, " " + _KEPT_PUNCTUATION))
 _TAG_HINT = re.compile(r"[<\[]|human|assistant|system")
 _BOUNDARY = re.compile(r"<\s*/?\s*log_content\b[^>]*>", re.IGNORECASE)
-_ENGLISH = RuleSet((*SKELETON_RULES, *ENGLISH_RULES, *AUTHORITY_RULES))
+_ENGLISH = RuleSet((*SKELETON_RULES, *ENGLISH_RULES, *AUTHORITY_RULES, JAILBREAK_RULE))
 _LATIN = RuleSet((*ADDRESSING_RULES, *LATIN_RULES), key=skeleton_pattern)  # gated by the skeleton's words, read on the folded text
 _SCRIPTS = RuleSet(SCRIPT_RULES)
 
@@ -142,7 +144,11 @@ def _english(skeleton: str, keys: set[str]) -> str | None:
 
 # Gates for the transformed readings: a word of the line must be a rule's head
 # word once read through ROT13 (or backwards), before the transform is worth making.
-_ROT13_GATE = frozenset(rot13(key) for key in _ENGLISH.keys)
+_ROT13_GATE = frozenset(
+    skeleton_pattern(rot13(variant))
+    for key in _ENGLISH.keys
+    for variant in {"".join(letters) for letters in itertools.product(*(("i", "l") if c == "i" else (c,) for c in key))}
+)
 _REVERSED_GATE = frozenset(key[::-1] for key in _ENGLISH.keys if len(key) >= 3)
 
 
@@ -166,7 +172,7 @@ def _match_plain(line: str) -> str | None:
     if rule is not None:
         return rule
     if not _ROT13_GATE.isdisjoint(keys):
-        transformed = rot13(skeleton)
+        transformed = _skeleton(rot13(folded))
         rule = _ENGLISH.first_match(transformed, _keys(transformed.translate(_ASCII_SPLIT).split()))
         if rule is not None:
             return f"rot13:{rule}"
@@ -209,18 +215,26 @@ def escape_boundaries(text: str) -> str:
     return "\n".join(lines)
 
 
-_STAMP = re.compile(r"^[\[(]?[\d:.,TZ+/-]*\d[\d:.,TZ+/-]*[\])]?$")
+_DIGITS = str.maketrans("123456789", "000000000")
+_HEADER_END = re.compile(r"[\s=:|\]]")
 
 
-def _without_header(first: list[str], last: list[str]) -> list[str]:
-    """`last` without the record header it shares with `first` (timestamp, level, service)."""
-    index = 0
-    while index < min(len(first), len(last)) - 1:
-        mine, theirs = last[index], first[index]
-        if mine != theirs and not (_STAMP.match(mine) and _STAMP.match(theirs)):
+def _without_header(first: str, last: str) -> str:
+    """`last` without the record header it shares with `first` (timestamp, level, service, key).
+
+    Digits count as equal (timestamps and counters differ between records); the
+    shared part is cut back to the last separator, so a word is never split.
+    """
+    a, b = first.translate(_DIGITS), last.translate(_DIGITS)
+    length = 0
+    for x, y in zip(a, b):
+        if x != y:
             break
-        index += 1
-    return last[index:]
+        length += 1
+    if length >= len(last):
+        return last
+    cut = max((m.end() for m in _HEADER_END.finditer(last, 0, length)), default=0)
+    return last[cut:]
 
 
 def _seam(first: str, middle: list[str], last: str) -> str:
@@ -231,9 +245,8 @@ def _seam(first: str, middle: list[str], last: str) -> str:
     start of one with an object at the end of the other. A header the lines
     share (each record's timestamp, level and service) is not part of the phrase.
     """
-    head, tail = first.split(), last.split()
-    parts = [*head[-SEAM_WORDS:], *(" ".join(_without_header(head, line.split())) for line in middle)]
-    return " ".join([*parts, *_without_header(head, tail)[:SEAM_WORDS]])
+    parts = [*first.split()[-SEAM_WORDS:], *(_without_header(first, line) for line in middle)]
+    return " ".join([*parts, *_without_header(first, last).split()[:SEAM_WORDS]])
 
 
 def _flagged_lines(lines: list[str]) -> dict[int, str]:

@@ -236,6 +236,17 @@ AUTHORITY_RULES: tuple[Rule, ...] = tuple(
         ),
         (
             "authority_claim",
+            r"\b(?:as|i\s?am|i\sm|im|this\sis)\s(?:the|an?|your)\s(?:\w+\s){0,2}?"
+            r"(?:developer|creator|administrator|admin|operator|owner|supervisor|boss|manager|maintainer|sre\slead"
+            r"|incident\scommander|security\steam)s?\b.{0,40}?\b(?:you\s(?:must|should|shall|are\s(?:to|required|ordered"
+            r"|instructed|authorized))|(?:telling|ordering|instructing|commanding|directing|requiring|authori[sz]ing"
+            r"|asking)\syou)\b",
+            "developer creator administrator admin operator owner supervisor boss manager maintainer lead commander team"
+            " developers creators administrators admins operators owners",
+            "you",
+        ),
+        (
+            "authority_claim",
             r"\b(?:openai|anthropic|deepmind|the\smodel\sprovider|your\s(?:developers|creators|vendor|provider))"
             r"\s(?:here|speaking|has\s(?:authorized|instructed|approved|ordered)|instructs|requires|authorizes"
             r"|orders|says\syou|wants\syou|policy\supdate)\b",
@@ -300,4 +311,16 @@ ADDRESSING_RULES: tuple[Rule, ...] = (
         re.compile(r"^\W*(?:ai|assistant|llm|gpt|chatgpt|claude)\s?,\s(?:please|you|ignore|stop|mark|report|do|say|close)\b"),
         (frozenset({"ai", "assi", "llm", "gpt", "chat", "clau"}),),
     ),
+)
+
+# A model told it is free of its limits, in any wording ("you're now operating without any restrictions").
+JAILBREAK_RULE = Rule(
+    "jailbreak",
+    re.compile(
+        skeleton_pattern(
+            r"\byou\s(?:are|re|have|will|can|may)\s(?:now\s)?(?:\w+\s){0,2}?(?:without|free\sof|free\sfrom|no|zero)\s"
+            r"(?:any\s|more\s)?(?:restrictions|rules|limits|filters|guidelines|guardrails|limitations|constraints|censorship)\b"
+        )
+    ),
+    _keys("restrictions rules limits filters guidelines guardrails limitations constraints censorship", "you"),
 )

@@ -53,15 +53,23 @@ def test_variant_corpus_covers_every_class_of_the_issue() -> None:
 
 
 def test_guard_flags_at_least_95_percent_of_all_attacks() -> None:
-    lines = [line for name in ("attacks.txt", "attacks_variants.txt", "attacks_heldout.txt") for line in _lines(INJECTION / name)]
-    blocks = [block for name in ("attacks_split.txt", "attacks_heldout_split.txt") for block in _blocks(INJECTION / name)]
+    lines = [
+        line
+        for name in ("attacks.txt", "attacks_variants.txt", "attacks_heldout.txt")
+        for line in _lines(INJECTION / name)
+    ]
+    blocks = [
+        block for name in ("attacks_split.txt", "attacks_heldout_split.txt") for block in _blocks(INJECTION / name)
+    ]
     flagged, total = _detection(lines, blocks)
     assert total >= 250
     assert flagged / total >= MIN_DETECTION, f"{flagged}/{total}"
 
 
 def test_held_out_attacks_are_flagged_at_least_95_percent() -> None:
-    flagged, total = _detection(_lines(INJECTION / "attacks_heldout.txt"), _blocks(INJECTION / "attacks_heldout_split.txt"))
+    flagged, total = _detection(
+        _lines(INJECTION / "attacks_heldout.txt"), _blocks(INJECTION / "attacks_heldout_split.txt")
+    )
     assert flagged / total >= MIN_DETECTION, f"{flagged}/{total}"
 
 

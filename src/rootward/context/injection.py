@@ -123,7 +123,9 @@ _COMPACT_DROP = dict.fromkeys(map(ord, " " + _KEPT_PUNCTUATION))
 _TAG_HINT = re.compile(r"[<\[]|human|assistant|system")
 _BOUNDARY = re.compile(r"<\s*/?\s*log_content\b[^>]*>", re.IGNORECASE)
 _ENGLISH = RuleSet((*SKELETON_RULES, *ENGLISH_RULES, *AUTHORITY_RULES, JAILBREAK_RULE))
-_LATIN = RuleSet((*ADDRESSING_RULES, *LATIN_RULES), key=skeleton_pattern)  # gated by the skeleton's words, read on the folded text
+_LATIN = RuleSet(
+    (*ADDRESSING_RULES, *LATIN_RULES), key=skeleton_pattern
+)  # gated by the skeleton's words, read on the folded text
 _SCRIPTS = RuleSet(SCRIPT_RULES)
 
 
@@ -227,7 +229,7 @@ def _without_header(first: str, last: str) -> str:
     """
     a, b = first.translate(_DIGITS), last.translate(_DIGITS)
     length = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x != y:
             break
         length += 1

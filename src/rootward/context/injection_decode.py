@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import codecs
 import html
 import re
 from collections.abc import Iterator
@@ -82,10 +81,7 @@ def _escapes(line: str) -> Iterator[str]:
     if "&#" in line and len(_ENTITY.findall(line)) >= 3:
         yield html.unescape(line)
     if "\\" in line and len(_ESCAPE.findall(line)) >= 3:
-        try:
-            yield codecs.decode(line.encode("latin-1", errors="ignore"), "unicode_escape")
-        except UnicodeDecodeError:
-            pass
+        yield _ESCAPE.sub(lambda match: chr(int(match.group()[2:], 16)), line)
 
 
 def decoded_payloads(line: str) -> list[tuple[str, str]]:

@@ -238,11 +238,11 @@ AUTHORITY_RULES: tuple[Rule, ...] = tuple(
             "authority_claim",
             r"\b(?:as|i\s?am|i\sm|im|this\sis)\s(?:the|an?|your)\s(?:\w+\s){0,2}?"
             r"(?:developer|creator|administrator|admin|operator|owner|supervisor|boss|manager|maintainer|sre\slead"
-            r"|incident\scommander|security\steam)s?\b.{0,40}?\b(?:you\s(?:must|should|shall|are\s(?:to|required|ordered"
-            r"|instructed|authorized))|(?:telling|ordering|instructing|commanding|directing|requiring|authori[sz]ing"
-            r"|asking)\syou)\b",
-            "developer creator administrator admin operator owner supervisor boss manager maintainer lead commander team"
-            " developers creators administrators admins operators owners",
+            r"|incident\scommander|security\steam)s?\b.{0,40}?\b(?:you\s(?:must|should|shall"
+            r"|are\s(?:to|required|ordered|instructed|authorized))"
+            r"|(?:telling|ordering|instructing|commanding|directing|requiring|authori[sz]ing|asking)\syou)\b",
+            "developer creator administrator admin operator owner supervisor boss manager maintainer lead"
+            " commander team developers creators administrators admins operators owners",
             "you",
         ),
         (
@@ -308,7 +308,9 @@ ADDRESSING_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "addressing_model",
-        re.compile(r"^\W*(?:ai|assistant|llm|gpt|chatgpt|claude)\s?,\s(?:please|you|ignore|stop|mark|report|do|say|close)\b"),
+        re.compile(
+            r"^\W*(?:ai|assistant|llm|gpt|chatgpt|claude)\s?,\s(?:please|you|ignore|stop|mark|report|do|say|close)\b"
+        ),
         (frozenset({"ai", "assi", "llm", "gpt", "chat", "clau"}),),
     ),
 )

@@ -179,7 +179,11 @@ def build(lexicon: Lexicon, *, transform: Callable[[str], str] = fold_pattern) -
         ),
         ("new_instructions", _alt(lexicon.new_instructions, b) + r"\s?[:：]", (lexicon.new_instructions,)),
         ("steer_verdict", rf"{_alt(lexicon.report, b)}{gap}{_alt(lexicon.cause, b)}", (lexicon.cause, lexicon.report)),
-        ("steer_verdict", rf"{_alt(lexicon.mark, b)}{gap}{_alt(lexicon.resolved, b)}", (lexicon.mark, lexicon.resolved)),
+        (
+            "steer_verdict",
+            rf"{_alt(lexicon.mark, b)}{gap}{_alt(lexicon.resolved, b)}",
+            (lexicon.mark, lexicon.resolved),
+        ),
     ]
     script = None if lexicon.script is None else re.compile(lexicon.script)
     rules = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rootward.context.injection import injection_rule, neutralise
+from rootward.context.injection_languages import LANGUAGES
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 INJECTION = FIXTURES / "injection"
@@ -82,3 +83,10 @@ def test_real_loghub_lines_are_flagged_at_most_2_percent() -> None:
     together = [r.original for path in files for r in neutralise(path.read_text(encoding="utf-8").rstrip("\n"))[1]]
     assert len(alone) / len(lines) <= MAX_FALSE_POSITIVES, alone[:5]
     assert len(together) / len(lines) <= MAX_FALSE_POSITIVES, together[:5]
+
+
+def test_every_language_of_the_guard_catches_an_attack_of_the_corpus_by_its_own_rules() -> None:
+    names = ("attacks.txt", "attacks_variants.txt", "attacks_heldout.txt")
+    rules = {str(injection_rule(line)) for name in names for line in _lines(INJECTION / name)}
+    assert len(LANGUAGES) >= 18
+    assert [lang for lang in LANGUAGES if not any(rule.endswith(f"_{lang}") for rule in rules)] == []

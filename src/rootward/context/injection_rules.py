@@ -53,12 +53,6 @@ class Rule:
         return self.regex.search(text) is not None
 
 
-def rule(name: str, pattern: str, *, transform: Callable[[str], str] = fold_pattern) -> Rule:
-    """A rule gated by the head word of each alternative of `pattern`'s top level."""
-    text = transform(pattern)
-    return Rule(name, re.compile(text), (frozenset().union(*(head_keys(part) for part in _top_level(text))),))
-
-
 def _top_level(pattern: str) -> list[str]:
     """Split a regex at its top-level `|` (outside groups and classes)."""
     parts, depth, start, index, in_class = [], 0, 0, 0, False

@@ -88,5 +88,5 @@ def test_real_loghub_lines_are_flagged_at_most_2_percent() -> None:
 def test_every_language_of_the_guard_catches_an_attack_of_the_corpus_by_its_own_rules() -> None:
     names = ("attacks.txt", "attacks_variants.txt", "attacks_heldout.txt")
     rules = {str(injection_rule(line)) for name in names for line in _lines(INJECTION / name)}
-    assert len(LANGUAGES) >= 18
+    assert len(LANGUAGES) >= 16
     assert [lang for lang in LANGUAGES if not any(rule.endswith(f"_{lang}") for rule in rules)] == []

@@ -65,16 +65,26 @@ def scrub_file(
 def guard_file(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="Text or log file.")],
     as_json: JsonOption = False,
+    report: Annotated[
+        bool, typer.Option("--report", help="List the withheld lines and their rules instead of the guarded text.")
+    ] = False,
 ) -> None:
     """Print FILE wrapped in <log_content>, with lines that instruct a model withheld."""
     from rootward.context.injection import guard
 
-    guarded = guard(file.read_text(encoding="utf-8", errors="replace").rstrip("\n"), source=file.name)
-    if not as_json:
+    text = file.read_text(encoding="utf-8", errors="replace").rstrip("\n")
+    guarded = guard(text, source=file.name)
+    if as_json:
+        redactions = [{"line": r.line, "rule": r.rule} for r in guarded.redactions]
+        typer.echo(json.dumps({"text": guarded.text, "redactions": redactions}))
+    elif report:
+        total = sum(1 for line in text.split("\n") if line.strip())
+        for r in guarded.redactions:
+            # ascii(): invisible characters (tag characters, zero-width) show as escapes
+            typer.echo(f"line {r.line}: {r.rule}: {ascii(r.original)[1:-1]}")
+        typer.echo(f"{len(guarded.redactions)} of {total} lines withheld")
+    else:
         typer.echo(guarded.text)
-        return
-    redactions = [{"line": r.line, "rule": r.rule} for r in guarded.redactions]
-    typer.echo(json.dumps({"text": guarded.text, "redactions": redactions}))
 
 
 @logs_app.command("accuracy")

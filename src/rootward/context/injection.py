@@ -1,37 +1,66 @@
 """Prompt-injection guard for log and alert text shown to a model.
 
 Anyone who can make a service log a string can write to the investigator's
-prompt: a crafted user agent, a ticket title, a payload echoed in an error.
-Two defences, both deterministic:
+prompt: a crafted user agent, a ticket title, an alert label, a payload
+echoed in an error. Two defences, both deterministic:
 
 1. Every block of log/alert text is wrapped in explicit `<log_content>`
    boundaries, and any boundary tag inside the text is neutralised so the text
-   cannot close its own box.
+   cannot close its own box. Fields that sit outside the box (the incident
+   title, entity names, finding summaries) go through `guard_field`.
 2. Lines that read as instructions to a model are replaced by a placeholder
    and recorded (line, rule, original), so the investigation can show that a
    line was withheld and why, and the original stays in the local store.
+   Invisible characters never reach the model.
 
-Detection runs on normalised forms of each line so that cheap obfuscation
-does not work: Unicode compatibility forms and zero-width characters
-(`ｉｇｎｏｒｅ`, `ig\u200bnore`), Cyrillic/Greek homoglyphs (`іgnоrе`),
-leetspeak (`1gn0r3`), letter spacing (`i g n o r e`), and base64-wrapped
-payloads. Patterns need an instruction *aimed at a model* ("ignore previous
-instructions", "you are now DAN", chat-template role tags), not merely words
-that logs use every day ("SYSTEM" as a level, "ignoring previous value",
-"illegal instruction"); the benign fixture corpus holds the look-alikes.
+Detection reads what a line *says*, not how it is written:
+
+* Unicode is normalised (`injection_normalize`): NFKC, invisible and format
+  characters removed, small capitals and other look-alike letters folded;
+  text hidden in tag characters or variation selectors is decoded and read;
+* Cyrillic/Greek homoglyphs and leetspeak map to letters in a Latin skeleton,
+  and a letters-only form defeats `i g n o r e`;
+* base64, hex, percent/entity/escape encodings (`injection_decode`), ROT13
+  and reversed text are undone before matching;
+* intents, not phrases, are matched, in many languages (`injection_rules`,
+  `injection_languages`, `injection_english`): a verb of overriding with the
+  earlier instructions as object, a role change, a forced conclusion, an
+  authority claim, a chat-role message (`{"role": "system"}`);
+* `neutralise` also reads each pair and triple of neighbouring lines joined,
+  so a phrase split across lines is withheld as a whole.
+
+The benign fixture corpus (look-alikes and real LogHub lines) keeps the
+rules honest: "SYSTEM" as a level, "ignoring previous value", "illegal
+instruction" are not instructions to a model.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
 
+from rootward.context.injection_decode import decoded_payloads, rot13
+from rootward.context.injection_english import (
+    ADDRESSING_RULES,
+    AUTHORITY_RULES,
+    CHAT_ROLE_RULE,
+    COMPACT_RULES,
+    JAILBREAK_RULE,
+    SKELETON_RULES,
+    TAG_RULE,
+    skeleton_pattern,
+)
+from rootward.context.injection_languages import ENGLISH_RULES, LATIN_RULES, SCRIPT_RULES
+from rootward.context.injection_normalize import has_hidden_text, hidden_text, strip_invisible, visible
+from rootward.context.injection_rules import KEY_LENGTH, RuleSet
+
 PLACEHOLDER = "<REDACTED_INSTRUCTION>"
 OPEN_TAG = "<log_content>"
 CLOSE_TAG = "</log_content>"
+WINDOW = 3  # neighbouring lines read together (a phrase split over up to this many lines)
+SEAM_WORDS = 5  # words on each side of a line break that are read together
 
 
 @dataclass(frozen=True)
@@ -49,14 +78,7 @@ class GuardedText:
     redactions: tuple[InjectionRedaction, ...]
 
 
-# --- normalisation -------------------------------------------------------------------
-
-_INVISIBLE = dict.fromkeys(
-    cp for cp in (0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180E, 0x3164, 0xFEFF, 0xFFA0)
-)
-_INVISIBLE.update(dict.fromkeys(range(0x200B, 0x2010)))
-_INVISIBLE.update(dict.fromkeys(range(0x202A, 0x202F)))
-_INVISIBLE.update(dict.fromkeys(range(0x2060, 0x2070)))
+# --- skeleton ------------------------------------------------------------------------
 
 _HOMOGLYPHS = {
     # Cyrillic
@@ -66,10 +88,12 @@ _HOMOGLYPHS = {
     # Greek
     "α": "a", "β": "b", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t",
     "υ": "u", "χ": "x", "ω": "w", "η": "n", "μ": "u",
+    # Armenian and IPA
+    "օ": "o", "ս": "u", "ո": "n", "հ": "h", "ց": "g", "ɑ": "a", "ɩ": "i", "ʋ": "v",
 }  # fmt: skip
 
 # Leetspeak and l/1/| confusion: `l` and `i` are read as the same letter, in
-# the text and in the patterns (see `_skeleton_pattern`).
+# the text and in the patterns (see `skeleton_pattern`).
 _LEET = {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "|": "i", "!": "i", "l": "i"}
 _KEPT_PUNCTUATION = "<>[]/#:"
 
@@ -88,427 +112,78 @@ _SKELETON_TABLE.update({ord(char): ord(char) for char in _KEPT_PUNCTUATION})
 _SKELETON_TABLE.update({ord(src): ord(dst) for src, dst in (_HOMOGLYPHS | _LEET).items()})
 
 
-def _visible(line: str) -> str:
-    """NFKC form without invisible characters, lower-cased (keeps every script)."""
-    if line.isascii():
-        return line.lower()
-    return unicodedata.normalize("NFKC", line).translate(_INVISIBLE).casefold()
-
-
-def _skeleton(visible: str) -> str:
+def _skeleton(folded: str) -> str:
     """Latin skeleton: homoglyphs and leetspeak mapped, `l` read as `i`, spaces collapsed."""
-    return " ".join(visible.translate(_SKELETON_TABLE).split())
-
-
-def _compact(skeleton: str) -> str:
-    """Letters only: defeats `i g n o r e`, `i.g.n.o.r.e`, `ig-nore`."""
-    return skeleton.translate(_COMPACT_DROP)
-
-
-def _skeleton_pattern(pattern: str) -> re.Pattern[str]:
-    # Patterns are written in plain English; read their `l` as `i` like the text.
-    return re.compile(pattern.replace("l", "i"))
-
-
-# --- rules ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Rule:
-    """A pattern, and the words or substrings one of which must occur for it to apply.
-
-    The hints only make the guard fast (most log lines contain none of them);
-    the regex alone decides.
-    """
-
-    name: str
-    regex: re.Pattern[str]
-    hints: tuple[str, ...] = ()  # substrings
-    words: frozenset[str] = frozenset()  # whole words of the skeleton
-
-    def applies(self, text: str, words: set[str]) -> bool:
-        if self.words and not self.words.isdisjoint(words):
-            return self.regex.search(text) is not None
-        if self.hints and any(hint in text for hint in self.hints):
-            return self.regex.search(text) is not None
-        return False
-
-
-_VERB = r"(?:ignore|disregard|forget|overrid(?:e|ing)|bypass|skip|abandon|discard)"
-_STRONG = (
-    r"(?:previous|prior|above|earlier|preceding|foregoing|former|original|initial|your|system|safety"
-    r"|developer|old|existing|all the previous|all prior)"
-)
-_FILL = r"(?:\s(?:all|any|every|the|of|my|these|those|and|everything|other|instructions?|rules|you|were|given))*"
-_OBJECT = (
-    r"(?:instructions?|rules|prompts?|directions|directives|guidelines|guardrails|context|commands"
-    r"|orders|policies|constraints|restrictions|programming|training|messages|system prompt|protocols|filters)"
-)
-
-# English rules on the Latin skeleton (spaces kept).
-_SKELETON_RULES: tuple[_Rule, ...] = tuple(
-    _Rule(name, _skeleton_pattern(pattern), words=frozenset(words.split()))
-    for name, pattern, words in (
-        (
-            "ignore_instructions",
-            rf"\b{_VERB}{_FILL}\s{_STRONG}(?:\s{_STRONG})*{_FILL}\s{_OBJECT}\b",
-            "ignore disregard forget override overriding bypass skip abandon discard",
-        ),
-        (
-            "ignore_above",
-            rf"\b{_VERB}\s(?:all\s|everything\s|anything\s|all\sof\s)?(?:the\s)?(?:above|foregoing)\b",
-            "ignore disregard forget override overriding bypass skip abandon discard",
-        ),
-        (
-            "ignore_above",
-            rf"\b{_VERB}\s(?:everything|anything|all|what\s(?:was\s)?(?:said|written))\s"
-            r"(?:above|before|previousiy|earlier|so\sfar)\b",
-            "ignore disregard forget override overriding bypass skip abandon discard",
-        ),
-        (
-            "forget_everything",
-            r"\bforget\s(?:everything|all|anything)\s(?:you|that|i|we|above|before|previous)",
-            "forget",
-        ),
-        (
-            "new_instructions",
-            r"\b(?:new|updated|revised|real|actual|true|secret|hidden|additional)\s(?:system\s)?(?:instructions|directives|task|orders)\s?:",
-            "instructions directives task orders",
-        ),
-        (
-            "new_instructions",
-            r"\b(?:here\sare|these\sare|follow)\s(?:your|my|the|these)\s(?:new|real|updated)\s(?:instructions|rules|orders)\b",
-            "instructions ruies orders",
-        ),
-        (
-            "your_task",
-            r"\byour\s(?:new|real|actual|true|only)\s(?:task|job|goal|role|purpose|instructions)\s(?:is|are|now)\b",
-            "your",
-        ),
-        (
-            "you_are_now",
-            r"\byou\s(?:are|re)\snow\s(?:a|an|my|the\snew|dan|unrestricted|jailbroken|free|no\slonger|in\sdeveloper|going\sto|acting|evil|root)\b",
-            "now",
-        ),
-        ("you_are_now", r"\bfrom\snow\son,?\syou\s(?:are|will|must|shall|should|have|can)\b", "now"),
-        (
-            "role_play",
-            r"\b(?:act|behave|respond)\sas\s(?:if\syou\sare\s)?(?:an?\s)?(?:ai|assistant|chatbot|language\smodel|dan|unrestricted|jailbroken|different\sai|evil)\b",
-            "act behave respond",
-        ),
-        ("role_play", r"\bpretend\s(?:to\sbe|you\sare|that\syou|you\sre)\b", "pretend"),
-        ("role_play", r"\broie\s?piay\sas\b", "piay roiepiay"),
-        (
-            "jailbreak",
-            r"\b(?:dan\smode|do\sanything\snow|jailbreak\smode|developer\smode\s(?:enabled|on)\W+you)\b",
-            "dan anything jaiibreak deveioper",
-        ),
-        (
-            "prompt_leak",
-            r"\b(?:reveal|print|show|repeat|output|display|leak|tell\sme)\s(?:me\s)?(?:your|the)\s(?:system\s|initial\s|original\s|hidden\s)?(?:prompt|instructions)\b",
-            "prompt instructions",
-        ),
-        (
-            "addressing_model",
-            r"\b(?:note|message|attention|instructions?)\s(?:to|for)\s(?:the\s)?(?:ai|llm|assistant|language\smodel|model|chatbot|gpt|claude)\b",
-            "ai iim assistant modei chatbot gpt ciaude",
-        ),
-        (
-            "addressing_model",
-            r"\bif\syou\sare\san?\s(?:ai|llm|language\smodel|assistant|automated)\b",
-            "ai iim modei assistant automated",
-        ),
-        (
-            "addressing_model",
-            r"\b(?:dear|hey|hello)\s(?:ai|llm|assistant|chatgpt|gpt|claude|model)\b",
-            "dear hey heiio",
-        ),
-        ("steer_verdict", r"\b(?:report|say|state|conclude|write|answer)\s(?:that\s)?the\sroot\scause\sis\b", "cause"),
-        (
-            "steer_verdict",
-            r"\bdo\snot\s(?:mention|report|investigate|flag|escalate|include)\s(?:this|these|the|any)\b.*\b(?:ai|assistant|model|investigat|incident|alert)",
-            "not",
-        ),
-        (
-            "exfiltration",
-            r"\b(?:send|post|upload|exfiltrate|email|forward)\s(?:all\s|the\s|your\s)*(?:secrets|credentials|api\skeys|tokens|passwords|environment|env\svars|system\sprompt)\s(?:to|at)\b",
-            "secrets credentiais keys tokens passwords environment env prompt",
-        ),
-        (
-            "base64_hint",
-            r"\b(?:decode|base64\sdecode)\s(?:this|the\sfoiiowing|it|beiow)?.{0,20}\b(?:and|then)\s(?:foiiow|execute|obey|run|do)\b",
-            "decode",
-        ),
-        # Role prefixes only when what follows is aimed at a model.
-        (
-            "role_prefix",
-            r"^(?:\W{0,3})(?:system|assistant|deveioper|user|human)\s?:\s.*\b(?:you\s(?:are|must|shouid|wiii|have\sto)|your\s(?:task|job|roie|instructions)|ignore|disregard|assistant|ai\smodei|ianguage\smodei|iim|respond\s(?:oniy|with)|repiy\swith|answer\swith|output\soniy|root\scause\sis|instructions?|prompt)\b",
-            "system assistant deveioper user human",
-        ),
-        (
-            "markdown_role",
-            r"^\s*#{2,}\s?(?:instruction|system|system\sprompt|new\sinstructions|response)\s?:?\s*$",
-            "instruction instructions system prompt response",
-        ),
-        (
-            "new_instructions",
-            r"\b(?:new|updated|begin|start|end\sof)\s(?:the\s)?system\sprompt\b",
-            "prompt",
-        ),
-        (
-            "markdown_role",
-            r"\[(?:system|assistant|deveioper)\]\s?#",
-            "system assistant deveioper",
-        ),
-        (
-            "steer_verdict",
-            r"\byou\s(?:must|should|will|have\sto|need\sto)\s(?:now\s)?(?:output|say|respond|answer|repiy|print|mark"
-            r"|ciose|report|conciude|ignore|disregard|forget|pretend|act\sas)\b",
-            "you",
-        ),
-        (
-            "steer_verdict",
-            r"\b(?:respond|repiy|answer)\s(?:with\s)?oniy\s(?:the\sword|with|[\"'])",
-            "respond repiy answer",
-        ),
-        (
-            "steer_verdict",
-            r"\b(?:mark|ciose)\s(?:this|it|the)(?:\s(?:incident|aiert|ticket|investigation))?\s(?:as\s)?"
-            r"(?:resoived|ciosed|heaithy|a\sfaise\spositive|faise\spositive|benign)\b",
-            "mark ciose",
-        ),
-        (
-            "steer_verdict",
-            r"\bstop\s(?:the\s)?investigat",
-            "stop",
-        ),
-        (
-            "jailbreak",
-            r"\byou\s(?:have|re|are)\s(?:now\s)?(?:no|free\sof|free\sfrom|without)\s(?:restrictions|ruies|iimits|fiiters|guideiines|guardraiis)\b",
-            "you",
-        ),
-    )
-)
-
-# Chat-template and role tags, matched on the visible (NFKC, case-folded) text.
-_TAG_RULE = re.compile(
-    r"<\|\s*(?:im_start|im_end|im_sep|system|user|assistant|endoftext|begin_of_text|end_of_text"
-    r"|start_header_id|end_header_id|eot_id|eom_id|fim_prefix|fim_suffix|fim_middle)\s*\|>"
-    r"|\[/?inst\]|<</?sys>>|<start_of_turn>|<end_of_turn>|</?(?:system|assistant|instructions?)>"
-    r"|^\s*(?:human|assistant)\s?:\s"
-    r"|\bsystem\s?(?:prompt|override)\s?:"
-)
-
-# Compact letters-only forms of the strongest phrases (catch spaced-out letters).
-_COMPACT_RULES: tuple[_Rule, ...] = tuple(
-    _Rule(name, re.compile(pattern), hints)
-    for name, pattern, hints in (
-        (
-            "ignore_instructions",
-            r"(?:ignore|disregard|forget|bypass|override)(?:aii|any|the|your|of|my)*"
-            r"(?:previous|prior|above|earlier|preceding|your|system)(?:instructions?|ruies|prompts?|directions|guideiines)",
-            ("ignore", "disregard", "forget", "bypass", "overrid"),
-        ),
-        ("ignore_above", r"(?:ignore|disregard)(?:aii|everything)?(?:the)?above", ("above",)),
-        ("you_are_now", r"youarenow(?:dan|unrestricted|jaiibroken|freefrom)", ("youarenow",)),
-        ("jailbreak", r"doanythingnow|danmode", ("anythingnow", "danmode")),
-        ("prompt_leak", r"(?:reveai|print|show|repeat)(?:me)?your(?:system)?prompt", ("prompt",)),
-    )
-)
-
-# Other languages, matched on the visible text (scripts kept, case-folded).
-_LANGUAGE_RULES: tuple[_Rule, ...] = tuple(
-    _Rule(name, re.compile(pattern), hints, frozenset(words.split()))
-    for name, pattern, hints, words in (
-        # Addressing a model by name, on the visible text (in the skeleton,
-        # leetspeak would read a time such as `01:41:29` as `ai:`).
-        (
-            "addressing_model",
-            r"\b(?:ai|llm|gpt|chatgpt|claude|(?:ai|llm)\s(?:assistant|model|agent))\s?:\s(?=[a-z])",
-            (),
-            "ai llm gpt chatgpt claude",
-        ),
-        (
-            "addressing_model",
-            r"^\W*(?:ai|assistant|llm|gpt|chatgpt|claude)\s?,\s(?:please|you|ignore|stop|mark|report|do|say|close)\b",
-            (),
-            "ai assistant llm gpt chatgpt claude",
-        ),
-        # German
-        (
-            "ignore_instructions_de",
-            r"\b(?:ignorier|vergiss|missachte)\w*\s(?:\w+\s){0,3}(?:vorherigen|bisherigen|obigen|vorigen|alle[nrs]?)\s(?:\w+\s)?(?:anweisungen|instruktionen|befehle|regeln|vorgaben)",
-            (),
-            "ignoriere ignorier ignoriert ignorieren vergiss vergesse vergessen missachte missachten",
-        ),
-        (
-            "you_are_now_de",
-            r"\b(?:du\sbist|sie\ssind)\s(?:jetzt|nun|ab\sjetzt|ab\ssofort)\s(?:ein|eine|der|die|dan|frei)\b",
-            (),
-            "bist sind",
-        ),
-        ("new_instructions_de", r"\bneue\s(?:anweisungen|instruktionen|befehle)\s?:", (), "neue"),
-        # French
-        (
-            "ignore_instructions_fr",
-            r"\b(?:ignore[zrs]?|oublie[zrs]?|ne\stiens\spas\scompte\sdes?)\s(?:\w+\s){0,3}(?:instructions|consignes|règles|directives)\s(?:\w+\s)?(?:précédentes|antérieures|ci-dessus|initiales)",
-            (),
-            "ignore ignorez ignorer ignores oublie oubliez oublier oublies tiens",
-        ),
-        (
-            "ignore_instructions_fr",
-            r"\b(?:ignore[zrs]?|oublie[zrs]?)\s(?:toutes?\s)?(?:les|vos|tes)\s(?:instructions|consignes|règles)\b",
-            (),
-            "ignore ignorez ignorer ignores oublie oubliez oublier oublies tiens",
-        ),
-        (
-            "you_are_now_fr",
-            r"\b(?:tu\ses|vous\sêtes)\s(?:maintenant|désormais|dorénavant)\s(?:un|une|le|la|dan|libre)\b",
-            (),
-            "maintenant désormais dorénavant",
-        ),
-        ("new_instructions_fr", r"\bnouvelles\s(?:instructions|consignes)\s?:", (), "nouvelles"),
-        # Spanish / Portuguese / Italian
-        (
-            "ignore_instructions_es",
-            r"\b(?:ignora|ignore|olvida|olvide|omite|desconsidere|esqueça|esquece|dimentica)\w*\s(?:\w+\s){0,3}(?:instrucciones|instruções|istruzioni|indicaciones|reglas|regras|regole)\s(?:\w+\s)?(?:anteriores|previas|precedentes|precedenti|anteriori|de\sarriba)",
-            (),
-            "instrucciones instruções istruzioni indicaciones reglas regras regole",
-        ),
-        (
-            "you_are_now_es",
-            r"\b(?:ahora\seres|a\spartir\sde\sahora\seres|agora\svocê\sé|agora\ses|ora\ssei|adesso\ssei)\s(?:un|una|uma|dan|libre|livre)\b",
-            (),
-            "eres você agora sei",
-        ),
-        (
-            "new_instructions_es",
-            r"\b(?:nuevas\sinstrucciones|novas\sinstruções|nuove\sistruzioni)\s?:",
-            (),
-            "nuevas novas nuove",
-        ),
-        # Dutch
-        (
-            "ignore_instructions_nl",
-            r"\b(?:negeer|vergeet)\s(?:\w+\s){0,3}(?:vorige|eerdere|voorgaande)\s(?:instructies|opdrachten|regels)",
-            (),
-            "negeer vergeet",
-        ),
-        # Russian / Ukrainian
-        (
-            "ignore_instructions_ru",
-            r"(?:игнорируй|проигнорируй|забудь|не\sобращай\sвнимания\sна|ігноруй|забудь)\w*\s(?:\w+\s){0,3}(?:предыдущие|прошлые|прежние|все|вышеуказанные|попередні)\s(?:\w+\s)?(?:инструкции|указания|команды|правила|інструкції)",
-            (),
-            "игнорируй проигнорируй игнорируйте проигнорируйте забудь забудьте обращай ігноруй",
-        ),
-        (
-            "you_are_now_ru",
-            r"(?:теперь\sты|отныне\sты|ты\sтеперь)\s(?:\w+\s)?(?:ии|бот|dan|свободн|не\sогранич|хакер|ассистент|модель)",
-            (),
-            "ты",
-        ),
-        ("new_instructions_ru", r"новые\s(?:инструкции|указания)\s?:", (), "новые"),
-        # Chinese
-        (
-            "ignore_instructions_zh",
-            r"(?:忽略|无视|忽视|忘记|忘掉|不要理会|無視|忽略掉)\s?(?:之前|以上|上面|先前|前面|此前|所有|一切|全部|上述)\S{0,6}?(?:指令|指示|说明|說明|提示|规则|規則|命令|设定|設定)",
-            ("忽", "无视", "忘", "理会", "無視"),
-            "",
-        ),
-        (
-            "you_are_now_zh",
-            r"(?:你现在是|你現在是|从现在开始你是|從現在開始你是|现在你是|你将扮演|你將扮演)",
-            ("你",),
-            "",
-        ),
-        ("new_instructions_zh", r"(?:新的指令|新指令|新的指示)\s?[:：]", ("指令", "指示"), ""),
-        # Japanese
-        (
-            "ignore_instructions_ja",
-            r"(?:以前|これまで|上記|前)の(?:指示|命令|ルール|プロンプト)を(?:すべて|全て)?(?:無視|忘れ)",
-            ("無視", "忘れ"),
-            "",
-        ),
-        ("you_are_now_ja", r"(?:あなたは今から|今からあなたは|これからあなたは)", ("あなた",), ""),
-        # Korean
-        (
-            "ignore_instructions_ko",
-            r"(?:이전|위의|앞의|모든)\s?(?:지시|지침|명령|규칙)\S{0,3}\s?(?:무시|잊어)",
-            ("무시", "잊어"),
-            "",
-        ),
-        ("you_are_now_ko", r"(?:너는|당신은)\s?이제\s?(?:부터\s?)?\S*(?:이다|입니다|야|이야)", ("이제",), ""),
-        # Turkish / Polish
-        (
-            "ignore_instructions_tr",
-            r"\b(?:önceki|yukarıdaki|tüm)\s(?:talimatları|komutları)\s(?:yok\ssay|unut|görmezden\sgel)",
-            (),
-            "talimatları komutları",
-        ),
-        (
-            "ignore_instructions_pl",
-            r"\b(?:zignoruj|zapomnij|ignoruj)\s(?:\w+\s){0,3}(?:poprzednie|wcześniejsze|powyższe)\s(?:instrukcje|polecenia)",
-            (),
-            "zignoruj zapomnij ignoruj",
-        ),
-    )
-)
-
-_TAG_HINT = re.compile(r"[<\[]|human|assistant|system")
-_BASE64_TOKEN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/=])")
-_BOUNDARY = re.compile(r"<\s*/?\s*log_content\b[^>]*>", re.IGNORECASE)
+    return " ".join(folded.translate(_SKELETON_TABLE).split())
 
 
 # ASCII punctuation to spaces: `text.translate(...).split()` gives the words.
 _ASCII_SPLIT = {code: 32 for code in range(128) if not chr(code).isalnum()}
 _COMPACT_DROP = dict.fromkeys(map(ord, " " + _KEPT_PUNCTUATION))
-_LANGUAGE_WORDS = frozenset().union(*(rule.words for rule in _LANGUAGE_RULES))
-_SKELETON_WORDS = frozenset().union(*(rule.words for rule in _SKELETON_RULES))
+_TAG_HINT = re.compile(r"[<\[]|human|assistant|system")
+_BOUNDARY = re.compile(r"<\s*/?\s*log_content\b[^>]*>", re.IGNORECASE)
+_ENGLISH = RuleSet((*SKELETON_RULES, *ENGLISH_RULES, *AUTHORITY_RULES, JAILBREAK_RULE))
+_LATIN = RuleSet(
+    (*ADDRESSING_RULES, *LATIN_RULES), key=skeleton_pattern
+)  # gated by the skeleton's words, read on the folded text
+_SCRIPTS = RuleSet(SCRIPT_RULES)
 
 
-def _first_match(rules: tuple[_Rule, ...], text: str, words: set[str]) -> str | None:
-    for rule in rules:
-        if rule.applies(text, words):
-            return rule.name
+def _keys(words: list[str]) -> set[str]:
+    return {word[:KEY_LENGTH] for word in words}
+
+
+def _english(skeleton: str, keys: set[str]) -> str | None:
+    rule = _ENGLISH.first_match(skeleton, keys)
+    if rule is not None:
+        return rule
+    compact = skeleton.translate(_COMPACT_DROP)
+    for name, regex, hints in COMPACT_RULES:
+        if any(hint in compact for hint in hints) and regex.search(compact):
+            return name
     return None
 
 
+# Gates for the transformed readings: a word of the line must be a rule's head
+# word once read through ROT13 (or backwards), before the transform is worth making.
+_ROT13_GATE = frozenset(
+    skeleton_pattern(rot13(variant))
+    for key in _ENGLISH.keys
+    for variant in {"".join(letters) for letters in itertools.product(*(("i", "l") if c == "i" else (c,) for c in key))}
+)
+_REVERSED_GATE = frozenset(key[::-1] for key in _ENGLISH.keys if len(key) >= 3)
+
+
 def _match_plain(line: str) -> str | None:
-    visible = _visible(line)
-    if "log" in visible and "content" in visible and _BOUNDARY.search(visible.replace(" ", "")):
+    """The rule `line` matches as written (after normalisation) or read through ROT13 or backwards."""
+    folded = visible(line)
+    if "log" in folded and "content" in folded and _BOUNDARY.search(folded.replace(" ", "")):
         return "boundary_escape"
-    if _TAG_HINT.search(visible) and _TAG_RULE.search(visible):
+    if _TAG_HINT.search(folded) and TAG_RULE.search(folded):
         return "role_tag"
-    words = set(visible.translate(_ASCII_SPLIT).split())
-    if not visible.isascii() or not _LANGUAGE_WORDS.isdisjoint(words):
-        rule = _first_match(_LANGUAGE_RULES, visible, words)
+    if "role" in folded and CHAT_ROLE_RULE.search(folded):
+        return "chat_role_message"
+    if not folded.isascii():
+        rule = _SCRIPTS.first_match(folded, set())
         if rule is not None:
             return rule
-    skeleton = _skeleton(visible)
-    words = set(skeleton.translate(_ASCII_SPLIT).split())
-    if not _SKELETON_WORDS.isdisjoint(words):
-        rule = _first_match(_SKELETON_RULES, skeleton, words)
+    skeleton = _skeleton(folded)
+    words = skeleton.translate(_ASCII_SPLIT).split()
+    keys = _keys(words)
+    rule = _LATIN.first_match(folded, keys) or _english(skeleton, keys)
+    if rule is not None:
+        return rule
+    if not _ROT13_GATE.isdisjoint(keys):
+        transformed = _skeleton(rot13(folded))
+        rule = _ENGLISH.first_match(transformed, _keys(transformed.translate(_ASCII_SPLIT).split()))
         if rule is not None:
-            return rule
-    return _first_match(_COMPACT_RULES, _compact(skeleton), set())
-
-
-def _decoded_payloads(line: str) -> list[str]:
-    payloads = []
-    for token in _BASE64_TOKEN.findall(line):
-        padded = token + "=" * (-len(token) % 4)
-        try:
-            raw = base64.b64decode(padded, validate=True)
-        except (binascii.Error, ValueError):
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        printable = sum(ch.isprintable() or ch.isspace() for ch in text)
-        if text and printable / len(text) > 0.9 and " " in text:
-            payloads.append(text)
-    return payloads
+            return f"rot13:{rule}"
+    if not _REVERSED_GATE.isdisjoint({word[-KEY_LENGTH:] for word in words}):
+        transformed = skeleton[::-1]
+        rule = _ENGLISH.first_match(transformed, _keys(transformed.translate(_ASCII_SPLIT).split()))
+        if rule is not None:
+            return f"reversed:{rule}"
+    return None
 
 
 def injection_rule(line: str) -> str | None:
@@ -516,36 +191,100 @@ def injection_rule(line: str) -> str | None:
     rule = _match_plain(line)
     if rule is not None:
         return rule
-    for payload in _decoded_payloads(line):
+    hidden = hidden_text(line)
+    if hidden:
+        inner = _match_plain(hidden)
+        if inner is not None:
+            return f"hidden:{inner}"
+        if has_hidden_text(line):
+            return "hidden_text"
+    for encoding, payload in decoded_payloads(line):
         inner = _match_plain(payload)
         if inner is not None:
-            return f"base64:{inner}"
+            return f"{encoding}:{inner}"
     return None
 
 
 def escape_boundaries(text: str) -> str:
     """Neutralise `<log_content>` tags (also full-width or spaced) inside the text."""
-    if "log_content" not in _visible(text).replace(" ", ""):
+    if "log_content" not in visible(text).replace(" ", ""):
         return text
     lines = []
     for line in text.split("\n"):
-        if "log_content" in _visible(line).replace(" ", ""):
-            line = _BOUNDARY.sub("[log_content tag removed]", unicodedata.normalize("NFKC", line).translate(_INVISIBLE))
+        if "log_content" in visible(line).replace(" ", ""):
+            line = _BOUNDARY.sub("[log_content tag removed]", unicodedata.normalize("NFKC", strip_invisible(line)))
         lines.append(line)
     return "\n".join(lines)
 
 
+_DIGITS = str.maketrans("123456789", "000000000")
+_HEADER_END = re.compile(r"[\s=:|\]]")
+
+
+def _without_header(first: str, last: str) -> str:
+    """`last` without the record header it shares with `first` (timestamp, level, service, key).
+
+    Digits count as equal (timestamps and counters differ between records); the
+    shared part is cut back to the last separator, so a word is never split.
+    """
+    a, b = first.translate(_DIGITS), last.translate(_DIGITS)
+    length = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        length += 1
+    if length >= len(last):
+        return last
+    cut = max((m.end() for m in _HEADER_END.finditer(last, 0, length)), default=0)
+    return last[cut:]
+
+
+def _seam(first: str, middle: list[str], last: str) -> str:
+    """Neighbouring lines read as one: the end of the first, the middle ones, the start of the last.
+
+    Only the words next to the line breaks take part, so a phrase split over the
+    lines is read whole while two unrelated log lines do not pair a verb at the
+    start of one with an object at the end of the other. A header the lines
+    share (each record's timestamp, level and service) is not part of the phrase.
+    """
+    parts = [*first.split()[-SEAM_WORDS:], *(_without_header(first, line) for line in middle)]
+    return " ".join([*parts, *_without_header(first, last).split()[:SEAM_WORDS]])
+
+
+def _flagged_lines(lines: list[str]) -> dict[int, str]:
+    """Index -> rule for lines that are instructions alone, or together with their neighbours."""
+    flagged: dict[int, str] = {}
+    for index, line in enumerate(lines):
+        rule = injection_rule(line) if line.strip() else None
+        if rule is not None:
+            flagged[index] = rule
+    filled = [index for index, line in enumerate(lines) if line.strip()]
+    for size in range(2, WINDOW + 1):
+        for start in range(len(filled) - size + 1):
+            span = filled[start : start + size]
+            if any(index in flagged for index in span):
+                continue
+            if any(len(lines[index].split()) > SEAM_WORDS for index in span[1:-1]):
+                continue  # a phrase split over three lines has a fragment in the middle, not a log record
+            rule = injection_rule(_seam(lines[span[0]], [lines[i] for i in span[1:-1]], lines[span[-1]]))
+            if rule is not None:
+                flagged.update(dict.fromkeys(span, f"split:{rule}"))
+    return flagged
+
+
 def neutralise(text: str) -> tuple[str, tuple[InjectionRedaction, ...]]:
-    """Replace lines that look like instructions to a model with `PLACEHOLDER`."""
+    """Replace lines that look like instructions to a model with `PLACEHOLDER`; drop invisible characters."""
+    lines = text.split("\n")
+    flagged = _flagged_lines(lines)
     out: list[str] = []
     redactions: list[InjectionRedaction] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        rule = injection_rule(line) if line.strip() else None
+    for index, line in enumerate(lines):
+        rule = flagged.get(index)
         if rule is None:
-            out.append(line)
+            out.append(strip_invisible(line))
         else:
             out.append(PLACEHOLDER)
-            redactions.append(InjectionRedaction(number, rule, line))
+            redactions.append(InjectionRedaction(index + 1, rule, line))
     return "\n".join(out), tuple(redactions)
 
 
@@ -555,6 +294,17 @@ def guard(text: str, *, source: str = "") -> GuardedText:
     cleaned = escape_boundaries(cleaned)
     attribute = f' source="{_attribute(source)}"' if source else ""
     return GuardedText(f"<log_content{attribute}>\n{cleaned}\n{CLOSE_TAG}", redactions)
+
+
+def guard_field(text: str) -> str:
+    """A prompt field outside the `<log_content>` box (incident title, entity, summary), made safe.
+
+    The field becomes one line (a newline in a title could start a fake prompt
+    section), loses its invisible characters and boundary tags, and is replaced
+    by `PLACEHOLDER` if it reads as an instruction to a model.
+    """
+    cleaned, _ = neutralise(text)
+    return escape_boundaries(" ".join(cleaned.split()))
 
 
 def _attribute(value: str) -> str:

@@ -18,7 +18,7 @@ import logging
 from pydantic import BaseModel, Field
 
 from rootward.context.assemble import Context
-from rootward.context.injection import guard
+from rootward.context.injection import guard, guard_field
 from rootward.context.scrub import scrub_text
 from rootward.domain.evidence import EvidenceRef
 from rootward.domain.faults import FAULT_TYPES
@@ -64,7 +64,8 @@ def digest(ctx: Context) -> tuple[str, dict[str, EvidenceRef]]:
     lines = [f"[{ref.cite}] {scrub_text(ref.excerpt)}" for ref in items]
     guarded = guard("\n".join(lines), source="evidence").text
     entities = sorted(set(ctx.topology.entities) | set(ctx.alerting_services))
-    header = f"Incident: {scrub_text(ctx.title)}\nEntities: {', '.join(entities)}\n"
+    # The header sits outside <log_content>, and the title and entities come from alert names and labels.
+    header = f"Incident: {guard_field(scrub_text(ctx.title))}\nEntities: {', '.join(map(guard_field, entities))}\n"
     return header + guarded, allowed
 
 
@@ -84,7 +85,7 @@ class LLMReasoner:
 
     def propose(self, ctx: Context, ranked: list[Hypothesis], budget: Budget) -> list[Hypothesis]:
         text, allowed = digest(ctx)
-        known = [f"{h.id}: {h.entity} {h.fault_type} (prior {h.prior:.2f})" for h in ranked]
+        known = [guard_field(f"{h.id}: {h.entity} {h.fault_type} (prior {h.prior:.2f})") for h in ranked]
         user = render("propose_user", digest=text, ranked=known, faults=", ".join(FAULT_TYPES))
         try:
             answer = self._client.structured(
@@ -135,7 +136,7 @@ class LLMReasoner:
 
     def write(self, ctx: Context, claims: list[Claim], budget: Budget) -> list[Claim]:
         ids = {e for c in claims for e in c.evidence}
-        facts = [f"{c.text} [{', '.join(c.evidence)}]" for c in claims]
+        facts = [guard_field(f"{scrub_text(c.text)} [{', '.join(c.evidence)}]") for c in claims]
         user = render("write_user", facts=facts)
         try:
             prose = self._client.structured(

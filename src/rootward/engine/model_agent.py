@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from rootward.context.assemble import Context
-from rootward.context.injection import guard
+from rootward.context.injection import guard, guard_field
 from rootward.context.scrub import scrub_text
 from rootward.domain.evidence import EvidenceRef
 from rootward.domain.hypothesis import Hypothesis
@@ -142,10 +142,10 @@ class ModelSpecialist:
                 "user",
                 render(
                     "agent_user",
-                    hypothesis=f"{hypothesis.entity} {hypothesis.fault_type}",
+                    hypothesis=guard_field(f"{hypothesis.entity} {hypothesis.fault_type}"),
                     evidence=guard("\n".join(_excerpt(r) for r in shown.values()), source="evidence").text,
-                    findings=[f"{f.specialist}: {f.status}: {scrub_text(f.summary)}" for f in findings],
-                    entities=", ".join(entities),
+                    findings=[guard_field(f"{f.specialist}: {f.status}: {scrub_text(f.summary)}") for f in findings],
+                    entities=", ".join(map(guard_field, entities)),
                     turns=self.limits.steps,
                 ),
             ),

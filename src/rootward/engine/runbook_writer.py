@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, Field
 
-from rootward.context.injection import guard
+from rootward.context.injection import guard, guard_field
 from rootward.context.scrub import scrub_text
 from rootward.knowledge.drafts import ResolvedFindings, render_addition
 from rootward.llm.client import LLMClient
@@ -37,9 +37,9 @@ def draft_body(findings: ResolvedFindings, excerpts: Mapping[str, str], client: 
     lines = [f"[{cite}] {scrub_text(excerpts.get(cite, ''))}" for cite in findings.evidence]
     user = render(
         "runbook_user",
-        symptom=scrub_text(findings.symptom),
-        root_cause=f"{findings.fault_type.replace('_', ' ')} on {findings.root_cause_entity}",
-        fix=scrub_text(findings.fix),
+        symptom=guard_field(scrub_text(findings.symptom)),
+        root_cause=guard_field(f"{findings.fault_type.replace('_', ' ')} on {findings.root_cause_entity}"),
+        fix=guard_field(scrub_text(findings.fix)),
         evidence=guard("\n".join(lines), source="evidence").text,
     )
     try:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
+from rootward.bundle.load import load_bundle
 from rootward.context.assemble import assemble_context
 from rootward.domain.evidence import EvidenceRef
 from rootward.domain.investigation import Finding, ToolResult
@@ -23,7 +24,7 @@ from rootward.engine.llm_reasoner import install_reasoner
 from rootward.engine.model_agent import describe
 from rootward.engine.supervisor import direct_verdict, status_of
 from rootward.llm.settings import LLMSettings
-from rootward.sources.bundle import bundle_sources, load_bundle
+from rootward.sources.bundle import bundle_sources
 from tests.conftest import EXAMPLES
 from tests.fixtures.fake_llm import Calls, FakeLLMServer
 

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from rootward.bundle.load import load_bundle
 from rootward.runtime.intake import accept_alerts
 from rootward.runtime.investigation_steps import InvestigationSteps, step_names
 from rootward.runtime.pipeline import State
 from rootward.settings import load_settings
-from rootward.sources.bundle import bundle_sources, load_bundle
+from rootward.sources.bundle import bundle_sources
 from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import verify_chain
 from rootward.store.db import make_engine, make_session_factory

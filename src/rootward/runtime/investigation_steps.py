@@ -14,7 +14,6 @@ down keeps the message in the outbox.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from contextvars import ContextVar
@@ -31,6 +30,9 @@ from rootward.actions.alertmanager import AlertmanagerClient
 from rootward.actions.approvals import request_approval
 from rootward.actions.autonomy_gate import approve_if_earned
 from rootward.actions.safe import SafeAction, SafeActionHandler, SafeActionRunner, SilenceHandler
+from rootward.bundle.load import load_bundle
+from rootward.bundle.write import write_gaps
+from rootward.domain.alert import Alert, Severity
 from rootward.domain.incident import IncidentMeta
 from rootward.engine.evidence_view import evidence_data
 from rootward.engine.investigation import STAGES, initial_state, stage_risk_gate
@@ -42,10 +44,9 @@ from rootward.runtime.knowledge_snapshot import KnowledgeSnapshotter
 from rootward.runtime.pipeline import Pipeline, State, Step
 from rootward.settings import Settings
 from rootward.sources.base import SourceSet
-from rootward.sources.bundle import load_bundle, parse_alerts
 from rootward.sources.replay import replay_bundle
-from rootward.sources.snapshot import snapshot_bundle, write_gaps
-from rootward.store.alerts import AlertGroupRow, AlertRow
+from rootward.sources.snapshot import snapshot_bundle
+from rootward.store.alerts import AlertGroupRow, AlertRow, utc
 from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import append_audit
 from rootward.store.investigations import InvestigationRow, save_investigation
@@ -65,33 +66,20 @@ AFTER = timedelta(minutes=15)
 VICTIM_SILENCE_MINUTES = 30
 
 
-def _iso(value: datetime) -> str:
-    aware = value if value.tzinfo else value.replace(tzinfo=UTC)
-    return aware.isoformat().replace("+00:00", "Z")
-
-
-def _payload(rows: list[AlertRow]) -> dict[str, Any]:
-    """The group's alerts as one Alertmanager v4 payload, as the bundle spec stores them."""
-    return {
-        "version": "4",
-        "status": "firing" if any(r.status == "firing" for r in rows) else "resolved",
-        "receiver": "rootward",
-        "groupLabels": {},
-        "commonLabels": {},
-        "commonAnnotations": {},
-        "alerts": [
-            {
-                "status": r.status,
-                "labels": dict(r.labels),
-                "annotations": dict(r.annotations),
-                "startsAt": _iso(r.starts_at),
-                "endsAt": _iso(r.ends_at) if r.ends_at else "0001-01-01T00:00:00Z",
-                "generatorURL": r.generator_url,
-                "fingerprint": r.fingerprint,
-            }
-            for r in rows
-        ],
-    }
+def _alert(row: AlertRow) -> Alert:
+    """The stored alert as the domain record the snapshot writes into `alerts.json`."""
+    return Alert(
+        fingerprint=row.fingerprint,
+        name=row.name,
+        service=row.service,
+        severity=Severity(row.severity),
+        status="resolved" if row.status == "resolved" else "firing",
+        starts_at=utc(row.starts_at),
+        labels={str(k): str(v) for k, v in row.labels.items()},
+        annotations={str(k): str(v) for k, v in row.annotations.items()},
+        ends_at=utc(row.ends_at) if row.ends_at else None,
+        generator_url=row.generator_url,
+    )
 
 
 class StaticAlerts:
@@ -152,10 +140,8 @@ class InvestigationSteps:
             out, gaps = replayed, {}
         else:
             out = Path(self.settings.data_dir) / "snapshots" / str(state["job_id"])
-            payload = _payload(rows)
-            _, parsed = parse_alerts(json.dumps([payload]))
-            alerts = StaticAlerts(parsed)
-            gaps = snapshot_bundle(out, meta=meta, alert_payloads=[payload], sources=self.sources(alerts))
+            alerts = [_alert(r) for r in rows]
+            gaps = snapshot_bundle(out, meta=meta, alerts=alerts, sources=self.sources(StaticAlerts(alerts)))
             services = sorted({r.service for r in rows})
             query = " ".join([title, *sorted({str(r.annotations.get("summary", "")) for r in rows})])
             if gaps.get("knowledge") and self._knowledge.write(out, query, services):

@@ -11,9 +11,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rootward.bundle.format import BundleError
+from rootward.bundle.validate import parse_topology
 from rootward.domain.topology import Topology
 from rootward.sources.base import SourceUnavailable
-from rootward.sources.bundle import BundleError, parse_topology
 
 SOURCE = "topology file"
 

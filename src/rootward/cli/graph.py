@@ -104,14 +104,11 @@ def seed_cmd(
         from rootward.bundle.load import load_bundle
 
         layers.append(("topology_file", str(bundle), lambda b=bundle: load_bundle(b).topology))
-    if settings.kubernetes is not None and settings.topology.from_kubernetes:
-        from rootward.sources.kubernetes import KubernetesSource
+    from rootward.sources.live import connector_sources
 
-        layers.append(("kubernetes", "kubernetes", KubernetesSource(settings.kubernetes).graph))
-    if settings.prometheus is not None and settings.topology.from_prometheus_targets:
-        from rootward.sources.prometheus import PrometheusSource
-
-        layers.append(("prometheus", "prometheus targets", PrometheusSource(settings.prometheus).graph))
+    for name, source in connector_sources(settings.connector_sections(), wanted={"topology"})["topology"]:
+        if settings.topology.layers_from(name):
+            layers.append((name, name, source.graph))
     if not layers:
         typer.echo("no layer configured: set topology.file, worldmodel.topology_files, kubernetes, or pass --topology")
         raise typer.Exit(1)

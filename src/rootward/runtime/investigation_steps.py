@@ -112,8 +112,14 @@ class InvestigationSteps:
         if self._sources is not None:
             return self._sources
         from rootward.sources.live import build_live_sources
+        from rootward.sources.stored_changes import StoredChangeSource
 
-        return build_live_sources(self.settings, alerts=alerts, sessions=self.sessions)
+        return build_live_sources(
+            self.settings.connector_sections(),
+            self.settings.topology,
+            recorded_changes=StoredChangeSource(self.sessions),
+            alerts=alerts,
+        )
 
     def snapshot(self, state: State) -> State:
         with self.sessions() as session:

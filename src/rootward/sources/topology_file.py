@@ -32,6 +32,11 @@ class TopologySettings(BaseModel):
         default=True, description="Add services and hosts from Prometheus target labels, when `prometheus` is set."
     )
 
+    def layers_from(self, connector: str) -> bool:
+        """Whether the topology merges in what the named connector reports (its `from_<name>` switch)."""
+        switches = {"kubernetes": self.from_kubernetes, "prometheus": self.from_prometheus_targets}
+        return switches.get(connector, True)
+
 
 class TopologyFileSource:
     def __init__(self, path: Path) -> None:

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from rootward.domain.alert import Alert, Severity, Tier
 from rootward.ingest.router import Decision, GroupState, KnownAlert, RoutingPlan, route
 from rootward.ingest.settings import RouterSettings
+from rootward.runtime.queue import enqueue_investigation
 from rootward.store.alerts import AlertGroupRow, AlertRow, RoutingDecisionRow, utc
 from rootward.store.audit import AuditEntry, append_audit_many, lock_audit_chain
 from rootward.store.ids import new_id
@@ -76,15 +77,6 @@ class AcceptResult:
             "alerts": [{"id": d.alert_id, "group_id": d.group_id, "action": d.action} for d in self.decisions],
             "groups": self.group_ids,
         }
-
-
-def investigation_enqueuer() -> Enqueue | None:
-    """The runtime's `enqueue_investigation`, or None while the runtime is not installed."""
-    try:
-        from rootward.runtime.queue import enqueue_investigation
-    except ImportError:
-        return None
-    return enqueue_investigation  # type: ignore[no-any-return]
 
 
 def _group_state(row: Any) -> GroupState:
@@ -156,7 +148,7 @@ def _group_values(g: GroupState) -> dict[str, Any]:
 
 
 def _write(
-    session: Session, plan: RoutingPlan, submissions: Sequence[Submission], now: datetime, enqueue: Enqueue | None
+    session: Session, plan: RoutingPlan, submissions: Sequence[Submission], now: datetime, enqueue: Enqueue
 ) -> None:
     sources = [sub.source for sub in submissions for _ in sub.alerts]
     new_groups = [_group_values(g) for g in plan.groups.values() if g.is_new]
@@ -247,9 +239,6 @@ def _write(
         )
     jobs = []
     for group in plan.investigate:
-        if enqueue is None:
-            audit.append(AuditEntry("group.not_enqueued", group.id, {"reason": "runtime queue not installed"}))
-            continue
         job_id = enqueue(session, group.id, group.severity.rank, group.tier.value)
         jobs.append({"b_id": group.id, "job": job_id})
         audit.append(AuditEntry("group.investigation", group.id, {"job": job_id, "tier": group.tier.value}))
@@ -264,13 +253,14 @@ def accept_batches(
     *,
     settings: RouterSettings,
     now: datetime | None = None,
+    enqueue: Enqueue = enqueue_investigation,
 ) -> list[AcceptResult]:
     """Route and store several requests' alerts in one transaction (group commit), in order.
 
-    Returns one result per submission, each with one decision per alert.
+    Returns one result per submission, each with one decision per alert. `enqueue` queues
+    each group to investigate inside the same transaction.
     """
     now = now or datetime.now(UTC)
-    enqueue = investigation_enqueuer()
     alerts = [alert for sub in submissions for alert in sub.alerts]
     with sessions.begin() as session:
         lock_audit_chain(session)  # several API replicas on PostgreSQL route one at a time
@@ -300,6 +290,7 @@ def accept_alerts(
     source: str,
     settings: RouterSettings,
     now: datetime | None = None,
+    enqueue: Enqueue = enqueue_investigation,
 ) -> AcceptResult:
     """Route and store one request's alerts in one transaction; one decision per alert, in order."""
-    return accept_batches(sessions, [Submission(source, alerts)], settings=settings, now=now)[0]
+    return accept_batches(sessions, [Submission(source, alerts)], settings=settings, now=now, enqueue=enqueue)[0]

@@ -32,8 +32,7 @@ from rootward.knowledge.settings import KnowledgeSettings
 from rootward.llm.settings import LLMSettings
 from rootward.notify.settings import NotifySettings
 from rootward.observability.settings import TracingSettings
-from rootward.sources.resilience import ConnectorSettings
-from rootward.sources.settings import CONNECTORS, ReplaySettings, TopologySettings
+from rootward.sources.settings import CONNECTORS, ConnectorSettings, ReplaySettings, TopologySettings
 from rootward.worldmodel.settings import WorldModelSettings
 
 DEFAULT_CONFIG_FILE = Path("rootward.yaml")

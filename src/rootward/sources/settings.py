@@ -15,9 +15,10 @@ from typing import Any
 from rootward.sources import github, kubernetes, loki, prometheus
 from rootward.sources.connector import Connector
 from rootward.sources.replay import ReplaySettings
+from rootward.sources.resilience import ConnectorSettings
 from rootward.sources.topology_file import TopologySettings
 
 # Each entry has its own settings type; the table holds them side by side.
 CONNECTORS: tuple[Connector[Any], ...] = (loki.CONNECTOR, github.CONNECTOR, kubernetes.CONNECTOR, prometheus.CONNECTOR)
 
-__all__ = ["CONNECTORS", "Connector", "ReplaySettings", "TopologySettings"]
+__all__ = ["CONNECTORS", "Connector", "ConnectorSettings", "ReplaySettings", "TopologySettings"]

@@ -25,10 +25,10 @@ from typing import Any
 
 import httpx
 
+from rootward.bundle.load import load_bundle
 from rootward.domain.roles import Role
 from rootward.engine.evidence_view import evidence_data
 from rootward.engine.investigate import investigate_bundle
-from rootward.sources.bundle import load_bundle
 from rootward.store.db import make_engine, make_session_factory
 from rootward.store.investigations import add_feedback, save_investigation
 from rootward.store.migrate import upgrade

@@ -102,8 +102,8 @@ def latency(samples: int = 100) -> dict[str, Any]:
 
 
 def backtest() -> dict[str, Any]:
+    from rootward.bundle.load import load_bundle
     from rootward.eval.truth import read_truth
-    from rootward.sources.bundle import load_bundle
     from rootward.worldmodel.backtest import bundle_dirs_under, load_cases, run_backtest
 
     with tempfile.TemporaryDirectory() as tmp:

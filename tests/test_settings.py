@@ -70,3 +70,17 @@ def test_schema_documents_each_section() -> None:
     schema = json_schema()
     assert {"database", "intake", "router", "runtime", "server"} <= set(schema["properties"])
     assert "IntakeSettings" in schema["$defs"]
+
+
+def test_the_executors_old_verify_ssl_key_still_works_with_a_deprecation_warning(tmp_path: Path) -> None:
+    old = {"executor": {"kubernetes": {"host": "https://k8s:6443", "verify_ssl": False}}}
+    with pytest.warns(FutureWarning, match="rename it `verify_tls`"):
+        settings = load_settings(data_dir=tmp_path, actions=old)
+    assert settings.actions.executor.kubernetes is not None
+    assert settings.actions.executor.kubernetes.verify_tls is False
+
+
+def test_verify_tls_and_its_old_name_together_are_a_config_error(tmp_path: Path) -> None:
+    both = {"executor": {"kubernetes": {"host": "https://k8s:6443", "verify_ssl": False, "verify_tls": True}}}
+    with pytest.raises(ConfigError, match="verify_tls"):
+        load_settings(data_dir=tmp_path, actions=both)

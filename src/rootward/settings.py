@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, create_model, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -33,12 +33,7 @@ from rootward.knowledge.settings import KnowledgeSettings
 from rootward.llm.settings import LLMSettings
 from rootward.notify.settings import NotifySettings
 from rootward.observability.settings import TracingSettings
-from rootward.sources.github import GitHubSettings
-from rootward.sources.kubernetes import KubernetesSettings
-from rootward.sources.loki import LokiSettings
-from rootward.sources.prometheus import PrometheusSettings
-from rootward.sources.replay import ReplaySettings
-from rootward.sources.topology_file import TopologySettings
+from rootward.sources.settings import CONNECTORS, ConnectorSettings, ReplaySettings, TopologySettings
 from rootward.worldmodel.settings import WorldModelSettings
 
 DEFAULT_CONFIG_FILE = Path("rootward.yaml")
@@ -105,8 +100,13 @@ class ServerSettings(Section):
     access_log: bool = Field(default=False, description="One log line per request (costs throughput).")
 
 
-class Settings(BaseSettings):
-    """The effective configuration: one field per section, nothing else."""
+class SettingsSections(BaseSettings):
+    """The effective configuration: one field per section, nothing else.
+
+    The live connectors' sections (prometheus, loki, kubernetes, github) are not
+    listed here: `Settings` below adds one optional section per entry of the
+    connector table, so a connector registers itself in one place.
+    """
 
     model_config = SettingsConfigDict(
         env_prefix="ROOTWARD_",
@@ -127,10 +127,6 @@ class Settings(BaseSettings):
     notify: NotifySettings = Field(default_factory=NotifySettings)
     actions: ActionsSettings = Field(default_factory=ActionsSettings)
     replay: ReplaySettings = Field(default_factory=ReplaySettings)
-    prometheus: PrometheusSettings | None = Field(default=None, description="Metrics; empty: no live metrics.")
-    loki: LokiSettings | None = Field(default=None, description="Logs; empty: no live logs.")
-    kubernetes: KubernetesSettings | None = Field(default=None, description="Events, pod health, rollouts.")
-    github: GitHubSettings | None = Field(default=None, description="Deployments of GitHub repositories.")
     topology: TopologySettings = Field(default_factory=TopologySettings)
     worldmodel: WorldModelSettings = Field(default_factory=WorldModelSettings)
     tracing: TracingSettings = Field(
@@ -138,7 +134,7 @@ class Settings(BaseSettings):
     )
 
     @model_validator(mode="after")
-    def _default_database(self) -> Settings:
+    def _default_database(self) -> SettingsSections:
         if not self.database.url:
             self.database.url = f"sqlite:///{self.data_dir / 'rootward.db'}"
         return self
@@ -147,6 +143,11 @@ class Settings(BaseSettings):
     def database_url(self) -> str:
         assert self.database.url is not None  # filled by _default_database
         return self.database.url
+
+    def connector_sections(self) -> dict[str, ConnectorSettings]:
+        """The configured connector sections by name, in the connector table's order."""
+        sections = {c.name: getattr(self, c.name, None) for c in CONNECTORS}
+        return {name: section for name, section in sections.items() if section is not None}
 
     @classmethod
     def settings_customise_sources(
@@ -163,6 +164,20 @@ class Settings(BaseSettings):
             _DatabaseUrlShortcut(settings_cls),
             _YamlFile(settings_cls),
         )
+
+
+def _with_connector_sections(base: type[SettingsSections]) -> type[SettingsSections]:
+    """`base` plus one optional top-level section per connector, described by its entry."""
+    sections: dict[str, Any] = {
+        c.name: (c.settings | None, Field(default=None, description=c.description)) for c in CONNECTORS
+    }
+    return create_model("Settings", __base__=base, __module__=__name__, __doc__=base.__doc__, **sections)
+
+
+if TYPE_CHECKING:  # the type checker sees the static sections; connector sections are read by name
+    Settings = SettingsSections
+else:
+    Settings = _with_connector_sections(SettingsSections)
 
 
 class _DatabaseUrlShortcut(PydanticBaseSettingsSource):

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from rootward.bundle.cites import BundleCiteResolver
+from rootward.bundle.load import load_bundle
 from rootward.context.assemble import assemble_context
-from rootward.engine.cites import BundleCiteResolver
-from rootward.sources.bundle import bundle_sources, load_bundle
+from rootward.sources.bundle import bundle_sources
 
 EXAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "examples"
 EXAMPLE = EXAMPLES / "shop-disk-full-03"

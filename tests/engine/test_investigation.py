@@ -6,13 +6,13 @@ import json
 import shutil
 from pathlib import Path
 
+from rootward.bundle.cites import BundleCiteResolver
+from rootward.bundle.load import load_bundle
 from rootward.domain.investigation import InvestigationResult
-from rootward.engine.cites import BundleCiteResolver
 from rootward.engine.dependencies import EngineDeps
 from rootward.engine.investigate import investigate_bundle
 from rootward.engine.investigation import STAGES, initial_state, run_stages
 from rootward.engine.state import EngineState
-from rootward.sources.bundle import load_bundle
 
 
 def _truth(bundle: Path) -> list[tuple[str, str]]:

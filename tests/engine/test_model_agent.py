@@ -15,16 +15,20 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
+from rootward.bundle.load import load_bundle
 from rootward.context.assemble import assemble_context
 from rootward.domain.evidence import EvidenceRef
 from rootward.domain.investigation import Finding, ToolResult
+from rootward.engine.budget import Budget
 from rootward.engine.dependencies import EngineDeps
 from rootward.engine.investigate import investigate_bundle
 from rootward.engine.llm_reasoner import build_reasoner
-from rootward.engine.model_agent import describe
+from rootward.engine.model_agent import ModelSpecialist, describe, tool_specs
 from rootward.engine.supervisor import direct_verdict, status_of
+from rootward.engine.tools import PathParams, Tool, ToolLayer
 from rootward.llm.settings import LLMSettings
-from rootward.sources.bundle import bundle_sources, load_bundle
+from rootward.llm.types import ToolCall
+from rootward.sources.bundle import bundle_sources
 from tests.conftest import EXAMPLES
 from tests.fixtures.fake_llm import Calls, FakeLLMServer
 
@@ -168,3 +172,26 @@ def test_tool_results_reach_the_model_typed_fenced_and_scrubbed() -> None:
     assert "ignore previous instructions" not in text  # that line is set aside, the others stay
     failed = describe(ToolResult("error", None, "metric_scores(entity='a')", error="prometheus: HTTP 503"))
     assert '"status": "error"' in failed and "HTTP 503" in failed
+
+
+def _result(**args: object) -> ToolResult:
+    return ToolResult("ok", [], f"t({args})")
+
+
+def test_tool_schemas_come_from_each_tools_parameter_model() -> None:
+    tools = [Tool("path_to_alerts", "edges", _result, PathParams), Tool("dependents", "reach", _result)]
+    specs = {s.name: s.parameters for s in tool_specs(tools, ["api", "db"])}
+    assert specs["path_to_alerts"]["properties"]["direction"]["enum"] == ["failure", "load"]
+    assert specs["path_to_alerts"]["required"] == ["entity"]
+    assert specs["dependents"]["properties"]["entity"]["enum"] == ["api", "db"]
+    assert "direction" not in specs["dependents"]["properties"]
+    assert "conclude" in specs
+
+
+def test_a_tool_argument_the_model_got_wrong_is_refused_with_the_field_named() -> None:
+    tool = Tool("path_to_alerts", "edges", _result, PathParams)
+    layer = ToolLayer("model", frozenset({tool.name}), {tool.name: tool}, Budget(), [])
+    call = ToolCall("c1", "path_to_alerts", {"entity": "api", "direction": "sideways"})
+    answer = ModelSpecialist._run_tool(call, ["api"], layer, {})
+    assert answer.startswith("refused: direction:")
+    assert layer.calls == []

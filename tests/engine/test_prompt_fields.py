@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 from pydantic import SecretStr
 
+from rootward.bundle.load import load_bundle
 from rootward.context.assemble import Context, assemble_context
 from rootward.context.injection import PLACEHOLDER
 from rootward.engine.llm_reasoner import digest
@@ -16,7 +17,7 @@ from rootward.knowledge.drafts import ResolvedFindings
 from rootward.llm.client import LLMClient
 from rootward.llm.prompts import render
 from rootward.llm.settings import LLMSettings
-from rootward.sources.bundle import bundle_sources, load_bundle
+from rootward.sources.bundle import bundle_sources
 from tests.conftest import EXAMPLES
 from tests.fixtures.fake_llm import FakeLLMServer
 

@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from rootward.bundle.load import load_bundle
 from rootward.context.assemble import assemble_context
 from rootward.domain.investigation import TraceEntry
 from rootward.engine.budget import Budget
 from rootward.engine.specialists import default_specialists
 from rootward.engine.tools import ManifestViolation, ToolLayer, context_tools
-from rootward.sources.bundle import bundle_sources, load_bundle
+from rootward.sources.bundle import bundle_sources
 
 
 def test_a_tool_outside_the_manifest_raises_and_is_audited(examples: Path) -> None:

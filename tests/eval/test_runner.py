@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from rootward.bundle.format import TruthAccessDenied
+from rootward.bundle.load import _read_text, load_bundle
 from rootward.cli import app
 from rootward.domain.investigation import InvestigationResult
 from rootward.eval.runner import discover_bundles, evaluate, investigation_view
-from rootward.sources.bundle import TruthAccessDenied, _read_text, load_bundle
 
 SEEN: dict[str, object] = {}
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from rootward.bundle.cites import CiteCheck
 from rootward.domain.investigation import InvestigationResult
-from rootward.eval.cites import CiteCheck
 from rootward.eval.score import score_result, summarize
 from rootward.eval.truth import Truth, parse_truth
 

@@ -105,8 +105,8 @@ def test_service_filter_prefers_that_services_documents() -> None:
 
 
 def test_bundle_knowledge_gives_resolvable_cites(example_bundles: list) -> None:
+    from rootward.bundle.load import load_bundle
     from rootward.knowledge.chunking import chunk_text
-    from rootward.sources.bundle import load_bundle
 
     bundle = load_bundle(example_bundles[0])
     docs = {d.path: d for d in bundle.documents or []}

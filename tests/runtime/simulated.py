@@ -15,10 +15,10 @@ import yaml
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.bundle.load import load_bundle
 from rootward.runtime.intake import accept_alerts
 from rootward.settings import Settings
 from rootward.sim.generate import generate
-from rootward.sources.bundle import load_bundle
 from rootward.sources.replay import ANNOTATION
 from rootward.store.db import make_engine, make_session_factory
 from rootward.store.jobs import Job

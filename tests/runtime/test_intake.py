@@ -8,7 +8,6 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.domain.alert import Alert, Severity
-from rootward.runtime import intake
 from rootward.runtime.intake import Submission, accept_alerts, accept_batches
 from rootward.settings import RouterSettings
 from rootward.store.alerts import AlertGroupRow, AlertRow, RoutingDecisionRow
@@ -82,22 +81,17 @@ def test_batch_of_many_requests_for_seven_services_makes_seven_groups(sessions: 
         assert s.scalar(select(func.count()).where(AuditRow.kind == "alert.intake")) == 200
 
 
-def test_failure_while_storing_writes_nothing(sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failure_while_storing_writes_nothing(sessions: sessionmaker[Session]) -> None:
     def broken_enqueue(session: Session, group_id: str, rank: int, tier: str) -> str:
         raise RuntimeError("queue down")
 
-    monkeypatch.setattr(intake, "investigation_enqueuer", lambda: broken_enqueue)
     with pytest.raises(RuntimeError):
-        accept_alerts(sessions, [alert("a"), alert("b", service="db")], source="generic", settings=RouterSettings())
+        accept_alerts(
+            sessions,
+            [alert("a"), alert("b", service="db")],
+            source="generic",
+            settings=RouterSettings(),
+            enqueue=broken_enqueue,
+        )
     for model in (AlertRow, AlertGroupRow, RoutingDecisionRow, AuditRow):
         assert count(sessions, model) == 0
-
-
-def test_without_the_runtime_groups_are_stored_and_the_gap_audited(
-    sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(intake, "investigation_enqueuer", lambda: None)
-    result = accept_alerts(sessions, [alert("a")], source="generic", settings=RouterSettings())
-    with sessions() as s:
-        kinds = s.scalars(select(AuditRow.kind).where(AuditRow.subject == result.decisions[0].group_id)).all()
-    assert kinds == ["group.not_enqueued"]

@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from rootward.bundle.load import load_bundle
 from rootward.engine.dependencies import EngineDeps
 from rootward.engine.state import EngineState
 from rootward.runtime.intake import accept_alerts
 from rootward.runtime.investigation_steps import InvestigationSteps, step_names
 from rootward.runtime.job_state import JobState
 from rootward.settings import load_settings
-from rootward.sources.bundle import bundle_sources, load_bundle
+from rootward.sources.bundle import bundle_sources
 from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import verify_chain
 from rootward.store.db import make_engine, make_session_factory

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from rootward.bundle.load import load_bundle
 from rootward.domain.faults import FAULT_TYPES
 from rootward.sim.faults import SIGNATURES
 from rootward.sim.generate import generate
-from rootward.sources.bundle import load_bundle
 
 ABSOLUTE = {"error_rate", "disk_used_ratio", "packet_loss_ratio", "restarts_total", "lock_waits"}
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from rootward.bundle.load import load_bundle
 from rootward.domain.faults import FAULT_TYPES
 from rootward.sim.generate import GOLDEN_PER_FAULT, bundle_files, generate, plan_bundles
 from rootward.sim.scenario import build_scenario
 from rootward.sim.topologies import BUILT_IN, load_topology
-from rootward.sources.bundle import load_bundle
 
 
 def _tree(root: Path) -> dict[str, bytes]:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from rootward.bundle.load import load_bundle
 from rootward.sim.generate import generate
 from rootward.sim.vary import renamer, shift_iso, vary_bundle
-from rootward.sources.bundle import load_bundle
 
 
 @pytest.fixture(scope="module")

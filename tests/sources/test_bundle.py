@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from rootward.bundle.format import BundleError
+from rootward.bundle.load import load_bundle
 from rootward.sources.base import SourceUnavailable
-from rootward.sources.bundle import BundleError, BundleLogSource, load_bundle
+from rootward.sources.bundle import BundleLogSource
 
 
 def test_example_bundles_load_with_all_sources(example_bundles: list[Path]) -> None:

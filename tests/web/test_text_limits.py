@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, select
 
+from rootward.domain.investigation import InvestigationResult
 from rootward.domain.roles import Role
 from rootward.settings import load_settings
 from rootward.store.changes import ChangeRow
@@ -68,7 +69,7 @@ def test_feedback_with_an_over_long_correction_is_400_naming_it_and_nothing_stor
     with sessions() as s, s.begin():
         add_user(s, "rita", Role.RESPONDER)
         token = create_token(s, "rita")
-        result = {"bundle": "b", "status": "validated", "hypotheses": [], "claims": [], "evidence": {}, "gaps": []}
+        result = InvestigationResult(bundle="b", status="validated")
         investigation_id = save_investigation(s, result, title="t", service="checkout").id
     client.cookies.set("rootward_token", token)
     form = {"verdict": "wrong", "corrected_entity": "db", field: "x" * (limit + 1)}

@@ -26,7 +26,7 @@ class KubernetesBackend:
     def __init__(self, settings: KubernetesExecSettings) -> None:
         config = k8s.Configuration()
         config.host = settings.host
-        config.verify_ssl = settings.verify_ssl
+        config.verify_ssl = settings.verify_tls
         config.retries = 1
         if settings.ca_cert:
             config.ssl_ca_cert = settings.ca_cert

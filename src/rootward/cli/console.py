@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from rootward.sources.bundle import BundleError
+from rootward.bundle.format import BundleError
 
 ConfigOption = typer.Option(None, "--config", "-c", help="rootward.yaml (default: $ROOTWARD_CONFIG)")
 

@@ -33,7 +33,8 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 def _topology_file(path: Path) -> Any:
-    from rootward.sources.bundle import BundleError, parse_topology
+    from rootward.bundle.format import BundleError
+    from rootward.bundle.validate import parse_topology
 
     try:
         return parse_topology(path.read_text(encoding="utf-8"))
@@ -47,7 +48,7 @@ def _graph_and_dynamics(config: Path | None, bundle: Path | None, topology: Path
     from rootward.worldmodel.graph import WorldGraph
 
     if bundle is not None:
-        from rootward.sources.bundle import load_bundle
+        from rootward.bundle.load import load_bundle
 
         loaded = load_bundle(bundle)
         if loaded.topology is None:
@@ -100,17 +101,14 @@ def seed_cmd(
     for path in [*wm.operator_files, *(operator or [])]:
         layers.append(("operator", str(path), lambda p=path: _topology_file(p)))
     if bundle is not None:
-        from rootward.sources.bundle import load_bundle
+        from rootward.bundle.load import load_bundle
 
         layers.append(("topology_file", str(bundle), lambda b=bundle: load_bundle(b).topology))
-    if settings.kubernetes is not None and settings.topology.from_kubernetes:
-        from rootward.sources.kubernetes import KubernetesSource
+    from rootward.sources.live import connector_sources
 
-        layers.append(("kubernetes", "kubernetes", KubernetesSource(settings.kubernetes).graph))
-    if settings.prometheus is not None and settings.topology.from_prometheus_targets:
-        from rootward.sources.prometheus import PrometheusSource
-
-        layers.append(("prometheus", "prometheus targets", PrometheusSource(settings.prometheus).graph))
+    for name, source in connector_sources(settings.connector_sections(), wanted={"topology"})["topology"]:
+        if settings.topology.layers_from(name):
+            layers.append((name, name, source.graph))
     if not layers:
         typer.echo("no layer configured: set topology.file, worldmodel.topology_files, kubernetes, or pass --topology")
         raise typer.Exit(1)
@@ -248,8 +246,8 @@ def blast_radius_cmd(
 
 
 def _cases(directory: Path) -> tuple[list[Any], list[str]]:
+    from rootward.bundle.load import load_bundle
     from rootward.eval.truth import read_truth
-    from rootward.sources.bundle import load_bundle
     from rootward.worldmodel.backtest import bundle_dirs_under, load_cases
 
     dirs = bundle_dirs_under(directory)
@@ -289,7 +287,7 @@ def mine_cmd(
     apply: Annotated[bool, typer.Option("--apply", help="Store the proposed edges as `learned` claims.")] = False,
 ) -> None:
     """Propose edges from alerts that co-occur across the bundles under DIRECTORY (no truth needed)."""
-    from rootward.sources.bundle import load_bundle
+    from rootward.bundle.load import load_bundle
     from rootward.store.migrate import upgrade
     from rootward.store.worldmodel import load_graph_records, save_graph
     from rootward.worldmodel.backtest import bundle_dirs_under

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from rootward.sources.bundle import BundleError
+from rootward.bundle.format import BundleError
 
 if TYPE_CHECKING:
     from rootward.engine.dependencies import EngineDeps
@@ -62,9 +62,10 @@ def context_command(
     hops: int = typer.Option(2, help="Graph distance around the alerting services"),
 ) -> None:
     """Print the assembled context: exactly what the engine will reason over."""
+    from rootward.bundle.load import load_bundle
     from rootward.context.assemble import assemble_context
     from rootward.engine.knowledge_context import retrieve_knowledge
-    from rootward.sources.bundle import bundle_sources, load_bundle
+    from rootward.sources.bundle import bundle_sources
 
     try:
         loaded = load_bundle(bundle)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 import signal
 import sys
@@ -48,14 +47,11 @@ def _upgrade_or_exit(settings: Settings) -> None:
 
 
 def _start_workers(settings: Settings, sessions: Any) -> Any:
-    """The runtime's in-process worker pool, or None when the runtime is not installed."""
+    """The runtime's in-process worker pool, or None when `runtime.workers` is 0."""
     if settings.runtime.workers == 0:
         return None
-    try:
-        from rootward.runtime.worker import WorkerPool
-    except ImportError:
-        log.warning("runtime not installed: serving the API without workers")
-        return None
+    from rootward.runtime.worker import WorkerPool
+
     pool = WorkerPool(settings, sessions)
     pool.start()
     return pool
@@ -83,13 +79,10 @@ def _start_background(settings: Settings, sessions: Any, stop: threading.Event) 
     return start_background(settings.notify, sessions, stop, extra=loops)
 
 
-def _start_demo(url: str, token: str | None, stop: threading.Event) -> threading.Thread | None:
-    try:
-        feed = importlib.import_module("rootward.sim.demo_feed")
-    except ImportError:
-        typer.echo("warning: --demo needs rootward.sim.demo_feed, which is not installed", err=True)
-        return None
-    thread = threading.Thread(target=feed.run, args=(url, token, stop), name="rootward-demo-feed", daemon=True)
+def _start_demo(url: str, token: str | None, stop: threading.Event) -> threading.Thread:
+    from rootward.sim.demo_feed import run
+
+    thread = threading.Thread(target=run, args=(url, token, stop), name="rootward-demo-feed", daemon=True)
     thread.start()
     return thread
 

@@ -133,10 +133,11 @@ def demo_cmd(
             raise typer.Exit(2) from None
         typer.echo(f"Simulated incident {made.path.name} ({made.topology} topology); investigating...\n")
         from rootward.engine.investigate import investigate_bundle
+        from rootward.engine.rca import render_markdown
 
         with investigation_view(made.path) as view:
             result = investigate_bundle(view)
-        typer.echo(render_rca(result))
+        typer.echo(render_markdown(result))
         truth = read_truth(made.path)
         verdict = (
             "found"
@@ -146,30 +147,6 @@ def demo_cmd(
         typer.echo(
             f"\nSimulated truth: {truth.entity} / {truth.fault_type} ({truth.notes}) -> top hypothesis {verdict}"
         )
-
-
-def render_rca(result: object) -> str:
-    """The engine's own Markdown RCA when it has one, else claims, hypotheses and gaps as plain text."""
-    try:
-        from rootward.engine.rca import render_markdown
-
-        return render_markdown(result)  # type: ignore[arg-type]
-    except ImportError:
-        pass
-    from rootward.domain.investigation import InvestigationResult
-
-    assert isinstance(result, InvestigationResult)
-    lines = [f"# RCA for {result.bundle}: {result.status}", "", "## Hypotheses"]
-    for h in result.hypotheses:
-        lines.append(
-            f"- {h.id} {h.entity} / {h.fault_type}: {h.status} ({h.confidence:.2f}) evidence {', '.join(h.evidence)}"
-        )
-    lines += ["", "## Findings"]
-    for c in result.claims:
-        cites = ", ".join(result.evidence[e].cite for e in c.evidence if e in result.evidence)
-        lines.append(f"- {c.text} [{cites}]")
-    lines += ["", "## Gaps", *(f"- {g}" for g in result.gaps)]
-    return "\n".join(lines) + "\n"
 
 
 def register(app: typer.Typer) -> None:

@@ -8,15 +8,14 @@ the evidence even when the source is down or the bundle is gone.
 
 from __future__ import annotations
 
-import re
 import statistics
 from typing import Any
 
+from rootward.bundle.cites import ChangeCite, CiteFormError, KnowledgeCite, LogCite, MetricCite, parse_cite
+from rootward.bundle.format import Bundle
 from rootward.domain.investigation import InvestigationResult
 from rootward.knowledge.chunking import chunk_text
-from rootward.sources.bundle import Bundle
 
-_METRIC = re.compile(r"^metrics\.csv:(?P<svc>[^/]+)/(?P<metric>.+)@(?P<start>\d+)-(?P<end>\d+)$")
 LOG_CONTEXT = 3
 MAX_POINTS = 240
 
@@ -59,29 +58,29 @@ def evidence_data(result: InvestigationResult, bundle: Bundle) -> dict[str, Any]
     docs = {d.path: d for d in bundle.documents or []}
     out: dict[str, Any] = {}
     for eid, item in result.evidence.items():
-        cite = item.cite
+        try:
+            cite = parse_cite(item.cite)
+        except CiteFormError:
+            continue  # a live source's query: there is no bundle data behind it
         data: dict[str, Any] | None = None
-        if (m := _METRIC.match(cite)) is not None:
-            data = _metric(bundle, m["svc"], m["metric"], int(m["start"]), int(m["end"]))
-        elif cite.startswith("logs.jsonl:") and cite.split(":", 1)[1].isdigit():
-            data = _log(bundle, int(cite.split(":", 1)[1]))
-        elif cite.startswith("changes.json:") and (change := changes.get(cite.split(":", 1)[1])) is not None:
-            data = {
-                "summary": change.summary,
-                "diff": change.diff,
-                "version": change.version,
-                "time": change.time.isoformat(),
-                "service": change.service,
-                "author": change.author,
-            }
-        elif cite.startswith("knowledge/") and "#" in cite:
-            path, _, number = cite[len("knowledge/") :].rpartition("#")
-            doc = docs.get(path)
-            if doc is not None and number.isdigit():
+        match cite:
+            case MetricCite():
+                data = _metric(bundle, cite.service, cite.metric, cite.start, cite.end)
+            case LogCite():
+                data = _log(bundle, cite.line)
+            case ChangeCite() if (change := changes.get(cite.id)) is not None:
+                data = {
+                    "summary": change.summary,
+                    "diff": change.diff,
+                    "version": change.version,
+                    "time": change.time.isoformat(),
+                    "service": change.service,
+                    "author": change.author,
+                }
+            case KnowledgeCite() if (doc := docs.get(cite.path)) is not None:
                 chunks = chunk_text(doc.text)
-                index = int(number)
-                if index < len(chunks):
-                    data = {"path": path, "text": chunks[index].text}
+                if cite.chunk < len(chunks):
+                    data = {"path": cite.path, "text": chunks[cite.chunk].text}
         if data is not None:
             out[eid] = data
     return out

@@ -11,10 +11,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from rootward.bundle.load import load_bundle
 from rootward.domain.investigation import InvestigationResult, Timing
 from rootward.engine.dependencies import EngineDeps
 from rootward.engine.investigation import run_investigation
-from rootward.sources.bundle import load_bundle
 
 
 def investigate_bundle(path: str | Path, deps: EngineDeps | None = None) -> InvestigationResult:

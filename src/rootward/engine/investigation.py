@@ -19,12 +19,14 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
+from rootward.bundle.cites import BundleCiteResolver
+from rootward.bundle.format import Bundle
+from rootward.bundle.load import load_bundle
 from rootward.context.assemble import assemble_context
 from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Claim, InvestigationResult
 from rootward.domain.topology import Topology
 from rootward.engine.budget import Budget, BudgetExceeded
-from rootward.engine.cites import BundleCiteResolver
 from rootward.engine.dependencies import EngineDeps, WorldModelSource
 from rootward.engine.gates import apply_gates
 from rootward.engine.hypotheses import MIN_HYPOTHESES, rank_hypotheses
@@ -37,7 +39,7 @@ from rootward.engine.state import EngineState
 from rootward.engine.supervisor import EXPANDED_HOPS, Assessment, assess, direct_verdict, should_expand
 from rootward.engine.tools import ToolLayer, context_tools
 from rootward.engine.verify import check_result, repair_result, verify
-from rootward.sources.bundle import Bundle, bundle_sources, load_bundle
+from rootward.sources.bundle import bundle_sources
 from rootward.worldmodel.dynamics import Dynamics
 from rootward.worldmodel.graph import WorldGraph
 

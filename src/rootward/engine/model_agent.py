@@ -20,6 +20,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from rootward.context.assemble import Context
 from rootward.context.injection import guard, guard_field
 from rootward.context.scrub import scrub_text
@@ -27,7 +29,7 @@ from rootward.domain.evidence import EvidenceRef
 from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Finding, FindingStatus, ToolResult
 from rootward.engine.budget import Budget, BudgetExceeded
-from rootward.engine.tools import ManifestViolation, ToolLayer
+from rootward.engine.tools import ManifestViolation, Tool, ToolLayer
 from rootward.llm.client import LLMClient
 from rootward.llm.prompts import render
 from rootward.llm.types import Message, ToolCall, ToolSpec
@@ -79,16 +81,15 @@ class AgentLimits:
     hypotheses: int = 2  # undecided hypotheses the model examines per investigation
 
 
-def tool_specs(descriptions: dict[str, str], entities: list[str]) -> list[ToolSpec]:
-    entity: dict[str, Any] = {"type": "string", "description": "an entity of this incident"}
-    if len(entities) <= MAX_ENUM_ENTITIES:
-        entity["enum"] = entities
+def tool_specs(tools: list[Tool], entities: list[str]) -> list[ToolSpec]:
+    """Each tool's parameter model as the model sees it; an `entity` lists this incident's entities."""
     specs = []
-    for name, description in descriptions.items():
-        properties: dict[str, Any] = {"entity": entity}
-        if name == "path_to_alerts":
-            properties["direction"] = {"type": "string", "enum": ["failure", "load"]}
-        specs.append(ToolSpec(name, description, {"type": "object", "properties": properties, "required": ["entity"]}))
+    for tool in tools:
+        schema = tool.params.json_schema()
+        entity = schema.get("properties", {}).get("entity")
+        if entity is not None and len(entities) <= MAX_ENUM_ENTITIES:
+            entity["enum"] = entities
+        specs.append(ToolSpec(tool.name, tool.description, schema))
     return [*specs, CONCLUDE_SPEC]
 
 
@@ -135,7 +136,7 @@ class ModelSpecialist:
         for ref in [*hypothesis.evidence, *(e for f in findings for e in f.evidence)]:
             shown.setdefault(ref.cite, ref)
         entities = sorted(set(ctx.topology.entities) | set(ctx.alerting_services))
-        specs = tool_specs(tools.descriptions(), entities)
+        specs = tool_specs(tools.offered(), entities)
         messages = [
             Message("system", render("agent_system")),
             Message(
@@ -174,13 +175,14 @@ class ModelSpecialist:
 
     @staticmethod
     def _run_tool(call: ToolCall, entities: list[str], tools: ToolLayer, shown: dict[str, EvidenceRef]) -> str:
-        entity = call.arguments.get("entity")
-        if entity not in entities:
-            return f"refused: {entity!r} is not an entity of this incident"
-        args = {"entity": str(entity)}
-        direction = call.arguments.get("direction")
-        if call.name == "path_to_alerts" and direction in ("failure", "load"):
-            args["direction"] = str(direction)
+        tool = next((t for t in tools.offered() if t.name == call.name), None)
+        try:
+            args = tool.arguments(call.arguments) if tool is not None else {}
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            return f"refused: {'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+        if "entity" in args and args["entity"] not in entities:
+            return f"refused: {args['entity']!r} is not an entity of this incident"
         try:
             result = tools.call(call.name, **args)
         except ManifestViolation as exc:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
+from rootward.bundle.load import load_bundle
 from rootward.domain.alert import Severity
 from rootward.engine.evidence_view import evidence_data
 from rootward.engine.investigate import investigate_bundle
-from rootward.sources.bundle import load_bundle
 from rootward.store.investigations import InvestigationRow, save_investigation
 
 

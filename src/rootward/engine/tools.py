@@ -14,7 +14,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from rootward.context.assemble import Context
 from rootward.context.topology import upstream_closure
@@ -31,11 +33,53 @@ class ManifestViolation(PermissionError):
 ToolFn = Callable[..., ToolResult]
 
 
+class ToolParams(BaseModel):
+    """A tool's arguments: validates what a caller (rule or model) passes and gives the model its JSON schema.
+
+    Unknown arguments are dropped, as a model may add some; a wrong value is an error the
+    caller sees and can correct.
+    """
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The schema without pydantic's titles: what a model needs, and nothing to distract it."""
+        return _without_titles(cls.model_json_schema())
+
+
+class NoParams(ToolParams):
+    pass
+
+
+class EntityParams(ToolParams):
+    entity: str = Field(description="an entity of this incident")
+
+
+class PathParams(EntityParams):
+    direction: Literal["failure", "load"] = Field(
+        default="failure",
+        description="failure: from the alerting services down to the entity; load: from the entity to them",
+    )
+
+
+def _without_titles(schema: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in schema.items() if k != "title"}
+    if isinstance(out.get("properties"), dict):
+        out["properties"] = {name: _without_titles(spec) for name, spec in out["properties"].items()}
+    return out
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
     description: str
     run: ToolFn
+    params: type[ToolParams] = EntityParams
+
+    def arguments(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """`raw` validated against the parameter model (ValidationError names the field and why)."""
+        return self.params.model_validate(raw).model_dump()
 
 
 class ToolLayer:
@@ -51,7 +95,11 @@ class ToolLayer:
 
     def descriptions(self) -> dict[str, str]:
         """What each tool this agent may call is for (the manifest's tools that exist here)."""
-        return {name: self._tools[name].description for name in sorted(self.manifest) if name in self._tools}
+        return {tool.name: tool.description for tool in self.offered()}
+
+    def offered(self) -> list[Tool]:
+        """The tools this agent may call: the manifest's tools that exist here, by name."""
+        return [self._tools[name] for name in sorted(self.manifest) if name in self._tools]
 
     def call(self, name: str, **args: Any) -> ToolResult:
         invocation = f"{name}({', '.join(f'{k}={v!r}' for k, v in sorted(args.items()))})"
@@ -175,9 +223,14 @@ def context_tools(ctx: Context) -> dict[str, Tool]:
         Tool("log_mentions", "other entities' failure templates that name this entity", read.log_mentions),
         Tool("dependent_logs", "failure templates of the entities that call or run on this one", read.dependent_logs),
         Tool("dependents", "entities a fault here can reach", read.dependents),
-        Tool("path_to_alerts", "dependency edges from the alerting services down to an entity", read.path_to_alerts),
+        Tool(
+            "path_to_alerts",
+            "dependency edges from the alerting services down to an entity",
+            read.path_to_alerts,
+            PathParams,
+        ),
         Tool("changes_for", "an entity's changes near the onset", read.changes_for),
         Tool("knowledge_for", "runbooks, postmortems and team notes about an entity", read.knowledge_for),
-        Tool("alerts", "the firing alerts", read.alerts),
+        Tool("alerts", "the firing alerts", read.alerts, NoParams),
     ]
     return {t.name: t for t in table}

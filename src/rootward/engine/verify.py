@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from rootward.bundle.cites import CiteResolver
 from rootward.context.anomaly import SYMPTOM_FAMILIES, family_of
 from rootward.domain.evidence import EvidenceRef
 from rootward.domain.investigation import Finding, InvestigationResult, Verification
-from rootward.engine.cites import CiteResolver
 from rootward.engine.supervisor import Assessment, status_of
 
 CONTEXT_KINDS = frozenset({"topology", "knowledge", "alert"})  # where a signal sits, not a signal

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
+from rootward.bundle.validate import parse_document
 from rootward.domain.knowledge import Document
 from rootward.eval.kb_faults import ALL_SERVICES, FAULTS, Fault, Svc
-from rootward.sources.bundle import parse_document
 
 DEFAULT_SEED = 7
 DEFAULT_POSTMORTEMS = 1260

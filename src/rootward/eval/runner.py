@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rootward.bundle.cites import BundleCiteResolver, CiteCheck
+from rootward.bundle.format import BundleError
+from rootward.bundle.load import load_bundle
 from rootward.domain.investigation import InvestigationResult
-from rootward.eval.cites import CiteCheck, CiteResolver
 from rootward.eval.score import BundleScore, score_result
 from rootward.eval.truth import TRUTH_FILE, read_truth
-from rootward.sources.bundle import BundleError, load_bundle
 
 ENTRY_POINT = "rootward.engine.investigate:investigate_bundle"
 
@@ -91,7 +92,7 @@ def score_one(bundle: Path, raw: dict[str, Any] | None, wall_ms: int, error: str
     check: Callable[[str], CiteCheck] = _unresolvable
     if result.evidence:
         try:
-            check = CiteResolver(load_bundle(bundle)).check
+            check = BundleCiteResolver(load_bundle(bundle)).check
         except BundleError as exc:
             error = error or f"BundleError: {exc}"
     return Scored(bundle, score_result(result, truth, check, wall_ms=wall_ms, error=error), raw)

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from rootward.bundle.cites import CiteCheck
 from rootward.domain.investigation import InvestigationResult
-from rootward.eval.cites import CiteCheck
 from rootward.eval.truth import Truth
 
 CiteChecker = Callable[[str], CiteCheck]

@@ -14,13 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from rootward.domain.alert import Severity, Tier
 
 
-class Section(BaseModel):
+class StrictModel(BaseModel):
     """Unknown keys are errors, so typos fail at start."""
 
     model_config = ConfigDict(extra="forbid")
 
 
-class TierRule(Section):
+class TierRule(StrictModel):
     """One row of the action ladder: the first rule whose conditions all hold decides the tier."""
 
     severity: list[Severity] | None = Field(default=None, description="Match these severities; empty: any.")
@@ -64,7 +64,7 @@ def default_tier_rules() -> list[TierRule]:
     ]
 
 
-class RouterSettings(Section):
+class RouterSettings(StrictModel):
     group_window: timedelta = Field(
         default=timedelta(minutes=5),
         description="An alert joins the open group of its service when that group saw an alert within "

@@ -18,11 +18,12 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.bundle.format import BundleError
+from rootward.bundle.validate import parse_document
 from rootward.domain.knowledge import Document
 from rootward.knowledge.embeddings import Embedder, EmbeddingUnavailable
 from rootward.knowledge.index import IndexedChunk, chunk_document
 from rootward.knowledge.retrieve import KnowledgeIndex
-from rootward.sources.bundle import BundleError, parse_document
 from rootward.store.knowledge import (
     KnowledgeChunkRow,
     KnowledgeDocumentRow,

@@ -16,6 +16,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from rootward.actions.remediation import request_remediation
 from rootward.actions.safe_handlers import SafeActionContext
 from rootward.actions.safe_registry import run_safe_actions
+from rootward.bundle.format import BundleError
+from rootward.bundle.load import load_bundle
 from rootward.domain.alert import Alert
 from rootward.domain.topology import Topology
 from rootward.engine.risk_gate import Incident, plan_actions
@@ -23,7 +25,6 @@ from rootward.runtime.job_state import JobState
 from rootward.runtime.knowledge_snapshot import KnowledgeSnapshotter
 from rootward.runtime.queue import enqueue_investigation
 from rootward.settings import Settings
-from rootward.sources.bundle import BundleError, load_bundle
 
 log = logging.getLogger("rootward.runtime.steps")
 INCIDENT_NOTES_SOURCE = "rootward:incidents"  # the knowledge-base source of filed RCAs

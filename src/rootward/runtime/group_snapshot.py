@@ -8,7 +8,6 @@ the snapshot, never a failed step.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,16 +16,17 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.bundle.write import write_gaps
 from rootward.context.window import fired_at_of
+from rootward.domain.alert import Alert, Severity
 from rootward.domain.incident import IncidentMeta
 from rootward.runtime.job_state import JobState
 from rootward.runtime.knowledge_snapshot import KnowledgeSnapshotter
 from rootward.settings import Settings
 from rootward.sources.base import SourceSet
-from rootward.sources.bundle import parse_alerts
 from rootward.sources.replay import replay_bundle
-from rootward.sources.snapshot import snapshot_bundle, write_gaps
-from rootward.store.alerts import AlertGroupRow, AlertRow
+from rootward.sources.snapshot import snapshot_bundle
+from rootward.store.alerts import AlertGroupRow, AlertRow, utc
 
 LOOKBACK = timedelta(minutes=60)
 
@@ -39,28 +39,20 @@ def _iso(value: datetime) -> str:
     return aware.isoformat().replace("+00:00", "Z")
 
 
-def alertmanager_payload(rows: list[AlertRow]) -> dict[str, Any]:
-    """The group's alerts as one Alertmanager v4 payload, as the bundle spec stores them."""
-    return {
-        "version": "4",
-        "status": "firing" if any(r.status == "firing" for r in rows) else "resolved",
-        "receiver": "rootward",
-        "groupLabels": {},
-        "commonLabels": {},
-        "commonAnnotations": {},
-        "alerts": [
-            {
-                "status": r.status,
-                "labels": dict(r.labels),
-                "annotations": dict(r.annotations),
-                "startsAt": _iso(r.starts_at),
-                "endsAt": _iso(r.ends_at) if r.ends_at else "0001-01-01T00:00:00Z",
-                "generatorURL": r.generator_url,
-                "fingerprint": r.fingerprint,
-            }
-            for r in rows
-        ],
-    }
+def _alert(row: AlertRow) -> Alert:
+    """The stored alert as the domain record the snapshot writes into `alerts.json`."""
+    return Alert(
+        fingerprint=row.fingerprint,
+        name=row.name,
+        service=row.service,
+        severity=Severity(row.severity),
+        status="resolved" if row.status == "resolved" else "firing",
+        starts_at=utc(row.starts_at),
+        labels={str(k): str(v) for k, v in row.labels.items()},
+        annotations={str(k): str(v) for k, v in row.annotations.items()},
+        ends_at=utc(row.ends_at) if row.ends_at else None,
+        generator_url=row.generator_url,
+    )
 
 
 class StaticAlerts:
@@ -104,9 +96,8 @@ class GroupSnapshot:
         if replayed is not None:
             return replayed, {}
         out = Path(self.settings.data_dir) / "snapshots" / str(state.job_id)
-        payload = alertmanager_payload(rows)
-        _, parsed = parse_alerts(json.dumps([payload]))
-        gaps = snapshot_bundle(out, meta=meta, alert_payloads=[payload], sources=self._sources(StaticAlerts(parsed)))
+        alerts = [_alert(r) for r in rows]
+        gaps = snapshot_bundle(out, meta=meta, alerts=alerts, sources=self._sources(StaticAlerts(alerts)))
         services = sorted({r.service for r in rows})
         query = " ".join([meta.title, *sorted({str(r.annotations.get("summary", "")) for r in rows})])
         if gaps.get("knowledge") and self._knowledge.write(out, query, services):

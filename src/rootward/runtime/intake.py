@@ -22,6 +22,7 @@ from rootward.domain.alert import Alert, Severity, Tier
 from rootward.ingest.admission import StoreLimits
 from rootward.ingest.router import Decision, GroupState, KnownAlert, NewAlert, RoutingPlan, route
 from rootward.ingest.settings import RouterSettings
+from rootward.runtime.queue import enqueue_investigation
 from rootward.store.alerts import AlertGroupRow, AlertRow, RoutingDecisionRow, utc
 from rootward.store.audit import AuditEntry, append_audit_many, lock_audit_chain
 from rootward.store.ids import new_id
@@ -92,15 +93,6 @@ def store_limits() -> StoreLimits:
         service=min(services, default=None),
         fingerprint=column_length(_ALERTS.c.fingerprint),
     )
-
-
-def investigation_enqueuer() -> Enqueue | None:
-    """The runtime's `enqueue_investigation`, or None while the runtime is not installed."""
-    try:
-        from rootward.runtime.queue import enqueue_investigation
-    except ImportError:
-        return None
-    return enqueue_investigation  # type: ignore[no-any-return]
 
 
 def _group_state(row: Any) -> GroupState:
@@ -265,13 +257,10 @@ def _intake_audit(plan: RoutingPlan, submissions: Sequence[Submission]) -> list[
     return audit
 
 
-def _enqueue_investigations(session: Session, plan: RoutingPlan, enqueue: Enqueue | None) -> list[AuditEntry]:
+def _enqueue_investigations(session: Session, plan: RoutingPlan, enqueue: Enqueue) -> list[AuditEntry]:
     audit: list[AuditEntry] = []
     jobs = []
     for group in plan.investigate:
-        if enqueue is None:
-            audit.append(AuditEntry("group.not_enqueued", group.id, {"reason": "runtime queue not installed"}))
-            continue
         job_id = enqueue(session, group.id, group.severity.rank, group.tier.value)
         jobs.append({"b_id": group.id, "job": job_id})
         audit.append(AuditEntry("group.investigation", group.id, {"job": job_id, "tier": group.tier.value}))
@@ -281,7 +270,7 @@ def _enqueue_investigations(session: Session, plan: RoutingPlan, enqueue: Enqueu
 
 
 def _write(
-    session: Session, plan: RoutingPlan, submissions: Sequence[Submission], now: datetime, enqueue: Enqueue | None
+    session: Session, plan: RoutingPlan, submissions: Sequence[Submission], now: datetime, enqueue: Enqueue
 ) -> None:
     _write_groups(session, plan)
     _write_alerts(session, plan, submissions, now)
@@ -295,13 +284,14 @@ def accept_batches(
     *,
     settings: RouterSettings,
     now: datetime | None = None,
+    enqueue: Enqueue = enqueue_investigation,
 ) -> list[AcceptResult]:
     """Route and store several requests' alerts in one transaction (group commit), in order.
 
-    Returns one result per submission, each with one decision per alert.
+    Returns one result per submission, each with one decision per alert. `enqueue` queues
+    the investigation of each new or escalated group, inside the same transaction.
     """
     now = now or datetime.now(UTC)
-    enqueue = investigation_enqueuer()
     alerts = [alert for sub in submissions for alert in sub.alerts]
     with sessions.begin() as session:
         lock_audit_chain(session)  # several API replicas on PostgreSQL route one at a time
@@ -331,6 +321,7 @@ def accept_alerts(
     source: str,
     settings: RouterSettings,
     now: datetime | None = None,
+    enqueue: Enqueue = enqueue_investigation,
 ) -> AcceptResult:
     """Route and store one request's alerts in one transaction; one decision per alert, in order."""
-    return accept_batches(sessions, [Submission(source, alerts)], settings=settings, now=now)[0]
+    return accept_batches(sessions, [Submission(source, alerts)], settings=settings, now=now, enqueue=enqueue)[0]

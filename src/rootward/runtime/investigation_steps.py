@@ -49,8 +49,14 @@ class InvestigationSteps:
         if self._sources is not None:
             return self._sources
         from rootward.sources.live import build_live_sources
+        from rootward.sources.stored_changes import StoredChangeSource
 
-        return build_live_sources(self.settings, alerts=alerts, sessions=self.sessions)
+        return build_live_sources(
+            self.settings.connector_sections(),
+            self.settings.topology,
+            recorded_changes=StoredChangeSource(self.sessions),
+            alerts=alerts,
+        )
 
     def pipeline(self) -> Pipeline:
         steps = [Step("snapshot", self.snapshot), start_engine_step(self.deps)]

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.bundle.load import load_bundle
 from rootward.domain.investigation import Finding
 from rootward.engine.evidence_view import evidence_data
 from rootward.runtime.job_state import JobState
-from rootward.sources.bundle import load_bundle
 from rootward.store.audit import append_audit
 from rootward.store.findings import DbWorkingMemory
 from rootward.store.investigations import InvestigationRow, save_investigation

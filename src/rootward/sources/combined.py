@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from rootward.domain.telemetry import Change, LogRecord
-from rootward.sources.base import ChangeSource, LogSource, SourceUnavailable
+from rootward.domain.telemetry import Change, LogRecord, MetricSeries
+from rootward.sources.base import ChangeSource, LogSource, MetricSource, SourceUnavailable
 
 
 class CombinedLogSource:
@@ -57,3 +57,26 @@ class CombinedChangeSource:
         if not answered:
             raise SourceUnavailable("changes", "; ".join(gaps) or "no change source configured")
         return sorted(changes.values(), key=lambda c: c.time, reverse=True)
+
+
+class CombinedMetricSource:
+    def __init__(self, parts: Sequence[MetricSource]) -> None:
+        self.parts = list(parts)
+        self.gaps: list[str] = []
+
+    def series(
+        self, service: str | None, start: datetime, end: datetime, metric: str | None = None
+    ) -> Sequence[MetricSeries]:
+        out: list[MetricSeries] = []
+        gaps: list[str] = []
+        answered = False
+        for part in self.parts:
+            try:
+                out += part.series(service, start, end, metric)
+                answered = True
+            except SourceUnavailable as exc:
+                gaps.append(str(exc))
+        self.gaps = gaps
+        if not answered:
+            raise SourceUnavailable("metrics", "; ".join(gaps) or "no metric source configured")
+        return out

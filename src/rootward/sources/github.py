@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from rootward.domain.telemetry import Change
 from rootward.sources.base import SourceUnavailable
+from rootward.sources.connector import Connector
 from rootward.sources.httpapi import HttpApi
 from rootward.sources.resilience import ConnectorSettings, Guard, SourceResponseError
 
@@ -152,3 +153,13 @@ class GitHubDeploymentSource:
 
     def close(self) -> None:
         self.api.close()
+
+
+CONNECTOR = Connector(
+    name="github",
+    settings=GitHubSettings,
+    description="Deployments of GitHub repositories.",
+    provides=frozenset({"changes"}),
+    build=GitHubDeploymentSource,
+    active=lambda settings: bool(settings.repos),
+)

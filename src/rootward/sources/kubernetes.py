@@ -28,6 +28,7 @@ from pydantic import Field, SecretStr
 from rootward.domain.telemetry import Change, LogRecord
 from rootward.domain.topology import Entity, Topology
 from rootward.sources.base import SourceUnavailable
+from rootward.sources.connector import Connector
 from rootward.sources.resilience import ConnectorSettings, Guard
 
 SOURCE = "Kubernetes"
@@ -510,3 +511,12 @@ class KubernetesSource:
 
 def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+CONNECTOR = Connector(
+    name="kubernetes",
+    settings=KubernetesSettings,
+    description="Events, pod health, rollouts.",
+    provides=frozenset({"logs", "changes", "topology"}),
+    build=KubernetesSource,
+)

@@ -1,21 +1,22 @@
 """The live `SourceSet`: every connector the configuration names, and nothing else.
 
 A section left out of the config is a source left out of the set (None), which
-the engine reports as a named gap ("no metrics source configured"). Logs
+the engine reports as a named gap ("no metrics source configured"). The
+connectors come from one table (`sources/settings.CONNECTORS`), in its order:
+each configured one is built once and joins every protocol it provides. Logs
 combine Loki with Kubernetes events and pod health; changes combine the ones
-CI/CD recorded through `POST /api/v1/changes` with GitHub deployments and
-Kubernetes rollouts; topology merges the topology file, Kubernetes and
-Prometheus targets, in that order of authority.
+CI/CD recorded through `POST /api/v1/changes` (passed in by the caller, who
+owns the database) with GitHub deployments and Kubernetes rollouts; topology
+merges the topology file, Kubernetes and Prometheus targets, in that order of
+authority.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from sqlalchemy.orm import Session, sessionmaker
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any, TypeVar
 
 from rootward.domain.alert import Alert
-from rootward.settings import Settings
 from rootward.sources.base import (
     AlertSource,
     ChangeSource,
@@ -25,15 +26,20 @@ from rootward.sources.base import (
     SourceSet,
     TopologySource,
 )
-from rootward.sources.combined import CombinedChangeSource, CombinedLogSource
-from rootward.sources.github import GitHubDeploymentSource
-from rootward.sources.kubernetes import KubernetesSource
-from rootward.sources.loki import LokiSource
-from rootward.sources.prometheus import PrometheusSource
-from rootward.sources.stored_changes import StoredChangeSource
-from rootward.sources.topology_file import TopologyFileSource
+from rootward.sources.combined import CombinedChangeSource, CombinedLogSource, CombinedMetricSource
+from rootward.sources.connector import Provides
+from rootward.sources.resilience import ConnectorSettings
+from rootward.sources.settings import CONNECTORS
+from rootward.sources.topology_file import TopologyFileSource, TopologySettings
 from rootward.sources.topology_merge import MergedTopologySource
-from rootward.store.db import make_engine, make_session_factory
+
+P = TypeVar("P")
+PROTOCOLS: dict[Provides, type] = {
+    "logs": LogSource,
+    "metrics": MetricSource,
+    "changes": ChangeSource,
+    "topology": TopologySource,
+}
 
 
 class StaticAlerts:
@@ -46,52 +52,60 @@ class StaticAlerts:
         return self._alerts
 
 
+def connector_sources(
+    sections: Mapping[str, ConnectorSettings], wanted: Collection[Provides] = tuple(PROTOCOLS)
+) -> dict[Provides, list[tuple[str, Any]]]:
+    """`{protocol: [(connector name, source)]}` of the configured connectors, in the table's order.
+
+    Only connectors that provide one of the `wanted` protocols are built; a connector that
+    claims a protocol it does not implement is a programming error (TypeError).
+    """
+    provided: dict[Provides, list[tuple[str, Any]]] = {kind: [] for kind in PROTOCOLS}
+    for connector in CONNECTORS:
+        section = sections.get(connector.name)
+        if section is None or not connector.provides & set(wanted):
+            continue
+        source = connector.source(section)
+        if source is None:
+            continue
+        for kind in sorted(connector.provides):
+            if not isinstance(source, PROTOCOLS[kind]):
+                raise TypeError(f"connector {connector.name!r} provides {kind}: {type(source).__name__} does not")
+            provided[kind].append((connector.name, source))
+    return provided
+
+
+def _one_or_combined(parts: Sequence[P], combine: Callable[[Sequence[P]], P]) -> P | None:
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else combine(parts)
+
+
 def build_live_sources(
-    settings: Settings,
+    sections: Mapping[str, ConnectorSettings],
+    topology: TopologySettings,
     *,
+    recorded_changes: ChangeSource | None = None,
     alerts: AlertSource | None = None,
-    sessions: sessionmaker[Session] | None = None,
     knowledge: KnowledgeSource | None = None,
 ) -> SourceSet:
-    """Connectors of the configured sections; `sessions` reads recorded changes (default: settings' DB)."""
-    prometheus = PrometheusSource(settings.prometheus) if settings.prometheus else None
-    kubernetes = KubernetesSource(settings.kubernetes) if settings.kubernetes else None
-
-    log_parts: list[LogSource] = []
-    if settings.loki is not None:
-        log_parts.append(LokiSource(settings.loki))
-    if kubernetes is not None:
-        log_parts.append(kubernetes)
-    logs: LogSource | None = None
-    if len(log_parts) == 1:
-        logs = log_parts[0]
-    elif log_parts:
-        logs = CombinedLogSource(log_parts)
-
-    if sessions is None:
-        sessions = make_session_factory(make_engine(settings.database_url))
-    change_parts: list[ChangeSource] = [StoredChangeSource(sessions)]
-    if settings.github is not None and settings.github.repos:
-        change_parts.append(GitHubDeploymentSource(settings.github))
-    if kubernetes is not None:
-        change_parts.append(kubernetes)
-    changes: ChangeSource = change_parts[0] if len(change_parts) == 1 else CombinedChangeSource(change_parts)
-
+    """Sources of the configured connector `sections` (`Settings.connector_sections()`)."""
+    provided = connector_sources(sections)
+    logs: list[LogSource] = [source for _, source in provided["logs"]]
+    metrics: list[MetricSource] = [source for _, source in provided["metrics"]]
+    changes: list[ChangeSource] = [recorded_changes] if recorded_changes is not None else []
+    changes += [source for _, source in provided["changes"]]
     layers: list[tuple[str, TopologySource]] = []
-    if settings.topology.file is not None:
-        layers.append(("file", TopologyFileSource(settings.topology.file)))
-    if kubernetes is not None and settings.topology.from_kubernetes:
-        layers.append(("kubernetes", kubernetes))
-    if prometheus is not None and settings.topology.from_prometheus_targets:
-        layers.append(("prometheus", prometheus))
-    topology = MergedTopologySource(layers) if layers else None
-
-    metrics: MetricSource | None = prometheus
+    if topology.file is not None:
+        layers.append(("file", TopologyFileSource(topology.file)))
+    for name, source in provided["topology"]:
+        if topology.layers_from(name):
+            layers.append((name, source))
     return SourceSet(
         alerts=alerts or StaticAlerts(),
-        logs=logs,
-        metrics=metrics,
-        changes=changes,
-        topology=topology,
+        logs=_one_or_combined(logs, CombinedLogSource),
+        metrics=_one_or_combined(metrics, CombinedMetricSource),
+        changes=_one_or_combined(changes, CombinedChangeSource),
+        topology=MergedTopologySource(layers) if layers else None,
         knowledge=knowledge,
     )

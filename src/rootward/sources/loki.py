@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import Field, SecretStr
 
 from rootward.domain.telemetry import LogRecord
+from rootward.sources.connector import Connector
 from rootward.sources.httpapi import HttpApi
 from rootward.sources.resilience import ConnectorSettings, Guard, SourceResponseError
 
@@ -241,3 +242,12 @@ def _ns(moment: datetime) -> int:
 
 def _iso(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+CONNECTOR = Connector(
+    name="loki",
+    settings=LokiSettings,
+    description="Logs; empty: no live logs.",
+    provides=frozenset({"logs"}),
+    build=LokiSource,
+)

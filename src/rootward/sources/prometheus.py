@@ -26,6 +26,7 @@ from pydantic import Field, SecretStr
 from rootward.domain.telemetry import MetricSeries
 from rootward.domain.topology import Entity, Topology
 from rootward.sources.base import SourceUnavailable
+from rootward.sources.connector import Connector
 from rootward.sources.httpapi import HttpApi
 from rootward.sources.resilience import ConnectorSettings, Guard, SourceResponseError
 
@@ -321,3 +322,12 @@ class PrometheusSource:
 
     def close(self) -> None:
         self.api.close()
+
+
+CONNECTOR = Connector(
+    name="prometheus",
+    settings=PrometheusSettings,
+    description="Metrics; empty: no live metrics.",
+    provides=frozenset({"metrics", "topology"}),
+    build=PrometheusSource,
+)

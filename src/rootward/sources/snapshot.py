@@ -6,137 +6,85 @@ stay put after the incident, and the snapshot is the "what we saw" a user
 can attach to a bug report or turn into a golden bundle. A source that
 cannot answer leaves its file out (the spec's "source unavailable") and
 its reason in `gaps.json`, which the loader reports as the gap.
+
+This module only asks the sources; `rootward.bundle.write` owns the format.
 """
 
 from __future__ import annotations
 
-import csv
-import json
-from collections.abc import Sequence
-from datetime import timedelta
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
-from typing import Any
 
-import yaml
-
+from rootward.bundle.format import CHANGES_FILE, KNOWLEDGE_DIR, LOGS_FILE, METRICS_FILE, TOPOLOGY_FILE
+from rootward.bundle.write import (
+    write_alerts,
+    write_changes,
+    write_documents,
+    write_gaps,
+    write_incident,
+    write_logs,
+    write_metrics,
+    write_topology,
+)
+from rootward.domain.alert import Alert
 from rootward.domain.incident import IncidentMeta
-from rootward.sources.base import SourceSet, SourceUnavailable
+from rootward.sources.base import (
+    ChangeSource,
+    KnowledgeSource,
+    LogSource,
+    MetricSource,
+    SourceSet,
+    SourceUnavailable,
+    TopologySource,
+)
 
 CHANGE_LOOKBACK = timedelta(hours=72)
 
 
-def _iso(value: Any) -> str:
-    return value.isoformat().replace("+00:00", "Z")
-
-
-def snapshot_bundle(
-    out: Path,
-    *,
-    meta: IncidentMeta,
-    alert_payloads: Sequence[dict[str, Any]],
-    sources: SourceSet,
-) -> dict[str, str]:
+def snapshot_bundle(out: Path, *, meta: IncidentMeta, alerts: Sequence[Alert], sources: SourceSet) -> dict[str, str]:
     """Write the bundle; returns {file: reason} for each source that was unavailable."""
     out.mkdir(parents=True, exist_ok=True)
     gaps: dict[str, str] = {}
-    incident = {
-        "format": "rootward-bundle/v1",
-        "id": meta.id,
-        "title": meta.title,
-        "fired_at": _iso(meta.fired_at),
-        "window": {"start": _iso(meta.window_start), "end": _iso(meta.window_end)},
-    }
-    (out / "incident.yaml").write_text(yaml.safe_dump(incident, sort_keys=False))
-    (out / "alerts.json").write_text(json.dumps(list(alert_payloads), indent=1, default=str))
-
-    def attempt(name: str, write: Any, source: object | None) -> None:
-        if source is None:
+    write_incident(out, meta)
+    write_alerts(out, alerts)
+    start, end, since = meta.window_start, meta.window_end, meta.fired_at - CHANGE_LOOKBACK
+    parts: list[tuple[str, Callable[[], None] | None]] = [
+        (TOPOLOGY_FILE, partial(_topology, out, sources.topology) if sources.topology is not None else None),
+        (LOGS_FILE, partial(_logs, out, sources.logs, start, end) if sources.logs is not None else None),
+        (METRICS_FILE, partial(_metrics, out, sources.metrics, start, end) if sources.metrics is not None else None),
+        (CHANGES_FILE, partial(_changes, out, sources.changes, since, end) if sources.changes is not None else None),
+        (KNOWLEDGE_DIR, partial(_knowledge, out, sources.knowledge) if sources.knowledge is not None else None),
+    ]
+    for name, write in parts:
+        if write is None:
             gaps[name] = "source not configured"
-            return
+            continue
         try:
             write()
         except SourceUnavailable as exc:
             gaps[name] = exc.reason
             (out / name).unlink(missing_ok=True)
-
-    def topology() -> None:
-        assert sources.topology is not None
-        graph = sources.topology.graph()
-        entities = {}
-        for e in graph.entities.values():
-            spec: dict[str, Any] = {"kind": e.kind}
-            if e.depends_on:
-                spec["depends_on"] = list(e.depends_on)
-            if e.runs_on:
-                spec["runs_on"] = e.runs_on[0] if len(e.runs_on) == 1 else list(e.runs_on)
-            entities[e.name] = spec
-        (out / "topology.yaml").write_text(yaml.safe_dump({"entities": entities}, sort_keys=True))
-
-    def logs() -> None:
-        assert sources.logs is not None
-        records = sorted(sources.logs.query(None, meta.window_start, meta.window_end), key=lambda r: r.ts)
-        with open(out / "logs.jsonl", "w", encoding="utf-8") as fh:
-            for r in records:
-                row: dict[str, Any] = {"ts": _iso(r.ts), "service": r.service, "message": r.message}
-                row.update({k: v for k, v in (("level", r.level), ("host", r.host), ("pod", r.pod)) if v})
-                fh.write(json.dumps(row) + "\n")
-
-    def metrics() -> None:
-        assert sources.metrics is not None
-        series = sources.metrics.series(None, meta.window_start, meta.window_end)
-        with open(out / "metrics.csv", "w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(["timestamp", "service", "metric", "value"])
-            for s in series:
-                for t, v in zip(s.timestamps, s.values, strict=True):
-                    writer.writerow([t, s.service, s.metric, repr(float(v))])
-
-    def changes() -> None:
-        assert sources.changes is not None
-        items = sources.changes.recent(None, meta.fired_at - CHANGE_LOOKBACK, meta.window_end)
-        rows = [
-            {
-                "id": c.id,
-                "kind": c.kind,
-                "service": c.service,
-                "time": _iso(c.time),
-                "version": c.version,
-                "author": c.author,
-                "summary": c.summary,
-                "diff": c.diff,
-            }
-            for c in items
-        ]
-        (out / "changes.json").write_text(json.dumps(rows, indent=1))
-
-    def knowledge() -> None:
-        assert sources.knowledge is not None
-        for doc in sources.knowledge.documents():
-            front: dict[str, Any] = {}
-            if doc.services:
-                front["service"] = list(doc.services)
-            if doc.monitors:
-                front["monitors"] = list(doc.monitors)
-            if doc.updated:
-                front["updated"] = doc.updated.isoformat()
-            path = out / "knowledge" / doc.path
-            path.parent.mkdir(parents=True, exist_ok=True)
-            head = f"---\n{yaml.safe_dump(front, sort_keys=True)}---\n" if front else ""
-            path.write_text(head + doc.text)
-
-    attempt("topology.yaml", topology, sources.topology)
-    attempt("logs.jsonl", logs, sources.logs)
-    attempt("metrics.csv", metrics, sources.metrics)
-    attempt("changes.json", changes, sources.changes)
-    attempt("knowledge", knowledge, sources.knowledge)
     write_gaps(out, gaps)
     return gaps
 
 
-def write_gaps(out: Path, gaps: dict[str, str]) -> None:
-    """`gaps.json`: why each missing source is missing (absent when nothing is)."""
-    path = out / "gaps.json"
-    if gaps:
-        path.write_text(json.dumps(gaps, indent=1, sort_keys=True))
-    else:
-        path.unlink(missing_ok=True)
+def _topology(out: Path, source: TopologySource) -> None:
+    write_topology(out, source.graph())
+
+
+def _logs(out: Path, source: LogSource, start: datetime, end: datetime) -> None:
+    write_logs(out, source.query(None, start, end))
+
+
+def _metrics(out: Path, source: MetricSource, start: datetime, end: datetime) -> None:
+    write_metrics(out, source.series(None, start, end))
+
+
+def _changes(out: Path, source: ChangeSource, start: datetime, end: datetime) -> None:
+    write_changes(out, source.recent(None, start, end))
+
+
+def _knowledge(out: Path, source: KnowledgeSource) -> None:
+    write_documents(out, source.documents())

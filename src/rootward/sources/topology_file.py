@@ -11,9 +11,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rootward.bundle.format import BundleError
+from rootward.bundle.validate import parse_topology
 from rootward.domain.topology import Topology
 from rootward.sources.base import SourceUnavailable
-from rootward.sources.bundle import BundleError, parse_topology
 
 SOURCE = "topology file"
 
@@ -30,6 +31,11 @@ class TopologySettings(BaseModel):
     from_prometheus_targets: bool = Field(
         default=True, description="Add services and hosts from Prometheus target labels, when `prometheus` is set."
     )
+
+    def layers_from(self, connector: str) -> bool:
+        """Whether the topology merges in what the named connector reports (its `from_<name>` switch)."""
+        switches = {"kubernetes": self.from_kubernetes, "prometheus": self.from_prometheus_targets}
+        return switches.get(connector, True)
 
 
 class TopologyFileSource:

@@ -14,6 +14,7 @@ from fastapi.responses import Response
 from sqlalchemy import text
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.runtime.queue import live_workers
 from rootward.settings import Settings
 from rootward.web.intake import json_response
 
@@ -32,26 +33,13 @@ def readiness(settings: Settings, sessions: sessionmaker[Session]) -> tuple[bool
         with sessions() as session:
             session.execute(text("SELECT 1"))
             checks["database"] = "ok"
-            workers = _live_workers(session, settings)
+            workers = len(live_workers(session, 3 * settings.runtime.heartbeat_s))
     except Exception as exc:
         checks["database"] = f"unreachable: {type(exc).__name__}"
         return False, checks
-    ready = True
-    if workers is None:
-        checks["workers"] = "runtime not installed"
-    else:
-        checks["workers"] = workers
-        if settings.runtime.workers > 0 and workers == 0:
-            ready = False
+    checks["workers"] = workers
+    ready = not (settings.runtime.workers > 0 and workers == 0)
     return ready, checks
-
-
-def _live_workers(session: Session, settings: Settings) -> int | None:
-    try:
-        from rootward.runtime.queue import live_workers
-    except ImportError:
-        return None
-    return len(live_workers(session, 3 * settings.runtime.heartbeat_s))
 
 
 @router.get("/readyz")

@@ -294,7 +294,7 @@ def load_cases(
     """Bundles with truth and a topology become cases; the others are named as skipped.
 
     The caller hands in the truth reader (`rootward.eval.truth.read_truth`) and the bundle
-    loader (`rootward.sources.bundle.load_bundle`): the world model imports neither layer.
+    loader (`rootward.bundle.load.load_bundle`): the world model imports neither layer.
     """
     cases: list[BacktestCase] = []
     skipped: list[str] = []

@@ -8,41 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from rootward.sources.bundle import BundleError, load_bundle
-
-INCIDENT = (
-    "format: rootward-bundle/v1\nid: tiny-01\ntitle: Tiny\nfired_at: '2026-03-14T14:32:00Z'\n"
-    "window:\n  start: '2026-03-14T14:00:00Z'\n  end: '2026-03-14T15:00:00Z'\n"
-)
-ALERT = {
-    "status": "firing",
-    "labels": {"alertname": "HighErrorRate", "service": "api", "severity": "critical"},
-    "annotations": {},
-    "startsAt": "2026-03-14T14:32:00Z",
-    "endsAt": "0001-01-01T00:00:00Z",
-    "generatorURL": "",
-    "fingerprint": "abc",
-}
-ALERTS = json.dumps([{"version": "4", "status": "firing", "alerts": [ALERT]}])
-LOG = '{"ts": "2026-03-14T14:31:02Z", "service": "api", "level": "ERROR", "message": "boom"}'
-CHANGE = {"id": "d-1", "kind": "deploy", "service": "api", "time": "2026-03-14T14:20:00Z"}
-
-
-def write_bundle(root: Path) -> Path:
-    files = {
-        "incident.yaml": INCIDENT,
-        "alerts.json": ALERTS,
-        "topology.yaml": "entities:\n  api: {kind: service, depends_on: [db]}\n",
-        "logs.jsonl": LOG + "\n",
-        "metrics.csv": "timestamp,service,metric,value\n1773498600,api,error_rate,0.01\n",
-        "changes.json": json.dumps([CHANGE]),
-        "knowledge/runbooks/api.md": "---\nservice: api\nupdated: 2026-02-01\n---\n# API\n",
-    }
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
+from rootward.bundle.format import BundleError
+from rootward.bundle.load import load_bundle
+from tests.bundle.tiny import ALERT, CHANGE, INCIDENT, LOG, write_bundle
 
 
 def _err(tmp_path: Path, name: str, text: str | None) -> str:

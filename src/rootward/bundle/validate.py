@@ -1,0 +1,292 @@
+"""Validate one bundle file at a time and turn it into domain records.
+
+Each parser takes a file's text and either returns its records or raises a
+`BundleError` that names the file, the line and the field, so a user fixes a
+hand-written bundle from the message alone. Pure functions over text: the
+loader does the file access (and keeps truth.json out of reach).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from rootward.bundle.format import CHANGE_KINDS, FORMAT, ID_PATTERN, BundleError
+from rootward.domain.alert import Alert
+from rootward.domain.alertmanager import AmPayload, alerts_of
+from rootward.domain.incident import IncidentMeta
+from rootward.domain.knowledge import Document, DocumentKind
+from rootward.domain.telemetry import Change, LogRecord, MetricSeries
+from rootward.domain.topology import Entity, Topology
+
+
+def parse_time(value: Any, where: str) -> datetime:
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise BundleError(f"{where}: timestamp '{value.isoformat()}' has no time zone")
+        return value
+    if not isinstance(value, str) or not value:
+        raise BundleError(f"{where}: expected an RFC 3339 timestamp, got {value!r}")
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise BundleError(f"{where}: '{value}' is not an RFC 3339 timestamp") from None
+    if parsed.tzinfo is None:
+        raise BundleError(f"{where}: timestamp '{value}' has no time zone")
+    return parsed
+
+
+
+def _as_list(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list):
+        return tuple(str(v) for v in value)
+    return (str(value),)
+
+
+def parse_incident(text: str) -> IncidentMeta:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise BundleError(f"incident.yaml: not valid YAML ({exc})") from None
+    if not isinstance(data, dict):
+        raise BundleError("incident.yaml: expected a mapping at the top level")
+    fmt = data.get("format")
+    if fmt != FORMAT:
+        raise BundleError(f"incident.yaml: field 'format' must be '{FORMAT}', got {fmt!r}")
+    for key in ("id", "title", "fired_at", "window"):
+        if key not in data:
+            raise BundleError(f"incident.yaml: required field '{key}' is missing")
+    bundle_id = str(data["id"])
+    if not ID_PATTERN.match(bundle_id):
+        raise BundleError(f"incident.yaml: field 'id' must match [a-z0-9._-]+, got {bundle_id!r}")
+    window = data["window"]
+    if not isinstance(window, dict) or "start" not in window or "end" not in window:
+        raise BundleError("incident.yaml: field 'window' must have 'start' and 'end'")
+    start = parse_time(window["start"], "incident.yaml: field 'window.start'")
+    end = parse_time(window["end"], "incident.yaml: field 'window.end'")
+    if end <= start:
+        raise BundleError("incident.yaml: field 'window.end' must be after 'window.start'")
+    return IncidentMeta(
+        id=bundle_id,
+        title=str(data["title"]),
+        fired_at=parse_time(data["fired_at"], "incident.yaml: field 'fired_at'"),
+        window_start=start,
+        window_end=end,
+    )
+
+
+def parse_alerts(text: str) -> tuple[list[dict[str, Any]], list[Alert]]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BundleError(f"alerts.json line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    payloads = data if isinstance(data, list) else [data]
+    if not payloads:
+        raise BundleError("alerts.json: holds no payload")
+    alerts: list[Alert] = []
+    for index, raw in enumerate(payloads):
+        if not isinstance(raw, dict):
+            raise BundleError(f"alerts.json payload {index}: expected an object")
+        try:
+            payload = AmPayload.model_validate(raw)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"])
+            raise BundleError(f"alerts.json payload {index}: field '{loc}': {err['msg']}") from None
+        alerts += alerts_of(payload)
+    return payloads, alerts
+
+
+def parse_topology(text: str) -> Topology:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise BundleError(f"topology.yaml: not valid YAML ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("entities"), dict):
+        raise BundleError("topology.yaml: field 'entities' must be a mapping of name to entity")
+    entities: dict[str, Entity] = {}
+    for name, spec in data["entities"].items():
+        spec = spec or {}
+        if not isinstance(spec, dict):
+            raise BundleError(f"topology.yaml: entity '{name}' must be a mapping")
+        attrs = {
+            str(k): str(v) for k, v in spec.items() if k not in ("kind", "depends_on", "runs_on")
+        }
+        entities[str(name)] = Entity(
+            name=str(name),
+            kind=str(spec.get("kind", "service")),
+            depends_on=_as_list(spec.get("depends_on")),
+            runs_on=_as_list(spec.get("runs_on")),
+            attributes=attrs,
+        )
+    # Entities named only as targets still exist in the graph.
+    for entity in list(entities.values()):
+        for target in entity.dependencies:
+            entities.setdefault(target, Entity(name=target, kind="unknown"))
+    return Topology(entities=entities)
+
+
+def parse_logs(text: str) -> list[LogRecord]:
+    records: list[LogRecord] = []
+    loads = json.loads
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = loads(line)
+        except json.JSONDecodeError as exc:
+            raise BundleError(f"logs.jsonl line {number}: not valid JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise BundleError(f"logs.jsonl line {number}: expected an object")
+        for key in ("ts", "service", "message"):
+            if key not in obj:
+                raise BundleError(f"logs.jsonl line {number}: required field '{key}' is missing")
+        extra = {
+            k: str(v) for k, v in obj.items() if k not in ("ts", "service", "message", "level", "host", "pod")
+        }
+        records.append(
+            LogRecord(
+                ts=parse_time(obj["ts"], f"logs.jsonl line {number}: field 'ts'"),
+                service=str(obj["service"]),
+                message=str(obj["message"]),
+                level=str(obj.get("level") or "").upper(),
+                host=str(obj.get("host") or ""),
+                pod=str(obj.get("pod") or ""),
+                line=number,
+                extra=extra,
+            )
+        )
+    return records
+
+
+def parse_metrics(text: str) -> list[MetricSeries]:
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader, None)
+    expected = ["timestamp", "service", "metric", "value"]
+    if header is None or [h.strip() for h in header[:4]] != expected:
+        raise BundleError(f"metrics.csv line 1: header must be {','.join(expected)}, got {header!r}")
+    points: dict[tuple[str, str], list[tuple[int, float]]] = {}
+    for number, row in enumerate(reader, start=2):
+        if not row:
+            continue
+        if len(row) < 4:
+            raise BundleError(f"metrics.csv line {number}: expected 4 columns, got {len(row)}")
+        ts_raw, service, metric, value_raw = row[0], row[1], row[2], row[3]
+        try:
+            ts = int(float(ts_raw))
+        except ValueError:
+            raise BundleError(f"metrics.csv line {number}: timestamp '{ts_raw}' is not epoch seconds") from None
+        try:
+            value = float(value_raw)
+        except ValueError:
+            raise BundleError(f"metrics.csv line {number}: value '{value_raw}' is not a number") from None
+        if not service or not metric:
+            raise BundleError(f"metrics.csv line {number}: service and metric must not be empty")
+        points.setdefault((service, metric), []).append((ts, value))
+    out: list[MetricSeries] = []
+    for (service, metric), samples in sorted(points.items()):
+        samples.sort()
+        out.append(
+            MetricSeries(
+                service=service,
+                metric=metric,
+                timestamps=tuple(t for t, _ in samples),
+                values=tuple(v for _, v in samples),
+            )
+        )
+    return out
+
+
+def parse_changes(text: str) -> list[Change]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BundleError(f"changes.json line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    if not isinstance(data, list):
+        raise BundleError("changes.json: expected a JSON array of changes")
+    changes: list[Change] = []
+    for index, obj in enumerate(data):
+        where = f"changes.json item {index}"
+        if not isinstance(obj, dict):
+            raise BundleError(f"{where}: expected an object")
+        for key in ("id", "kind", "service", "time"):
+            if key not in obj:
+                raise BundleError(f"{where}: required field '{key}' is missing")
+        kind = obj["kind"]
+        if kind not in CHANGE_KINDS:
+            raise BundleError(f"{where}: field 'kind' must be one of {', '.join(CHANGE_KINDS)}, got {kind!r}")
+        changes.append(
+            Change(
+                id=str(obj["id"]),
+                kind=kind,
+                service=str(obj["service"]),
+                time=parse_time(obj["time"], f"{where}: field 'time'"),
+                version=str(obj.get("version") or ""),
+                author=str(obj.get("author") or ""),
+                summary=str(obj.get("summary") or ""),
+                diff=str(obj.get("diff") or ""),
+            )
+        )
+    return changes
+
+
+def split_front_matter(text: str, where: str) -> tuple[dict[str, Any], str]:
+    if not text.startswith("---"):
+        return {}, text
+    parts = text.split("\n---", 1)
+    if len(parts) != 2:
+        return {}, text
+    head = parts[0][3:]
+    body = parts[1].split("\n", 1)[1] if "\n" in parts[1] else ""
+    try:
+        meta = yaml.safe_load(head) or {}
+    except yaml.YAMLError as exc:
+        raise BundleError(f"{where}: front matter is not valid YAML ({exc})") from None
+    if not isinstance(meta, dict):
+        raise BundleError(f"{where}: front matter must be a mapping")
+    return meta, body
+
+
+def _doc_kind(rel: str) -> DocumentKind:
+    top = rel.split("/", 1)[0]
+    return {"runbooks": "runbook", "postmortems": "postmortem", "bits": "bits"}.get(top, "other")  # type: ignore[return-value]
+
+
+def parse_document(rel: str, text: str) -> Document:
+    meta, body = split_front_matter(text, f"knowledge/{rel}")
+    kind = _doc_kind(rel)
+    services = _as_list(meta.get("service"))
+    if kind == "bits" and not services:
+        services = (Path(rel).stem,)
+    updated = meta.get("updated")
+    if isinstance(updated, str):
+        try:
+            updated = date.fromisoformat(updated[:10])
+        except ValueError:
+            raise BundleError(f"knowledge/{rel}: front matter 'updated' is not a date: {updated!r}") from None
+    elif isinstance(updated, datetime):
+        updated = updated.date()
+    elif not isinstance(updated, date):
+        updated = None
+    title = next((ln.lstrip("# ").strip() for ln in body.splitlines() if ln.startswith("#")), Path(rel).stem)
+    return Document(
+        path=rel,
+        kind=kind,
+        text=body,
+        services=services,
+        monitors=_as_list(meta.get("monitors")),
+        updated=updated,
+        title=title,
+        meta={str(k): v for k, v in meta.items()},
+    )

@@ -1,0 +1,83 @@
+"""What the writers put on disk, the loader reads back as the same records."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rootward.bundle.load import load_bundle
+from rootward.bundle.write import write_alerts, write_changes, write_incident, write_logs, write_metrics
+from rootward.domain.alert import Alert, Severity
+from rootward.domain.incident import IncidentMeta
+from rootward.domain.telemetry import Change, LogRecord, MetricSeries
+
+T0 = datetime(2026, 3, 14, 14, 32, tzinfo=UTC)
+META = IncidentMeta(
+    id="inc-1",
+    title="HighErrorRate on api",
+    fired_at=T0,
+    window_start=datetime(2026, 3, 14, 13, 32, tzinfo=UTC),
+    window_end=datetime(2026, 3, 14, 14, 47, tzinfo=UTC),
+)
+
+
+def _alert(**changes: object) -> Alert:
+    fields: dict[str, object] = {
+        "fingerprint": "fp-1",
+        "name": "HighErrorRate",
+        "service": "api",
+        "severity": Severity.P1,
+        "status": "firing",
+        "starts_at": T0,
+        "labels": {"alertname": "HighErrorRate", "service": "api", "severity": "critical"},
+        "annotations": {"summary": "5xx above 5%"},
+        "generator_url": "http://prometheus/graph",
+    }
+    return Alert(**(fields | changes))  # type: ignore[arg-type]
+
+
+def _written(tmp_path: Path, alerts: list[Alert]) -> Path:
+    write_incident(tmp_path, META)
+    write_alerts(tmp_path, alerts)
+    return tmp_path
+
+
+def test_alerts_written_from_domain_records_load_back_unchanged(tmp_path: Path) -> None:
+    resolved = _alert(fingerprint="fp-2", status="resolved", ends_at=datetime(2026, 3, 14, 14, 40, tzinfo=UTC))
+    alerts = [_alert(), resolved]
+    bundle = load_bundle(_written(tmp_path, alerts))
+    assert bundle.alerts == alerts
+    assert bundle.meta == META
+
+
+def test_alerts_json_is_one_alertmanager_payload_firing_while_any_alert_fires(tmp_path: Path) -> None:
+    _written(tmp_path, [_alert(), _alert(fingerprint="fp-2", status="resolved")])
+    payloads = json.loads((tmp_path / "alerts.json").read_text())
+    assert [p["status"] for p in payloads] == ["firing"]
+    assert [a["endsAt"] for a in payloads[0]["alerts"]] == ["0001-01-01T00:00:00Z", "0001-01-01T00:00:00Z"]
+
+
+def test_a_naive_start_time_is_written_as_utc(tmp_path: Path) -> None:
+    bundle = load_bundle(_written(tmp_path, [_alert(starts_at=T0.replace(tzinfo=None))]))
+    assert bundle.alerts[0].starts_at == T0
+
+
+def test_logs_are_written_oldest_first_so_line_numbers_follow_time(tmp_path: Path) -> None:
+    later = LogRecord(ts=T0, service="api", message="second", level="ERROR")
+    earlier = LogRecord(ts=datetime(2026, 3, 14, 14, 0, tzinfo=UTC), service="db", message="first", pod="db-0")
+    write_logs(_written(tmp_path, [_alert()]), [later, earlier])
+    logs = load_bundle(tmp_path).logs
+    assert logs is not None
+    assert [(r.line, r.message, r.pod, r.level) for r in logs] == [(1, "first", "db-0", ""), (2, "second", "", "ERROR")]
+
+
+def test_metrics_and_changes_round_trip(tmp_path: Path) -> None:
+    series = [MetricSeries("api", "error_rate", (1773498600, 1773498660), (0.01, 0.25))]
+    change = Change(id="d-1", kind="deploy", service="api", time=T0, version="v2", author="ci", summary="bump")
+    root = _written(tmp_path, [_alert()])
+    write_metrics(root, series)
+    write_changes(root, [change])
+    bundle = load_bundle(root)
+    assert bundle.metrics == series
+    assert bundle.changes == [change]

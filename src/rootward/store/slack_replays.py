@@ -32,5 +32,5 @@ def first_sighting(session: Session, signature: str, at: datetime, keep: timedel
     session.execute(delete(SlackReplayRow).where(SlackReplayRow.seen_at < at - keep))
     values = {"signature_hash": hashlib.sha256(signature.encode()).hexdigest(), "seen_at": at.astimezone(UTC)}
     insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    result = session.execute(insert(SlackReplayRow).values(values).on_conflict_do_nothing())
-    return bool(getattr(result, "rowcount", 0))
+    statement = insert(SlackReplayRow).values(values).on_conflict_do_nothing()
+    return session.execute(statement.returning(SlackReplayRow.signature_hash)).scalar() is not None

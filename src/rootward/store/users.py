@@ -18,6 +18,7 @@ from sqlalchemy import DateTime, ForeignKey, String, delete, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from rootward.domain.roles import Role
+from rootward.store.audit import append_audit
 from rootward.store.base import Base
 from rootward.store.ids import new_id
 
@@ -146,6 +147,7 @@ def disable_user(session: Session, name: str, *, now: datetime | None = None) ->
     row = _user_row(session, name)
     if row.disabled_at is None:
         row.disabled_at = now or datetime.now(UTC)
+        append_audit(session, "user.disabled", row.name, {"role": row.role})
     session.flush()
     return _user(row)
 
@@ -153,7 +155,9 @@ def disable_user(session: Session, name: str, *, now: datetime | None = None) ->
 def enable_user(session: Session, name: str) -> User:
     """Undo `disable_user`; tokens that were not revoked work again."""
     row = _user_row(session, name)
-    row.disabled_at = None
+    if row.disabled_at is not None:
+        row.disabled_at = None
+        append_audit(session, "user.enabled", row.name, {"role": row.role})
     session.flush()
     return _user(row)
 
@@ -164,6 +168,7 @@ def remove_user(session: Session, name: str) -> User:
     user = _user(row)
     session.execute(delete(ApiTokenRow).where(ApiTokenRow.user_id == row.id))
     session.delete(row)
+    append_audit(session, "user.removed", user.name, {"role": user.role.value})
     session.flush()
     return user
 
@@ -211,10 +216,11 @@ def revoke_token(session: Session, token_id: str, *, now: datetime | None = None
     row = session.get(ApiTokenRow, match[0]) if match else None
     if row is None:
         raise ValueError(f"no token {token_id!r} (see `rootward tokens list`)")
+    owner = session.get(UserRow, row.user_id)
     if row.revoked_at is None:
         row.revoked_at = now or datetime.now(UTC)
+        append_audit(session, "token.revoked", row.token_hash[:TOKEN_ID_CHARS], {"user": owner.name if owner else "?"})
     session.flush()
-    owner = session.get(UserRow, row.user_id)
     return TokenListing(
         row.token_hash[:TOKEN_ID_CHARS], owner.name if owner else "?", row.label, row.created_at, row.revoked_at
     )

@@ -28,6 +28,7 @@ from rootward.domain.roles import Role
 from rootward.engine.followup import answer
 from rootward.eval.golden_export import export_archive, truth_from_feedback
 from rootward.store.approvals import ApprovalRow
+from rootward.store.console_sessions import end_session, start_session
 from rootward.store.findings import FindingRow
 from rootward.store.investigations import (
     FeedbackRow,
@@ -37,7 +38,6 @@ from rootward.store.investigations import (
     list_investigations,
     quality_by_service,
 )
-from rootward.store.console_sessions import end_session, start_session
 from rootward.store.users import User
 from rootward.web.auth import (
     SESSION_COOKIE,
@@ -318,9 +318,7 @@ def _llm_client(request: Request, investigation_id: str, service: str) -> Any:
 
 
 @router.post("/approvals/{approval_id}/{decision}")
-def decide_in_console(
-    request: Request, approval_id: str, decision: str, user: User = Depends(form_user)
-) -> Response:
+def decide_in_console(request: Request, approval_id: str, decision: str, user: User = Depends(form_user)) -> Response:
     if decision not in ("approve", "reject"):
         raise HTTPException(404)
     refusals = request.app.state.refusals

@@ -44,7 +44,8 @@ def test_a_revoked_token_is_listed_as_revoked_and_refused(database: str, tmp_pat
     laptop_id = next(line.split()[0] for line in listing.splitlines() if line.endswith("laptop"))
     code, out = _cli("tokens", "revoke", laptop_id)
     assert code == 0 and out.strip() == f"revoked {laptop_id} of anna"
-    assert "revoked" in next(line for line in _cli("tokens", "list", "--user", "anna")[1].splitlines() if "laptop" in line)
+    [laptop_line] = [line for line in _cli("tokens", "list", "--user", "anna")[1].splitlines() if "laptop" in line]
+    assert "revoked" in laptop_line
     assert _api_status(database, tmp_path, laptop) == 401
     assert _api_status(database, tmp_path, ci) == 200
     code, out = _cli("tokens", "revoke", "0123")

@@ -61,8 +61,8 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
             flusher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await flusher
-            try:
-                await asyncio.to_thread(flush_refusals, sessions, refusals, everything=True)
+            try:  # in this thread: at interpreter exit no worker thread may be left to take it
+                flush_refusals(sessions, refusals, everything=True)
             except Exception as exc:
                 log.warning("refusal summaries lost at shutdown: %s", exc)
             await writer.stop()

@@ -74,13 +74,19 @@ def _decide(request: Request, approval_id: str, user: User, decision: str) -> JS
     return JSONResponse({"id": approval_id, "status": outcome.status})
 
 
-@router.post("/api/v1/approvals/{approval_id}/approve")
+DECISION_RESPONSES: dict[int | str, dict[str, Any]] = {
+    404: {"description": "No such approval request."},
+    409: {"description": "Refused: not an approver, expired, or already decided (the reason says which)."},
+}
+
+
+@router.post("/api/v1/approvals/{approval_id}/approve", responses=DECISION_RESPONSES)
 def approve(request: Request, approval_id: str, user: User = Depends(require(Role.VIEWER))) -> JSONResponse:
     # Any signed-in user may try; `decide` refuses and audits anyone below approver.
     return _decide(request, approval_id, user, "approve")
 
 
-@router.post("/api/v1/approvals/{approval_id}/reject")
+@router.post("/api/v1/approvals/{approval_id}/reject", responses=DECISION_RESPONSES)
 def reject(request: Request, approval_id: str, user: User = Depends(require(Role.VIEWER))) -> JSONResponse:
     return _decide(request, approval_id, user, "reject")
 

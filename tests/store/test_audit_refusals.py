@@ -45,3 +45,15 @@ def test_sources_beyond_the_limit_share_one_counter() -> None:
     assert not throttle.admit("slack.refused", "d", "r")
     [summary] = throttle.due(everything=True)
     assert summary.subject == OTHER_SOURCES and summary.data["count"] == 1
+
+
+def test_each_kind_of_reason_gets_its_first_row_but_its_details_do_not_make_new_ones() -> None:
+    clock = Clock()
+    throttle = RefusalThrottle(60, now=clock)
+    assert throttle.admit("slack.refused", "10.0.0.1", "bad signature")
+    assert throttle.admit("slack.refused", "10.0.0.1", "stale request: signed 312 s ago (limit 300 s)")
+    assert not throttle.admit("slack.refused", "10.0.0.1", "stale request: signed 313 s ago (limit 300 s)")
+    assert throttle.admit("slack.refused", "10.0.0.1", "unknown action 'a'")
+    assert not throttle.admit("slack.refused", "10.0.0.1", "unknown action 'b'")
+    summaries = throttle.due(everything=True)
+    assert sorted(e.data["count"] for e in summaries) == [1, 1]

@@ -2,8 +2,8 @@
 
 A refused request (a forged Slack signature, a click on an approval that does
 not exist) is worth an audit row; 3,000 of them from one source in a minute
-are worth one row that says 3,000. Per (kind, source) and window, the first
-refusal is audited at once, in the caller's transaction, exactly as before;
+are worth one row that says 3,000. Per (kind, source, kind of reason) and
+window, the first refusal is audited at once, in the caller's transaction, exactly as before;
 the rest are only counted, and one summary row with the count, the reasons and
 the time span is appended when the window has closed (`flush_refusals`, run
 by the API's background loop and at shutdown). A flood therefore costs a
@@ -15,6 +15,7 @@ crash can lose is at most one window of counts, never the first row.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import Counter
@@ -28,6 +29,16 @@ from rootward.store.audit import AuditEntry, append_audit_many
 
 OTHER_SOURCES = "*"  # where sources beyond `max_sources` are counted
 MAX_SUBJECTS = 10  # sample of refused subjects kept in a summary
+_REASON_DETAIL = re.compile(r"[:(\d'\"]")
+
+
+def reason_class(reason: str) -> str:
+    """What kind of refusal this is, without its details ("stale request", not "... signed 312 s ago").
+
+    Details (ages, ids, attacker-chosen action names) would make every refusal
+    its own key and defeat the aggregation.
+    """
+    return _REASON_DETAIL.split(reason, maxsplit=1)[0].strip()[:60] or "refused"
 
 
 @dataclass
@@ -45,23 +56,23 @@ def _iso(at: float) -> str:
 
 
 class RefusalThrottle:
-    """Decides, per (kind, source) and window, which refusals get their own audit row."""
+    """Decides, per (kind, source, reason class) and window, which refusals get their own audit row."""
 
     def __init__(self, window_s: float = 60.0, *, max_sources: int = 10_000, now: Callable[[], float] = time.time):
         self.window_s = window_s
         self._max_sources = max_sources
         self._now = now
-        self._open: dict[tuple[str, str], _Window] = {}
-        self._closed: list[tuple[tuple[str, str], _Window]] = []
+        self._open: dict[tuple[str, str, str], _Window] = {}
+        self._closed: list[tuple[tuple[str, str, str], _Window]] = []
         self._lock = threading.Lock()
 
     def admit(self, kind: str, source: str, reason: str, subject: str = "") -> bool:
         """True: audit this refusal now. False: it is counted into the window's summary row."""
         at = self._now()
         with self._lock:
-            key = (kind, source)
+            key = (kind, source, reason_class(reason))
             if key not in self._open and len(self._open) >= self._max_sources:
-                key = (kind, OTHER_SOURCES)
+                key = (kind, OTHER_SOURCES, "")
             window = self._open.get(key)
             if window is not None and at - window.start < self.window_s:
                 window.suppressed += 1
@@ -85,7 +96,7 @@ class RefusalThrottle:
                 if everything or at - window.start >= self.window_s:
                     del self._open[key]
                     closed.append((key, window))
-        return [_summary(kind, source, w) for (kind, source), w in closed if w.suppressed]
+        return [_summary(kind, source, w) for (kind, source, _), w in closed if w.suppressed]
 
 
 def _summary(kind: str, source: str, window: _Window) -> AuditEntry:

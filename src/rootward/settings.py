@@ -98,6 +98,19 @@ class ServerSettings(Section):
     port: int = Field(default=8080, ge=0, le=65535, description="Port of `rootward serve`.")
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     access_log: bool = Field(default=False, description="One log line per request (costs throughput).")
+    secure_cookies: Literal["auto", "always", "never"] = Field(
+        default="auto",
+        description="Mark the console's session cookie Secure: `auto` when the request came over HTTPS "
+        "(directly or via a trusted proxy's X-Forwarded-Proto), `always` behind any TLS proxy (docs/security.md).",
+    )
+    session_ttl_h: float = Field(
+        default=12, gt=0, le=24 * 30, description="Hours a console sign-in lasts (sign-out ends it at once)."
+    )
+    allowed_origins: list[str] = Field(
+        default_factory=list,
+        description="Origins (e.g. https://rootward.example.com) whose console form posts are accepted besides "
+        "the server's own Host; for proxies that rewrite the Host header.",
+    )
 
 
 class SettingsSections(BaseSettings):

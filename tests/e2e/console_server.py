@@ -82,6 +82,10 @@ def seed(data_dir: Path) -> ConsoleServer:
                 ("shop-connection-pool-exhaustion-00", "payment"),
             ):
                 server.approvals[bundle] = _pending_approval(session, server.incidents[bundle], target)
+            # The one a cross-site page tries to approve (tests/e2e/test_console_browser.py).
+            server.approvals["csrf-target"] = _pending_approval(
+                session, server.incidents["shop-deploy-regression-01"], "checkout"
+            )
     finally:
         engine.dispose()
     return server

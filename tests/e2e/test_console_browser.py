@@ -15,6 +15,7 @@ from rootward.domain.investigation import InvestigationResult
 from rootward.store.db import make_engine, make_session_factory
 from rootward.store.investigations import save_investigation
 from tests.e2e.console_server import REPO, ConsoleServer, running, seed
+from tests.sources.local_http import Reply, serve
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.xdist_group("console_browser")]
 
@@ -227,8 +228,15 @@ def test_a_viewer_cannot_approve(browser: Browser, server: ConsoleServer) -> Non
     expect(card).to_contain_text("Only approvers can approve.")
     expect(card.get_by_role("button", name="Approve")).to_have_count(0)
     _shot(page, "approval-viewer")
-    # Posting the form anyway (a crafted request with the viewer's cookie) is refused too.
-    response = page.request.post(f"{server.url}/approvals/{approval_id}/approve", max_redirects=0)
+    # Posting the form anyway (a crafted request with the viewer's cookie and CSRF token) is refused too.
+    csrf = page.locator("meta[name=csrf-token]").get_attribute("content")
+    assert csrf
+    response = page.request.post(
+        f"{server.url}/approvals/{approval_id}/approve",
+        form={"csrf_token": csrf},
+        headers={"origin": server.url},
+        max_redirects=0,
+    )
     assert response.status == 403
     assert "approver" in response.text()
     context.close()
@@ -244,3 +252,42 @@ def test_a_viewer_cannot_approve(browser: Browser, server: ConsoleServer) -> Non
             timeout=10,
         ).text
     )
+
+
+def _approval_status(server: ConsoleServer, approval_id: str) -> str:
+    listed = httpx.get(
+        f"{server.url}/api/v1/approvals", headers={"authorization": f"Bearer {server.tokens['anna']}"}, timeout=10
+    ).json()
+    return str(next(a["status"] for a in listed if a["id"] == approval_id))
+
+
+def test_a_page_on_another_port_cannot_approve_as_the_signed_in_approver(
+    browser: Browser, server: ConsoleServer
+) -> None:
+    """Issue 14's attack: same host, other port (same site), an auto-submitted form and a no-cors fetch."""
+    approval_id = server.approvals["csrf-target"]
+    target = f"{server.url}/approvals/{approval_id}/approve"
+    api = f"{server.url}/api/v1/approvals/{approval_id}/approve"
+    attack = f"""<!doctype html><html><body>
+<form id="f" method="post" action="{target}"><input name="csrf_token" value="guessed"></form>
+<script>
+fetch("{api}", {{method: "POST", credentials: "include", mode: "no-cors"}})
+  .finally(() => document.getElementById("f").submit());
+</script></body></html>"""
+    context = _context(browser)
+    page = context.new_page()
+    _sign_in(page, server, "anna")
+    with serve(lambda _request: Reply(body=attack, headers={"Content-Type": "text/html"})) as (evil, _):
+        assert evil.split(":")[1] == server.url.split(":")[1]  # the same host, so the same site
+        with page.expect_response(target) as refused:
+            page.goto(evil)
+    assert refused.value.status == 403
+    expect(page.get_by_text("cross-site request refused")).to_be_visible()
+    _shot(page, "csrf-refused")
+    assert _approval_status(server, approval_id) == "pending"
+    # The approver's own console still works: the same approval, approved from its page.
+    page.goto(f"{server.url}/incidents/{server.incidents['shop-deploy-regression-01']}#approval-{approval_id}")
+    page.locator(f"#approval-{approval_id}").get_by_role("button", name="Approve").click()
+    expect(page.locator(f"#approval-{approval_id} .pill", has_text="approved")).to_be_visible()
+    assert _approval_status(server, approval_id) == "approved"
+    context.close()

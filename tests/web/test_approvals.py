@@ -98,8 +98,86 @@ def test_slack_unsigned_stale_replayed_and_non_approver_are_refused(migrated_db_
         assert _slack(client, approval_id, "UANNA", ts=stamp)[0] == 401  # the very same request again
     sessions = make_session_factory(make_engine(migrated_db_url))
     with sessions() as s:
-        kinds = [r.kind for r in s.scalars(select(AuditRow).order_by(AuditRow.id))]
-        assert kinds.count("slack.refused") == 4
+        rows = list(s.scalars(select(AuditRow).order_by(AuditRow.id)))
+        kinds = [r.kind for r in rows]
+        # Four different kinds of refusal: each gets its own row at once.
+        refused = [json.loads(r.data)["reason"] for r in rows if r.kind == "slack.refused"]
+        assert len(refused) == 4 and refused[-1] == "replayed request"
         assert "approval.refused" in kinds and "approval.approved" in kinds
         row = s.get(ApprovalRow, approval_id)
         assert row is not None and row.decided_via == "slack"
+
+
+def _audit(url: str, kind: str) -> list[dict[str, object]]:
+    engine = make_engine(url)
+    try:
+        with make_session_factory(engine)() as s:
+            return [json.loads(r.data) for r in s.scalars(select(AuditRow).where(AuditRow.kind == kind))]
+    finally:
+        engine.dispose()
+
+
+def test_a_flood_of_forged_slack_requests_adds_two_audit_rows_not_one_each(
+    migrated_db_url: str, tmp_path: Path
+) -> None:
+    approval_id, _ = _setup(migrated_db_url)
+    with _client(migrated_db_url, tmp_path) as client:
+        codes = {_slack(client, approval_id, "UANNA", secret="forged")[0] for _ in range(300)}
+        assert codes == {401}
+        assert len(_audit(migrated_db_url, "slack.refused")) == 1  # the first one, at once
+    rows = _audit(migrated_db_url, "slack.refused")  # at shutdown: the summary of the rest
+    assert len(rows) == 2
+    assert rows[0]["reason"] == "bad signature" and rows[1]["count"] == 299
+    assert rows[1]["reasons"] == {"bad signature": 299} and rows[0]["source"] == rows[1]["source"]
+
+
+def test_a_signed_in_user_spraying_random_approval_ids_is_audited_once_plus_a_count(
+    migrated_db_url: str, tmp_path: Path
+) -> None:
+    _, tokens = _setup(migrated_db_url)
+    bearer = {"authorization": f"Bearer {tokens['anna']}"}
+    with _client(migrated_db_url, tmp_path) as client:
+        for n in range(50):
+            response = client.post(f"/api/v1/approvals/random-{n}/approve", headers=bearer)
+            assert response.status_code == 404 and response.json()["detail"] == "no such approval request"
+    rows = _audit(migrated_db_url, "approval.refused")
+    assert len(rows) == 2 and rows[1]["count"] == 49 and rows[1]["source"] == "api:anna"
+
+
+def test_a_slack_replay_is_refused_after_a_restart(migrated_db_url: str, tmp_path: Path) -> None:
+    approval_id, _ = _setup(migrated_db_url)
+    payload = {"type": "block_actions", "user": {"id": "UANNA"}, "actions": [{"action_id": "reject", "value": "x"}]}
+    body = urlencode({"payload": json.dumps(payload)}).encode()
+    stamp = str(int(time.time()))
+    sig = "v0=" + hmac.new(SECRET.encode(), f"v0:{stamp}:".encode() + body, hashlib.sha256).hexdigest()
+    headers = {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-slack-request-timestamp": stamp,
+        "x-slack-signature": sig,
+    }
+    with _client(migrated_db_url, tmp_path) as client:
+        assert client.post("/api/v1/slack/interactions", content=body, headers=headers).status_code == 200
+    with _client(migrated_db_url, tmp_path) as restarted:  # a new process, or another replica
+        replay = restarted.post("/api/v1/slack/interactions", content=body, headers=headers)
+    assert replay.status_code == 401 and replay.json()["detail"] == "replayed request"
+    assert approval_id
+
+
+def test_a_slack_rejection_says_rejected_by(migrated_db_url: str, tmp_path: Path) -> None:
+    approval_id, _ = _setup(migrated_db_url)
+    payload = {
+        "type": "block_actions",
+        "user": {"id": "UANNA"},
+        "actions": [{"action_id": "reject", "value": approval_id}],
+    }
+    body = urlencode({"payload": json.dumps(payload)}).encode()
+    stamp = str(int(time.time()))
+    sig = "v0=" + hmac.new(SECRET.encode(), f"v0:{stamp}:".encode() + body, hashlib.sha256).hexdigest()
+    headers = {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-slack-request-timestamp": stamp,
+        "x-slack-signature": sig,
+    }
+    with _client(migrated_db_url, tmp_path) as client:
+        reply = client.post("/api/v1/slack/interactions", content=body, headers=headers).json()
+    assert reply["text"] == "rejected by <@UANNA>"

@@ -16,6 +16,7 @@ from rootward.store.db import make_engine, make_session_factory
 from rootward.store.investigations import add_feedback, quality_by_service, save_investigation
 from rootward.store.users import add_user, create_token
 from rootward.web.app import create_app
+from tests.web.signin import sign_in
 
 T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
@@ -107,7 +108,7 @@ def test_console_pages_redirect_to_login_without_a_token(console: tuple[TestClie
 
 def test_incident_list_filters_by_service_newest_first(console: tuple[TestClient, dict[str, str], list[str]]) -> None:
     client, tokens, ids = console
-    client.cookies.set("rootward_token", tokens["vic"])
+    sign_in(client, tokens["vic"])
     page = client.get("/incidents?service=payment").text
     assert "HighErrorRate on payment" in page and "HighErrorRate on checkout" not in page
     assert page.index(f"/incidents/{ids[2]}") < page.index(f"/incidents/{ids[1]}")
@@ -119,11 +120,14 @@ def test_feedback_needs_the_responder_role_and_a_corrected_cause_when_wrong(
     console: tuple[TestClient, dict[str, str], list[str]],
 ) -> None:
     client, tokens, ids = console
-    form = {"verdict": "accepted"}
-    client.cookies.set("rootward_token", tokens["vic"])
+    csrf = sign_in(client, tokens["vic"])
+    form = {"verdict": "accepted", "csrf_token": csrf}
     assert client.post(f"/incidents/{ids[0]}/feedback", data=form, follow_redirects=False).status_code == 403
-    client.cookies.set("rootward_token", tokens["rita"])
-    wrong = client.post(f"/incidents/{ids[0]}/feedback", data={"verdict": "wrong"}, follow_redirects=False)
+    csrf = sign_in(client, tokens["rita"])
+    form = {"verdict": "accepted", "csrf_token": csrf}
+    wrong = client.post(
+        f"/incidents/{ids[0]}/feedback", data={"verdict": "wrong", "csrf_token": csrf}, follow_redirects=False
+    )
     assert wrong.status_code == 400 and "corrected root cause" in wrong.text
     ok = client.post(f"/incidents/{ids[0]}/feedback", data=form, follow_redirects=False)
     assert ok.status_code == 303
@@ -133,7 +137,7 @@ def test_feedback_needs_the_responder_role_and_a_corrected_cause_when_wrong(
 
 def test_unknown_incident_is_a_404(console: tuple[TestClient, dict[str, str], list[str]]) -> None:
     client, tokens, _ = console
-    client.cookies.set("rootward_token", tokens["vic"])
+    sign_in(client, tokens["vic"])
     assert client.get("/incidents/nope").status_code == 404
 
 
@@ -141,8 +145,8 @@ def test_accepted_rca_becomes_a_proposed_runbook_draft(console: tuple[TestClient
     from rootward.knowledge.drafts import list_drafts
 
     client, tokens, ids = console
-    client.cookies.set("rootward_token", tokens["rita"])
-    form = {"verdict": "accepted", "note": "rolled back the pool change"}
+    csrf = sign_in(client, tokens["rita"])
+    form = {"verdict": "accepted", "note": "rolled back the pool change", "csrf_token": csrf}
     assert client.post(f"/incidents/{ids[0]}/feedback", data=form, follow_redirects=False).status_code == 303
     [draft] = list_drafts(client.app.state.sessions)  # type: ignore[attr-defined]
     assert draft.status == "proposed" and draft.investigation_id == ids[0]
@@ -179,8 +183,8 @@ def test_with_a_model_configured_the_draft_gets_a_cited_summary_charged_to_the_i
             data_dir=tmp_path, database={"url": url}, intake={"auth": "none"}, runtime={"workers": 0}, llm=llm
         )
         with TestClient(create_app(settings, engine=engine)) as client:
-            client.cookies.set("rootward_token", token)
-            form = {"verdict": "accepted", "note": "raised the pool"}
+            csrf = sign_in(client, token)
+            form = {"verdict": "accepted", "note": "raised the pool", "csrf_token": csrf}
             posted = client.post(f"/incidents/{investigation_id}/feedback", data=form, follow_redirects=False)
             assert posted.status_code == 303
     [draft] = list_drafts(sessions)

@@ -21,6 +21,7 @@ from rootward.store.db import make_engine, make_session_factory
 from rootward.store.investigations import FeedbackRow, save_investigation
 from rootward.store.users import add_user, create_token
 from rootward.web.app import create_app
+from tests.web.signin import sign_in
 
 AUTH = {"Authorization": "Bearer t0ken"}
 
@@ -71,8 +72,8 @@ def test_feedback_with_an_over_long_correction_is_400_naming_it_and_nothing_stor
         token = create_token(s, "rita")
         result = InvestigationResult(bundle="b", status="validated")
         investigation_id = save_investigation(s, result, title="t", service="checkout").id
-    client.cookies.set("rootward_token", token)
-    form = {"verdict": "wrong", "corrected_entity": "db", field: "x" * (limit + 1)}
+    csrf = sign_in(client, token)
+    form = {"verdict": "wrong", "corrected_entity": "db", field: "x" * (limit + 1), "csrf_token": csrf}
     response = client.post(f"/incidents/{investigation_id}/feedback", data=form, follow_redirects=False)
     assert response.status_code == 400
     assert f"{field} is {limit + 1} characters; the limit is {limit}" in response.text

@@ -2,7 +2,9 @@
 
 Every path that refuses something (a withheld proposal, a non-approver, an
 expired or already-decided request) is audited with who, how and why, and
-changes nothing else.
+changes nothing else. Callers that anyone can reach (the API, Slack) pass a
+`RefusalThrottle`: the first refusal per caller and minute gets its row, the
+rest one summary row with the count (store/audit_refusals.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from sqlalchemy.orm import Session
 from rootward.domain.roles import Role
 from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import append_audit
+from rootward.store.audit_refusals import RefusalThrottle
 from rootward.store.ids import new_id
 from rootward.store.users import User
 from rootward.worldmodel.gate import GateDecision, PredictionLedger, ProposedAction, action_json, gate
@@ -86,12 +89,18 @@ def decide(
     *,
     via: Via,
     now: datetime | None = None,
+    refusals: RefusalThrottle | None = None,
+    source: str | None = None,
 ) -> DecisionOutcome:
+    """Approve or reject; `source` names the caller for the refusal throttle (default: the user)."""
     at = now or datetime.now(UTC)
     who = user.name if user else "unknown"
     row = session.get(ApprovalRow, approval_id)
 
     def refuse(status: str, reason: str) -> DecisionOutcome:
+        caller = f"{via}:{source or who}"
+        if refusals is not None and not refusals.admit("approval.refused", caller, reason, approval_id):
+            return DecisionOutcome(False, status, reason)
         append_audit(
             session,
             "approval.refused",

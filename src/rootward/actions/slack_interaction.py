@@ -4,7 +4,9 @@ Verification uses `slack_sdk`'s signature verifier (HMAC of
 `v0:<timestamp>:<body>` with the signing secret; requests older than five
 minutes are stale). A signature seen before is a replay and is refused even
 inside the five minutes; the approval's own compare-and-set refuses a second
-decision on top of that.
+decision on top of that. Which signatures were seen is a `ReplayCache`: the
+API keeps them in the database (`DbReplayCache`), so a replay is refused
+after a restart and by every replica; `MemoryReplayCache` is for one process.
 """
 
 from __future__ import annotations
@@ -15,12 +17,55 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from datetime import UTC, datetime, timedelta
+from typing import Literal, Protocol
 from urllib.parse import parse_qs
 
 from slack_sdk.signature import Clock, SignatureVerifier
+from sqlalchemy.orm import Session, sessionmaker
+
+from rootward.store.slack_replays import first_sighting
 
 STALE_AFTER_S = 300
+
+
+class ReplayCache(Protocol):
+    def first_sighting(self, signature: str, at: float) -> bool:
+        """Remember the signature; False if it was seen in the last STALE_AFTER_S seconds."""
+        ...
+
+
+class MemoryReplayCache:
+    """Signatures seen by this process, oldest forgotten first (bounded)."""
+
+    def __init__(self, remember: int = 10_000) -> None:
+        self._seen: OrderedDict[str, float] = OrderedDict()
+        self._remember = remember
+        self._lock = threading.Lock()
+
+    def first_sighting(self, signature: str, at: float) -> bool:
+        with self._lock:
+            cutoff = at - STALE_AFTER_S
+            while self._seen and next(iter(self._seen.values())) < cutoff:
+                self._seen.popitem(last=False)
+            if signature in self._seen:
+                return False
+            self._seen[signature] = at
+            if len(self._seen) > self._remember:
+                self._seen.popitem(last=False)
+            return True
+
+
+class DbReplayCache:
+    """Signatures seen by any replica, in the `slack_replays` table (store/slack_replays.py)."""
+
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self._sessions = sessions
+
+    def first_sighting(self, signature: str, at: float) -> bool:
+        with self._sessions() as session, session.begin():
+            moment = datetime.fromtimestamp(at, UTC)
+            return first_sighting(session, signature, moment, timedelta(seconds=STALE_AFTER_S))
 
 
 class _Clock(Clock):
@@ -43,12 +88,12 @@ class SlackRequestRefused(Exception):
 
 
 class SlackVerifier:
-    def __init__(self, signing_secret: str, *, now: Callable[[], float] = time.time, remember: int = 10_000) -> None:
+    def __init__(
+        self, signing_secret: str, *, now: Callable[[], float] = time.time, seen: ReplayCache | None = None
+    ) -> None:
         self._now = now
         self._verifier = SignatureVerifier(signing_secret, clock=_Clock(now))
-        self._seen: OrderedDict[str, float] = OrderedDict()
-        self._remember = remember
-        self._lock = threading.Lock()
+        self._seen: ReplayCache = seen if seen is not None else MemoryReplayCache()
 
     def verify(self, body: bytes, timestamp: str | None, signature: str | None) -> None:
         if not timestamp or not signature:
@@ -61,15 +106,8 @@ class SlackVerifier:
             raise SlackRequestRefused(f"stale request: signed {int(age)} s ago (limit {STALE_AFTER_S} s)")
         if not self._verifier.is_valid(body, timestamp, signature):
             raise SlackRequestRefused("bad signature")
-        with self._lock:
-            cutoff = self._now() - STALE_AFTER_S
-            while self._seen and next(iter(self._seen.values())) < cutoff:
-                self._seen.popitem(last=False)
-            if signature in self._seen:
-                raise SlackRequestRefused("replayed request")
-            self._seen[signature] = self._now()
-            if len(self._seen) > self._remember:
-                self._seen.popitem(last=False)
+        if not self._seen.first_sighting(signature, self._now()):
+            raise SlackRequestRefused("replayed request")
 
 
 def parse_click(body: bytes) -> SlackClick:

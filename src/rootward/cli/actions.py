@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import signal
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from rootward.actions.approvals import decide
 from rootward.actions.backends import Backend
@@ -17,7 +19,17 @@ from rootward.domain.roles import Role
 from rootward.settings import Settings
 from rootward.store.approvals import ApprovalRow
 from rootward.store.db import make_engine, make_session_factory
-from rootward.store.users import add_user, create_token, list_users
+from rootward.store.users import (
+    add_user,
+    create_token,
+    disable_user,
+    enable_user,
+    list_tokens,
+    list_user_states,
+    list_users,
+    remove_user,
+    revoke_token,
+)
 from rootward.store.worldmodel import DbPredictionLedger
 
 ConfigOption = typer.Option(None, "--config", "-c", help="rootward.yaml (default: $ROOTWARD_CONFIG)")
@@ -153,13 +165,45 @@ def users_add(
 
 @users_app.command("list")
 def users_list(config: Path | None = ConfigOption) -> None:
-    """List users and roles."""
+    """List users, roles and whether each is disabled."""
     with _sessions(_settings(config))() as s:
-        for user in list_users(s):
+        for listed in list_user_states(s):
+            user = listed.user
+            state = f" disabled {listed.disabled_at:%Y-%m-%d %H:%M}" if listed.disabled_at else ""
             typer.echo(
                 f"{user.name:<20} {user.role.value:<10} slack={user.slack_user_id or '-'} "
-                f"matrix={user.matrix_user_id or '-'}"
+                f"matrix={user.matrix_user_id or '-'}{state}"
             )
+
+
+def _change_user(config: Path | None, change: Callable[[Session], str]) -> None:
+    """Run one user or token change in a transaction; a ValueError (no such user...) exits 2 with its message."""
+    sessions = _sessions(_settings(config))
+    try:
+        with sessions() as s, s.begin():
+            message = change(s)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(message)
+
+
+@users_app.command("disable")
+def users_disable(name: str, config: Path | None = ConfigOption) -> None:
+    """Refuse the user at once: their tokens, console sessions and chat approvals stop working."""
+    _change_user(config, lambda s: f"disabled {disable_user(s, name).name}")
+
+
+@users_app.command("enable")
+def users_enable(name: str, config: Path | None = ConfigOption) -> None:
+    """Let a disabled user in again (tokens that were not revoked work again)."""
+    _change_user(config, lambda s: f"enabled {enable_user(s, name).name}")
+
+
+@users_app.command("remove")
+def users_remove(name: str, config: Path | None = ConfigOption) -> None:
+    """Delete the user with their tokens and sessions (past decisions keep their name)."""
+    _change_user(config, lambda s: f"removed {remove_user(s, name).name}")
 
 
 @tokens_app.command("create")
@@ -175,6 +219,34 @@ def tokens_create(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     typer.echo(token)
+
+
+@tokens_app.command("list")
+def tokens_list(
+    user: str | None = typer.Option(None, "--user", help="Only this user's tokens"),
+    config: Path | None = ConfigOption,
+) -> None:
+    """List tokens by id (the start of their hash; the tokens themselves are never stored)."""
+    with _sessions(_settings(config))() as s:
+        for token in list_tokens(s, user):
+            state = f"revoked {token.revoked_at:%Y-%m-%d %H:%M}" if token.revoked_at else "active"
+            typer.echo(
+                f"{token.id}  {token.user:<20} {state:<24} created {token.created_at:%Y-%m-%d %H:%M}  {token.label}"
+            )
+
+
+@tokens_app.command("revoke")
+def tokens_revoke(
+    token_id: str = typer.Argument(..., help="Token id from `tokens list` (8+ characters), or the token itself"),
+    config: Path | None = ConfigOption,
+) -> None:
+    """Revoke a token at once: API calls and console sessions made with it are refused from now on."""
+
+    def revoke(s: Session) -> str:
+        token = revoke_token(s, token_id)
+        return f"revoked {token.id} of {token.user}"
+
+    _change_user(config, revoke)
 
 
 def register(app: typer.Typer) -> None:

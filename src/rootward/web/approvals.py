@@ -1,4 +1,10 @@
-"""Approval endpoints: the API/console buttons and Slack's interaction callback."""
+"""Approval endpoints: the API buttons and Slack's interaction callback.
+
+Refusals anyone can provoke (a forged Slack request, a random approval id)
+are audited through the app's `RefusalThrottle`: one row per source and
+minute plus a summary row with the count, so a flood cannot grow the audit
+log or stall intake behind the audit chain's lock.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import select
 
 from rootward.actions.approvals import decide
-from rootward.actions.slack_interaction import SlackRequestRefused, SlackVerifier, parse_click
+from rootward.actions.slack_interaction import DbReplayCache, SlackRequestRefused, SlackVerifier, parse_click
 from rootward.domain.roles import Role
 from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import append_audit
@@ -47,24 +53,46 @@ def list_approvals(
         return [approval_json(r) for r in session.scalars(query)]
 
 
+def client_source(request: Request) -> str:
+    """Who sent a request, for counting refusals: the peer address (the proxy's, behind one)."""
+    return request.client.host if request.client else "unknown"
+
+
 def _decide(request: Request, approval_id: str, user: User, decision: str) -> JSONResponse:
     with request.app.state.sessions() as session, session.begin():
-        outcome = decide(session, approval_id, user, "approve" if decision == "approve" else "reject", via="api")
+        outcome = decide(
+            session,
+            approval_id,
+            user,
+            "approve" if decision == "approve" else "reject",
+            via="api",
+            refusals=request.app.state.refusals,
+        )
     if not outcome.ok:
         code = 404 if outcome.status == "unknown" else 409
         raise HTTPException(code, outcome.reason)
     return JSONResponse({"id": approval_id, "status": outcome.status})
 
 
-@router.post("/api/v1/approvals/{approval_id}/approve")
+DECISION_RESPONSES: dict[int | str, dict[str, Any]] = {
+    404: {"description": "No such approval request."},
+    409: {"description": "Refused: not an approver, expired, or already decided (the reason says which)."},
+}
+
+
+@router.post("/api/v1/approvals/{approval_id}/approve", responses=DECISION_RESPONSES)
 def approve(request: Request, approval_id: str, user: User = Depends(require(Role.VIEWER))) -> JSONResponse:
     # Any signed-in user may try; `decide` refuses and audits anyone below approver.
     return _decide(request, approval_id, user, "approve")
 
 
-@router.post("/api/v1/approvals/{approval_id}/reject")
+@router.post("/api/v1/approvals/{approval_id}/reject", responses=DECISION_RESPONSES)
 def reject(request: Request, approval_id: str, user: User = Depends(require(Role.VIEWER))) -> JSONResponse:
     return _decide(request, approval_id, user, "reject")
+
+
+async def _raw_body(request: Request) -> bytes:
+    return await request.body()
 
 
 def _slack_verifier(request: Request) -> SlackVerifier | None:
@@ -73,28 +101,46 @@ def _slack_verifier(request: Request) -> SlackVerifier | None:
         slack = request.app.state.settings.notify.slack
         if slack is None or slack.signing_secret is None:
             return None
-        verifier = SlackVerifier(slack.signing_secret.get_secret_value())
+        verifier = SlackVerifier(
+            slack.signing_secret.get_secret_value(), seen=DbReplayCache(request.app.state.sessions)
+        )
         request.app.state.slack_verifier = verifier
     return verifier
 
 
-@router.post("/api/v1/slack/interactions")
-async def slack_interaction(request: Request) -> JSONResponse:
-    body = await request.body()
+SLACK_REFUSAL_RESPONSES: dict[int | str, dict[str, Any]] = {
+    401: {"description": "Unsigned, badly signed, stale, replayed or malformed request."},
+    404: {"description": "Slack interactions are not configured (notify.slack.signing_secret)."},
+}
+
+
+@router.post("/api/v1/slack/interactions", responses=SLACK_REFUSAL_RESPONSES)
+def slack_interaction(request: Request, body: bytes = Depends(_raw_body)) -> JSONResponse:
+    """Slack's interactivity callback: an approver's Approve/Reject click, signed by Slack."""
     verifier = _slack_verifier(request)
     if verifier is None:
         raise HTTPException(404, "Slack interactions are not configured (notify.slack.signing_secret)")
+    source = client_source(request)
     try:
         verifier.verify(
             body, request.headers.get("x-slack-request-timestamp"), request.headers.get("x-slack-signature")
         )
         click = parse_click(body)
     except SlackRequestRefused as exc:
-        with request.app.state.sessions() as session, session.begin():
-            append_audit(session, "slack.refused", "slack", {"reason": str(exc)})
+        if request.app.state.refusals.admit("slack.refused", source, str(exc)):
+            with request.app.state.sessions() as session, session.begin():
+                append_audit(session, "slack.refused", "slack", {"reason": str(exc), "source": source})
         raise HTTPException(401, str(exc)) from None
     with request.app.state.sessions() as session, session.begin():
         user = user_by_chat_id(session, slack=click.slack_user_id)
-        outcome = decide(session, click.approval_id, user, click.decision, via="slack")
-    text = f"{click.decision}d by <@{click.slack_user_id}>" if outcome.ok else f"refused: {outcome.reason}"
+        outcome = decide(
+            session,
+            click.approval_id,
+            user,
+            click.decision,
+            via="slack",
+            refusals=request.app.state.refusals,
+            source=click.slack_user_id,
+        )
+    text = f"{outcome.status} by <@{click.slack_user_id}>" if outcome.ok else f"refused: {outcome.reason}"
     return JSONResponse({"response_type": "ephemeral", "replace_original": False, "text": text})

@@ -1,20 +1,25 @@
 """The web console: server-rendered pages over the stored investigations.
 
 Handlers parse the request, call one store or engine function, and render.
-Every page needs a signed-in user (API token, kept in an HttpOnly cookie);
-approving needs the approver role, which `decide` enforces and audits.
+Every page needs a signed-in user: signing in with an API token starts a
+server-side session whose random id is the HttpOnly cookie (web/auth.py).
+Every post goes through `form_user` (same origin and the session's CSRF
+token, which each form carries); approving needs the approver role, which
+`decide` enforces and audits.
 """
 
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, BackgroundTasks, Form, HTTPException, Request
+from fastapi import APIRouter, BackgroundTasks, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 
 from rootward.actions.approvals import decide
@@ -23,6 +28,7 @@ from rootward.domain.roles import Role
 from rootward.engine.followup import answer
 from rootward.eval.golden_export import export_archive, truth_from_feedback
 from rootward.store.approvals import ApprovalRow
+from rootward.store.console_sessions import end_session, start_session
 from rootward.store.findings import FindingRow
 from rootward.store.investigations import (
     FeedbackRow,
@@ -32,8 +38,18 @@ from rootward.store.investigations import (
     list_investigations,
     quality_by_service,
 )
-from rootward.store.users import User, user_for_token
-from rootward.web.auth import COOKIE, current_user
+from rootward.store.users import User
+from rootward.web.auth import (
+    SESSION_COOKIE,
+    clear_session_cookie,
+    console_session,
+    console_user,
+    form_user,
+    refuse_cross_site,
+    require,
+    set_session_cookie,
+    to_login,
+)
 from rootward.web.charts import metric_svg
 from rootward.web.feedback_form import feedback_fields
 
@@ -42,15 +58,30 @@ templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 templates.env.filters["fromjson"] = json.loads
 
 
+class AskIn(BaseModel):
+    """A follow-up question about one investigation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1, max_length=2000, description="e.g. 'what changed before the incident?'")
+
+
+class AskOut(BaseModel):
+    answer: str
+    evidence: list[str] = Field(description="Evidence ids of the investigation the answer cites.")
+
+
 def _user(request: Request) -> User:
-    user = current_user(request)
+    user = console_user(request)
     if user is None:
-        raise HTTPException(303, headers={"Location": "/login"})
+        raise to_login()
     return user
 
 
 def _page(request: Request, name: str, user: User | None, **context: Any) -> HTMLResponse:
-    return templates.TemplateResponse(request, name, {"user": user, **context})
+    found = console_session(request) if user is not None else None
+    csrf = found.csrf_token if found is not None else ""
+    return templates.TemplateResponse(request, name, {"user": user, "csrf_token": csrf, **context})
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -59,20 +90,27 @@ def login_form(request: Request) -> HTMLResponse:
 
 
 @router.post("/login")
-def login(request: Request, token: str = Form(...)) -> Response:
-    with request.app.state.sessions() as session:
-        user = user_for_token(session, token.strip())
-    if user is None:
+def login(request: Request, token: str = Form(..., max_length=200)) -> Response:
+    refuse_cross_site(request)  # no one signs a browser in to their account from another site
+    ttl = timedelta(hours=request.app.state.settings.server.session_ttl_h)
+    with request.app.state.sessions() as session, session.begin():
+        new = start_session(session, token.strip(), ttl)
+    if new is None:
         return _page(request, "login.html", None, error="Unknown token.")
     response = RedirectResponse("/incidents", status_code=303)
-    response.set_cookie(COOKIE, token.strip(), httponly=True, samesite="strict", max_age=30 * 86400)
+    set_session_cookie(request, response, new.session_id, ttl)
     return response
 
 
-@router.get("/logout")
-def logout() -> Response:
+@router.post("/logout")
+def logout(request: Request, _user: User = Depends(form_user)) -> Response:
+    """End the session on the server too: a copy of the cookie is worthless from now on."""
+    session_id = request.cookies.get(SESSION_COOKIE)
+    if session_id:
+        with request.app.state.sessions() as session, session.begin():
+            end_session(session, session_id)
     response = RedirectResponse("/login", status_code=303)
-    response.delete_cookie(COOKIE)
+    clear_session_cookie(request, response)
     return response
 
 
@@ -163,8 +201,9 @@ def incident(request: Request, investigation_id: str) -> HTMLResponse:
 
 
 @router.post("/incidents/{investigation_id}/ask", response_class=HTMLResponse)
-def ask(request: Request, investigation_id: str, question: str = Form("")) -> HTMLResponse:
-    user = _user(request)
+def ask(
+    request: Request, investigation_id: str, question: str = Form("", max_length=2000), user: User = Depends(form_user)
+) -> HTMLResponse:
     context = _incident_context(request, investigation_id)
     reply = answer(context["result"], question)
     return _page(
@@ -187,8 +226,8 @@ def feedback(
     corrected_entity: str = Form(""),
     corrected_fault: str = Form(""),
     note: str = Form(""),
+    user: User = Depends(form_user),
 ) -> Response:
-    user = _user(request)
     if not user.role.at_least(Role.RESPONDER):
         raise HTTPException(403, "feedback needs the responder role")
     corrected_entity, corrected_fault, note = feedback_fields(corrected_entity, corrected_fault, note)
@@ -274,12 +313,19 @@ def _llm_client(request: Request, investigation_id: str, service: str) -> Any:
 
 
 @router.post("/approvals/{approval_id}/{decision}")
-def decide_in_console(request: Request, approval_id: str, decision: str) -> Response:
-    user = _user(request)
+def decide_in_console(request: Request, approval_id: str, decision: str, user: User = Depends(form_user)) -> Response:
     if decision not in ("approve", "reject"):
         raise HTTPException(404)
+    refusals = request.app.state.refusals
     with request.app.state.sessions() as session, session.begin():
-        outcome = decide(session, approval_id, user, "approve" if decision == "approve" else "reject", via="api")
+        outcome = decide(
+            session,
+            approval_id,
+            user,
+            "approve" if decision == "approve" else "reject",
+            via="api",
+            refusals=refusals,
+        )
         row = session.get(ApprovalRow, approval_id)
         target = f"/incidents/{row.investigation_id}#approval-{approval_id}" if row else "/approvals"
     if not outcome.ok:
@@ -303,10 +349,24 @@ def quality(request: Request) -> HTMLResponse:
     return _page(request, "quality.html", user, rows=rows)
 
 
-@router.get("/api/v1/feedback/export")
-def export_golden(request: Request) -> Response:
+@router.get(
+    "/api/v1/feedback/export",
+    response_class=Response,
+    responses={200: {"content": {"application/gzip": {}}, "description": "A .tar.gz of golden bundles."}},
+)
+def export_golden(request: Request, _user: User = Depends(require(Role.VIEWER))) -> Response:
     """Every RCA with feedback whose data is still on disk, as golden bundles (.tar.gz)."""
+    return _golden_archive(request)
+
+
+@router.get("/quality/export", include_in_schema=False)
+def export_golden_in_console(request: Request) -> Response:
+    """The same archive for the console's signed-in user (the API route takes no cookie)."""
     _user(request)
+    return _golden_archive(request)
+
+
+def _golden_archive(request: Request) -> Response:
     items = []
     with request.app.state.sessions() as session:
         rated = session.execute(
@@ -326,13 +386,17 @@ def export_golden(request: Request) -> Response:
     )
 
 
-@router.post("/api/v1/investigations/{investigation_id}/ask")
-async def ask_api(request: Request, investigation_id: str) -> dict[str, Any]:
-    _user(request)
-    body = await request.json()
+@router.post(
+    "/api/v1/investigations/{investigation_id}/ask",
+    responses={404: {"description": "No such investigation."}},
+)
+def ask_api(
+    request: Request, investigation_id: str, body: AskIn, _user: User = Depends(require(Role.VIEWER))
+) -> AskOut:
+    """Answer a follow-up question from the investigation's own evidence, with citations."""
     with request.app.state.sessions() as session:
         row = session.get(InvestigationRow, investigation_id)
     if row is None:
         raise HTTPException(404, f"no investigation {investigation_id}")
-    reply = answer(row.investigation, str(body.get("question", "")))
-    return {"answer": reply.text, "evidence": list(reply.evidence)}
+    reply = answer(row.investigation, body.question)
+    return AskOut(answer=reply.text, evidence=list(reply.evidence))

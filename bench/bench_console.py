@@ -27,8 +27,8 @@ import httpx
 
 from rootward.bundle.load import load_bundle
 from rootward.domain.roles import Role
+from rootward.engine.entry_point import investigate_bundle
 from rootward.engine.evidence_view import evidence_data
-from rootward.engine.investigate import investigate_bundle
 from rootward.store.db import make_engine, make_session_factory
 from rootward.store.investigations import add_feedback, save_investigation
 from rootward.store.migrate import upgrade

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from rootward.bundle.load import load_bundle
 from rootward.context.assemble import assemble_context
-from rootward.engine.investigate import investigate_bundle
+from rootward.engine.entry_point import investigate_bundle
 from rootward.engine.knowledge_context import retrieve_knowledge
 from rootward.sim.generate import generate
 from rootward.sources.bundle import bundle_sources

@@ -10,8 +10,8 @@ from sqlalchemy.orm import Session
 
 from rootward.store.alerts import AlertGroupRow, AlertRow
 from rootward.store.ids import new_id
-from rootward.worldmodel.gate import ProposedAction
 from rootward.worldmodel.predict import PredictedAlert, PredictedEntity, Prediction
+from rootward.worldmodel.prediction_gate import ProposedAction
 
 
 class RecordingBackend:

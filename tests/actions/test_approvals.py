@@ -10,7 +10,7 @@ from rootward.domain.roles import Role
 from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import AuditRow, verify_chain
 from rootward.store.users import add_user, create_token, user_for_token
-from rootward.worldmodel.gate import MemoryLedger, ProposedAction, commit_prediction
+from rootward.worldmodel.prediction_gate import MemoryLedger, ProposedAction, commit_prediction
 from rootward.worldmodel.settings import WorldModelSettings
 
 T0 = datetime(2026, 3, 14, 14, 0, tzinfo=UTC)

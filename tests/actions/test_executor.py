@@ -15,7 +15,7 @@ from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import AuditRow, verify_chain
 from rootward.store.users import add_user
 from rootward.store.worldmodel import DbPredictionLedger
-from rootward.worldmodel.gate import ProposedAction, commit_prediction
+from rootward.worldmodel.prediction_gate import ProposedAction, commit_prediction
 from rootward.worldmodel.settings import WorldModelSettings
 from tests.actions.fake_cluster import NS, FakeCluster
 from tests.sources.local_http import serve

@@ -32,7 +32,7 @@ from rootward.store.audit import AuditRow, verify_chain
 from rootward.store.users import User, add_user
 from rootward.store.worldmodel import DbPredictionLedger
 from rootward.web.app import create_app
-from rootward.worldmodel.gate import ProposedAction, action_json, commit_prediction, proposal_hash
+from rootward.worldmodel.prediction_gate import ProposedAction, action_json, commit_prediction, proposal_hash
 from rootward.worldmodel.settings import WorldModelSettings
 from tests.actions.recording_backend import RecordingBackend, restart_prediction
 

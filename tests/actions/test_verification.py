@@ -12,7 +12,7 @@ from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import AuditRow, verify_chain
 from rootward.store.users import add_user
 from rootward.store.worldmodel import DbPredictionLedger, WmProposalRow, save_proposals
-from rootward.worldmodel.gate import ProposedAction, commit_prediction, proposal_hash
+from rootward.worldmodel.prediction_gate import ProposedAction, commit_prediction, proposal_hash
 from rootward.worldmodel.settings import WorldModelSettings
 from tests.actions.recording_backend import Clock, RecordingBackend, add_alert, restart_prediction
 

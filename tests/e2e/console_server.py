@@ -23,7 +23,7 @@ from rootward.store.approvals import ApprovalRow
 from rootward.store.db import make_engine, make_session_factory
 from rootward.store.investigations import InvestigationRow
 from rootward.store.users import add_user, create_token
-from rootward.worldmodel.gate import MemoryLedger, ProposedAction, commit_prediction
+from rootward.worldmodel.prediction_gate import MemoryLedger, ProposedAction, commit_prediction
 from tests.integration.processes import wait_until_ready
 from tests.sources.local_http import free_port
 

@@ -8,7 +8,7 @@ import pytest
 
 from rootward.engine.budget import Budget, BudgetExceeded, BudgetLimits
 from rootward.engine.dependencies import EngineDeps
-from rootward.engine.investigate import investigate_bundle
+from rootward.engine.entry_point import investigate_bundle
 from rootward.engine.settings import EngineSettings
 from rootward.llm.types import Usage
 

@@ -17,7 +17,7 @@ from pydantic import SecretStr
 from rootward.domain.investigation import InvestigationResult
 from rootward.engine.budget import BudgetLimits
 from rootward.engine.dependencies import EngineDeps
-from rootward.engine.investigate import investigate_bundle
+from rootward.engine.entry_point import investigate_bundle
 from rootward.engine.llm_reasoner import build_reasoner
 from rootward.llm.client import LLMClient
 from rootward.llm.settings import LLMSettings, ModelPrice

@@ -10,8 +10,8 @@ from rootward.bundle.cites import BundleCiteResolver
 from rootward.bundle.load import load_bundle
 from rootward.domain.investigation import InvestigationResult
 from rootward.engine.dependencies import EngineDeps
-from rootward.engine.investigate import investigate_bundle
-from rootward.engine.investigation import STAGES, initial_state, run_stages
+from rootward.engine.entry_point import investigate_bundle
+from rootward.engine.stages import STAGES, initial_state, run_stages
 from rootward.engine.state import EngineState
 
 

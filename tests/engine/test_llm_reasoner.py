@@ -10,7 +10,7 @@ import pytest
 from pydantic import SecretStr
 
 from rootward.engine.dependencies import EngineDeps
-from rootward.engine.investigate import investigate_bundle
+from rootward.engine.entry_point import investigate_bundle
 from rootward.engine.llm_reasoner import build_reasoner
 from rootward.llm.settings import LLMSettings
 from tests.conftest import EXAMPLES

@@ -21,7 +21,7 @@ from rootward.domain.evidence import EvidenceRef
 from rootward.domain.investigation import Finding, ToolResult
 from rootward.engine.budget import Budget
 from rootward.engine.dependencies import EngineDeps
-from rootward.engine.investigate import investigate_bundle
+from rootward.engine.entry_point import investigate_bundle
 from rootward.engine.llm_reasoner import build_reasoner
 from rootward.engine.model_agent import ModelSpecialist, describe, tool_specs
 from rootward.engine.supervisor import direct_verdict, status_of

@@ -9,7 +9,7 @@ from rootward.domain.alert import Alert
 from rootward.domain.investigation import InvestigationResult
 from rootward.domain.topology import Entity, Topology
 from rootward.engine.risk_gate import Incident, plan_actions
-from rootward.worldmodel.gate import ProposedAction
+from rootward.worldmodel.prediction_gate import ProposedAction
 
 # checkout -> payment -> payment-db; reports is unrelated to payment-db
 TOPOLOGY = Topology(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rootward.domain.evidence import EvidenceRef
 from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Claim, EvidenceItem, Finding, HypothesisOut, InvestigationResult
-from rootward.engine.gates import apply_gates
+from rootward.engine.confidence_gates import apply_gates
 from rootward.engine.supervisor import Assessment
 from rootward.engine.verify import check_result, repair_result, verify
 

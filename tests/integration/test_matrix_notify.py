@@ -96,7 +96,7 @@ def test_approver_reaction_and_non_approver_command_in_the_room(synapse: Synapse
     from rootward.store.db import make_engine, make_session_factory
     from rootward.store.migrate import upgrade
     from rootward.store.users import add_user
-    from rootward.worldmodel.gate import MemoryLedger, ProposedAction, commit_prediction
+    from rootward.worldmodel.prediction_gate import MemoryLedger, ProposedAction, commit_prediction
 
     url = f"sqlite:///{tmp_path / 'm.db'}"
     upgrade(url)

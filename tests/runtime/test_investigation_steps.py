@@ -99,7 +99,7 @@ def test_rerunning_the_writing_steps_after_a_crash_writes_nothing_twice(env) -> 
 
 def test_engine_failure_still_records_and_notifies(env, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     settings, sessions, bundle, accepted, jobs = env
-    import rootward.engine.investigation as engine
+    import rootward.engine.stages as engine
 
     def boom(state: EngineState, deps: EngineDeps) -> EngineState:
         raise RuntimeError("metrics API returned 503")
@@ -182,7 +182,7 @@ def test_l2_files_the_rca_into_the_knowledge_base_and_retries_a_failed_one(
         paths = [d.path for d in s.scalars(select(KnowledgeDocumentRow))]
     assert f"incidents/{job.id}.md" in paths
 
-    import rootward.engine.investigation as engine
+    import rootward.engine.stages as engine
     import rootward.runtime.investigation_steps as live
 
     def boom(state: EngineState, deps: EngineDeps) -> EngineState:

@@ -19,7 +19,7 @@ from rootward.store.db import make_engine, make_session_factory
 from rootward.store.users import add_user, create_token
 from rootward.store.worldmodel import DbPredictionLedger
 from rootward.web.app import create_app
-from rootward.worldmodel.gate import ProposedAction, commit_prediction
+from rootward.worldmodel.prediction_gate import ProposedAction, commit_prediction
 
 SECRET = "slack-signing-secret"
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from rootward.domain.investigation import HypothesisOut
 from rootward.domain.telemetry import Change
 from rootward.engine.proposals import propose
-from rootward.worldmodel.gate import MemoryLedger, proposal_hash
+from rootward.worldmodel.prediction_gate import MemoryLedger, proposal_hash
 from rootward.worldmodel.settings import WorldModelSettings
 
 from .conftest import shop_topology

@@ -27,9 +27,9 @@ from rootward.store.worldmodel import (
 )
 from rootward.worldmodel.autonomy import record_verdict
 from rootward.worldmodel.dynamics import Dynamics
-from rootward.worldmodel.gate import ProposedAction, gate
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
 from rootward.worldmodel.history import IncidentRecord, ObservedAlert
+from rootward.worldmodel.prediction_gate import ProposedAction, gate
 from rootward.worldmodel.settings import WorldModelSettings
 
 from .conftest import shop_topology

@@ -23,7 +23,7 @@ from rootward.store.audit import append_audit
 from rootward.store.audit_refusals import RefusalThrottle
 from rootward.store.ids import new_id
 from rootward.store.users import User
-from rootward.worldmodel.gate import GateDecision, PredictionLedger, ProposedAction, action_json, gate
+from rootward.worldmodel.prediction_gate import GateDecision, PredictionLedger, ProposedAction, action_json, gate
 from rootward.worldmodel.settings import WorldModelSettings
 
 Decision = Literal["approve", "reject"]

@@ -14,7 +14,7 @@ import httpx
 
 from rootward.actions.backends import BackendError
 from rootward.actions.settings_models import AwxSettings
-from rootward.worldmodel.gate import ProposedAction
+from rootward.worldmodel.prediction_gate import ProposedAction
 
 FINAL = ("successful", "failed", "error", "canceled")
 

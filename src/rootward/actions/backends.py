@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from rootward.worldmodel.gate import ProposedAction
+from rootward.worldmodel.prediction_gate import ProposedAction
 
 
 class BackendError(Exception):

@@ -29,7 +29,7 @@ from rootward.actions.guard import check_params
 from rootward.actions.verification import VerificationOutcome, due_for_verification, verify_approval
 from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import append_audit
-from rootward.worldmodel.gate import PredictionLedger, ProposedAction, gate
+from rootward.worldmodel.prediction_gate import PredictionLedger, ProposedAction, gate
 from rootward.worldmodel.settings import WorldModelSettings
 
 LedgerFactory = Callable[[Session], PredictionLedger]

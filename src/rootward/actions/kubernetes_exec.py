@@ -15,7 +15,7 @@ from kubernetes.client.rest import ApiException
 
 from rootward.actions.backends import BackendError
 from rootward.actions.settings_models import KubernetesExecSettings
-from rootward.worldmodel.gate import ProposedAction
+from rootward.worldmodel.prediction_gate import ProposedAction
 
 REVISION = "deployment.kubernetes.io/revision"
 

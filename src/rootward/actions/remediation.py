@@ -18,7 +18,7 @@ from rootward.actions.approvals import request_approval
 from rootward.actions.autonomy_gate import approve_if_earned
 from rootward.store.approvals import ApprovalRow
 from rootward.store.worldmodel import DbPredictionLedger
-from rootward.worldmodel.gate import ProposedAction, commit_prediction
+from rootward.worldmodel.prediction_gate import ProposedAction, commit_prediction
 from rootward.worldmodel.settings import WorldModelSettings
 
 

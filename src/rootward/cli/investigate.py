@@ -41,7 +41,7 @@ def investigate_command(
     as_json: bool = typer.Option(False, "--json", help="Print the result JSON of the bundle spec"),
 ) -> None:
     """Investigate one incident bundle and print the RCA (Markdown, or the spec's JSON)."""
-    from rootward.engine.investigate import investigate_bundle
+    from rootward.engine.entry_point import investigate_bundle
     from rootward.engine.rca import render_markdown
 
     deps = _configured_deps()

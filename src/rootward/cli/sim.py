@@ -132,7 +132,7 @@ def demo_cmd(
             typer.echo(str(exc), err=True)
             raise typer.Exit(2) from None
         typer.echo(f"Simulated incident {made.path.name} ({made.topology} topology); investigating...\n")
-        from rootward.engine.investigate import investigate_bundle
+        from rootward.engine.entry_point import investigate_bundle
         from rootward.engine.rca import render_markdown
 
         with investigation_view(made.path) as view:

@@ -82,7 +82,7 @@ class Timing(BaseModel):
 
 
 class ConfidenceGates(BaseModel):
-    """What the top hypothesis's confidence allows (`engine/gates.py`): analysis only, a human, a cap."""
+    """What the top hypothesis's confidence allows (`engine/confidence_gates.py`): analysis only, a human, a cap."""
 
     confidence: float
     analysis_only: bool

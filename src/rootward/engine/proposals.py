@@ -24,7 +24,9 @@ from rootward.domain.telemetry import Change
 from rootward.domain.topology import Topology
 from rootward.worldmodel.autonomy import action_class
 from rootward.worldmodel.dynamics import Dynamics
-from rootward.worldmodel.gate import (
+from rootward.worldmodel.graph import WorldGraph
+from rootward.worldmodel.predict import UnknownTarget, predict
+from rootward.worldmodel.prediction_gate import (
     MemoryLedger,
     PredictionLedger,
     ProposedAction,
@@ -32,8 +34,6 @@ from rootward.worldmodel.gate import (
     gate,
     proposal_hash,
 )
-from rootward.worldmodel.graph import WorldGraph
-from rootward.worldmodel.predict import UnknownTarget, predict
 from rootward.worldmodel.settings import WorldModelSettings
 
 HOST_KINDS = frozenset({"host", "vm", "node", "hypervisor"})

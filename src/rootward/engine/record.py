@@ -8,8 +8,8 @@ from sqlalchemy.orm import Session
 
 from rootward.bundle.load import load_bundle
 from rootward.domain.alert import Severity
+from rootward.engine.entry_point import investigate_bundle
 from rootward.engine.evidence_view import evidence_data
-from rootward.engine.investigate import investigate_bundle
 from rootward.store.investigations import InvestigationRow, save_investigation
 
 

@@ -27,7 +27,7 @@ from rootward.domain.investigation import InvestigationResult
 from rootward.eval.score import BundleScore, score_result
 from rootward.eval.truth import TRUTH_FILE, read_truth
 
-ENTRY_POINT = "rootward.engine.investigate:investigate_bundle"
+ENTRY_POINT = "rootward.engine.entry_point:investigate_bundle"
 
 
 def discover_bundles(root: Path) -> list[Path]:

@@ -17,8 +17,8 @@ from contextvars import ContextVar
 from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.engine.dependencies import EngineDeps
-from rootward.engine.investigation import StageFn, initial_state
 from rootward.engine.reasoner import Reasoner, RuleReasoner
+from rootward.engine.stages import StageFn, initial_state
 from rootward.runtime.job_state import JobState
 from rootward.runtime.llm_charging import charged_llm_client
 from rootward.runtime.pipeline import Step

@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from rootward.engine.investigation import STAGES
+from rootward.engine.stages import STAGES
 from rootward.runtime.act_step import ActStep
 from rootward.runtime.engine_steps import engine_step, start_engine_step, worker_deps
 from rootward.runtime.group_snapshot import GroupSnapshot

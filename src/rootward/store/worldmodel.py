@@ -180,7 +180,7 @@ def _parse(value: Any) -> datetime:
 
 @dataclass(frozen=True)
 class StoredPrediction:
-    """Same fields as `worldmodel.gate.CommittedPrediction` (the ledger protocol is structural)."""
+    """Same fields as `worldmodel.prediction_gate.CommittedPrediction` (the ledger protocol is structural)."""
 
     proposal_hash: str
     action_json: str

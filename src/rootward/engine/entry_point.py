@@ -1,7 +1,7 @@
 """Entry point: investigate one incident bundle in-process.
 
 The evaluation harness and the CLI call `investigate_bundle`; it runs the
-whole state machine of `engine.investigation` with the caller's `EngineDeps`
+whole state machine of `engine.stages` with the caller's `EngineDeps`
 (rule mode and default settings when none are given) and returns the spec's
 result JSON.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 from rootward.bundle.load import load_bundle
 from rootward.domain.investigation import InvestigationResult, Timing
 from rootward.engine.dependencies import EngineDeps
-from rootward.engine.investigation import run_investigation
+from rootward.engine.stages import run_investigation
 
 
 def investigate_bundle(path: str | Path, deps: EngineDeps | None = None) -> InvestigationResult:

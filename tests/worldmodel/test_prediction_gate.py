@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from rootward.worldmodel.gate import (
+from rootward.worldmodel.graph import WorldGraph
+from rootward.worldmodel.predict import predict
+from rootward.worldmodel.prediction_gate import (
     CommittedPrediction,
     MemoryLedger,
     ProposedAction,
@@ -11,8 +13,6 @@ from rootward.worldmodel.gate import (
     gate,
     proposal_hash,
 )
-from rootward.worldmodel.graph import WorldGraph
-from rootward.worldmodel.predict import predict
 from rootward.worldmodel.settings import WorldModelSettings
 
 

@@ -27,8 +27,8 @@ from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Claim, InvestigationResult
 from rootward.domain.topology import Topology
 from rootward.engine.budget import Budget, BudgetExceeded
+from rootward.engine.confidence_gates import apply_gates
 from rootward.engine.dependencies import EngineDeps, WorldModelSource
-from rootward.engine.gates import apply_gates
 from rootward.engine.hypotheses import MIN_HYPOTHESES, rank_hypotheses
 from rootward.engine.knowledge_context import retrieve_knowledge
 from rootward.engine.memory import InMemoryWorkingMemory

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 ChangeKind = Literal["deploy", "config", "infra", "feature_flag"]
+SpanStatus = Literal["ok", "error"]
+SpanKind = Literal["server", "client", "producer", "consumer", "internal"]
 
 
 @dataclass(frozen=True)
@@ -41,3 +43,26 @@ class Change:
     author: str = ""
     summary: str = ""
     diff: str = ""
+
+
+@dataclass(frozen=True)
+class Span:
+    """One span of a distributed trace, OpenTelemetry's model flattened (bundle spec: traces.jsonl).
+
+    A span's caller is the service of its parent span; `status` and `kind` are None
+    where the tracer did not say (unknown is not the same as ok).
+    """
+
+    trace_id: str
+    span_id: str
+    service: str
+    start: datetime
+    duration_ms: float
+    parent_id: str | None = None
+    status: SpanStatus | None = None
+    kind: SpanKind | None = None
+    operation: str = ""
+    pod: str = ""
+    host: str = ""
+    attributes: dict[str, Any] = field(default_factory=dict)
+    line: int = 0  # 1-based line in traces.jsonl for bundles; 0 for live sources

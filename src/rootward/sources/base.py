@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 
 from rootward.domain.alert import Alert
 from rootward.domain.knowledge import Document
-from rootward.domain.telemetry import Change, LogRecord, MetricSeries
+from rootward.domain.telemetry import Change, LogRecord, MetricSeries, Span
 from rootward.domain.topology import Topology
 
 
@@ -38,6 +38,13 @@ class MetricSource(Protocol):
     def series(
         self, service: str | None, start: datetime, end: datetime, metric: str | None = None
     ) -> Sequence[MetricSeries]: ...
+
+
+@runtime_checkable
+class TraceSource(Protocol):
+    """Spans of the traces that touch `service` (every service when None), starting in [start, end]."""
+
+    def spans(self, service: str | None, start: datetime, end: datetime) -> Sequence[Span]: ...
 
 
 @runtime_checkable
@@ -72,6 +79,7 @@ class SourceSet:
         changes: ChangeSource | None = None,
         topology: TopologySource | None = None,
         knowledge: KnowledgeSource | None = None,
+        traces: TraceSource | None = None,
     ) -> None:
         self.alerts = alerts
         self.logs = logs
@@ -79,3 +87,4 @@ class SourceSet:
         self.changes = changes
         self.topology = topology
         self.knowledge = knowledge
+        self.traces = traces

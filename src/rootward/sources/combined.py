@@ -1,4 +1,5 @@
-"""Several sources of one kind read as one: logs from Loki and Kubernetes events, changes from many places.
+"""Several sources of one kind read as one: logs from Loki and Kubernetes events, changes from many places,
+spans from Jaeger and Tempo.
 
 A part that fails leaves its reason in `gaps` and the others still answer;
 only when every part fails is the whole source unavailable. The engine may
@@ -10,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from rootward.domain.telemetry import Change, LogRecord, MetricSeries
-from rootward.sources.base import ChangeSource, LogSource, MetricSource, SourceUnavailable
+from rootward.domain.telemetry import Change, LogRecord, MetricSeries, Span
+from rootward.sources.base import ChangeSource, LogSource, MetricSource, SourceUnavailable, TraceSource
 
 
 class CombinedLogSource:
@@ -80,3 +81,27 @@ class CombinedMetricSource:
         if not answered:
             raise SourceUnavailable("metrics", "; ".join(gaps) or "no metric source configured")
         return out
+
+
+class CombinedTraceSource:
+    """Spans of several trace backends; a span both report (same trace and span id) is kept once."""
+
+    def __init__(self, parts: Sequence[TraceSource]) -> None:
+        self.parts = list(parts)
+        self.gaps: list[str] = []
+
+    def spans(self, service: str | None, start: datetime, end: datetime) -> Sequence[Span]:
+        spans: dict[tuple[str, str], Span] = {}
+        gaps: list[str] = []
+        answered = False
+        for part in self.parts:
+            try:
+                for span in part.spans(service, start, end):
+                    spans.setdefault((span.trace_id, span.span_id), span)
+                answered = True
+            except SourceUnavailable as exc:
+                gaps.append(str(exc))
+        self.gaps = gaps
+        if not answered:
+            raise SourceUnavailable("traces", "; ".join(gaps) or "no trace source configured")
+        return sorted(spans.values(), key=lambda s: s.start)

@@ -17,7 +17,7 @@ from typing import Generic, Literal, TypeVar
 
 from rootward.sources.resilience import ConnectorSettings
 
-Provides = Literal["logs", "metrics", "changes", "topology"]
+Provides = Literal["logs", "metrics", "changes", "topology", "traces"]
 S = TypeVar("S", bound=ConnectorSettings)
 
 

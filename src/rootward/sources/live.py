@@ -6,9 +6,9 @@ connectors come from one table (`sources/settings.CONNECTORS`), in its order:
 each configured one is built once and joins every protocol it provides. Logs
 combine Loki with Kubernetes events and pod health; changes combine the ones
 CI/CD recorded through `POST /api/v1/changes` (passed in by the caller, who
-owns the database) with GitHub deployments and Kubernetes rollouts; topology
-merges the topology file, Kubernetes and Prometheus targets, in that order of
-authority.
+owns the database) with GitHub deployments and Kubernetes rollouts; spans
+combine Jaeger and Tempo; topology merges the topology file, Kubernetes, the
+call graph seen in traces and Prometheus targets, in that order of authority.
 """
 
 from __future__ import annotations
@@ -25,8 +25,14 @@ from rootward.sources.base import (
     MetricSource,
     SourceSet,
     TopologySource,
+    TraceSource,
 )
-from rootward.sources.combined import CombinedChangeSource, CombinedLogSource, CombinedMetricSource
+from rootward.sources.combined import (
+    CombinedChangeSource,
+    CombinedLogSource,
+    CombinedMetricSource,
+    CombinedTraceSource,
+)
 from rootward.sources.connector import Provides
 from rootward.sources.resilience import ConnectorSettings
 from rootward.sources.settings import CONNECTORS
@@ -39,6 +45,7 @@ PROTOCOLS: dict[Provides, type] = {
     "metrics": MetricSource,
     "changes": ChangeSource,
     "topology": TopologySource,
+    "traces": TraceSource,
 }
 
 
@@ -93,6 +100,7 @@ def build_live_sources(
     provided = connector_sources(sections)
     logs: list[LogSource] = [source for _, source in provided["logs"]]
     metrics: list[MetricSource] = [source for _, source in provided["metrics"]]
+    traces: list[TraceSource] = [source for _, source in provided["traces"]]
     changes: list[ChangeSource] = [recorded_changes] if recorded_changes is not None else []
     changes += [source for _, source in provided["changes"]]
     layers: list[tuple[str, TopologySource]] = []
@@ -108,4 +116,5 @@ def build_live_sources(
         changes=_one_or_combined(changes, CombinedChangeSource),
         topology=MergedTopologySource(layers) if layers else None,
         knowledge=knowledge,
+        traces=_one_or_combined(traces, CombinedTraceSource),
     )

@@ -28,13 +28,22 @@ class TopologySettings(BaseModel):
     from_kubernetes: bool = Field(
         default=True, description="Add workloads, nodes and Services from the `kubernetes` section, when set."
     )
+    from_traces: bool = Field(
+        default=True,
+        description="Add the caller → callee calls seen in traces (Jaeger dependencies, Tempo spans), when set.",
+    )
     from_prometheus_targets: bool = Field(
         default=True, description="Add services and hosts from Prometheus target labels, when `prometheus` is set."
     )
 
     def layers_from(self, connector: str) -> bool:
         """Whether the topology merges in what the named connector reports (its `from_<name>` switch)."""
-        switches = {"kubernetes": self.from_kubernetes, "prometheus": self.from_prometheus_targets}
+        switches = {
+            "kubernetes": self.from_kubernetes,
+            "jaeger": self.from_traces,
+            "tempo": self.from_traces,
+            "prometheus": self.from_prometheus_targets,
+        }
         return switches.get(connector, True)
 
 

@@ -1,0 +1,43 @@
+"""The call graph seen in traces: caller → callee service pairs of parent/child spans.
+
+A span whose parent span belongs to another service is one call from the
+parent's service into the span's service, so the caller `depends_on` the
+callee. This is observed topology: only the calls that happened in the spans
+read, which is why it joins the merged topology below the declared file and
+the cluster, never replacing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rootward.domain.telemetry import Span
+from rootward.domain.topology import Entity, Topology
+
+
+def call_edges(spans: Iterable[Span]) -> dict[tuple[str, str], int]:
+    """`{(caller, callee): calls}` over the spans whose parent is in the same set and another service."""
+    spans = list(spans)
+    service_of = {(s.trace_id, s.span_id): s.service for s in spans}
+    edges: dict[tuple[str, str], int] = {}
+    for span in spans:
+        if span.parent_id is None:
+            continue
+        caller = service_of.get((span.trace_id, span.parent_id))
+        if caller is None or caller == span.service or not caller or not span.service:
+            continue
+        edges[(caller, span.service)] = edges.get((caller, span.service), 0) + 1
+    return edges
+
+
+def topology_from_edges(edges: Iterable[tuple[str, str]]) -> Topology:
+    """Services and their `depends_on` edges; a callee never seen calling is still an entity."""
+    depends: dict[str, list[str]] = {}
+    for caller, callee in edges:
+        depends.setdefault(callee, [])
+        targets = depends.setdefault(caller, [])
+        if callee not in targets:
+            targets.append(callee)
+    return Topology(
+        entities={name: Entity(name=name, kind="service", depends_on=tuple(deps)) for name, deps in depends.items()}
+    )

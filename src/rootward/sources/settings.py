@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rootward.sources import github, jaeger, kubernetes, loki, prometheus
+from rootward.sources import github, jaeger, kubernetes, loki, prometheus, tempo
 from rootward.sources.connector import Connector
 from rootward.sources.replay import ReplaySettings
 from rootward.sources.resilience import ConnectorSettings
@@ -25,6 +25,7 @@ CONNECTORS: tuple[Connector[Any], ...] = (
     github.CONNECTOR,
     kubernetes.CONNECTOR,
     jaeger.CONNECTOR,
+    tempo.CONNECTOR,
     prometheus.CONNECTOR,
 )
 

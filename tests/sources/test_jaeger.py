@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +13,7 @@ from rootward.sources.jaeger import JaegerSettings, JaegerSource
 from rootward.sources.live import build_live_sources
 from rootward.sources.topology_merge import MergedTopologySource
 from tests.sources.fake_jaeger import recorded_jaeger
-from tests.sources.local_http import Reply, serve
+from tests.sources.local_http import Reply, free_port, serve
 
 pytestmark = pytest.mark.integration
 
@@ -60,6 +61,16 @@ def test_every_service_is_asked_when_none_is_named_and_shared_traces_count_once(
     assert (
         source.last_invocations[0]
         == "Jaeger /api/traces?service=checkout [2026-03-14T13:40:00Z .. 2026-03-14T13:45:00Z]"
+    )
+
+
+def test_a_64_bit_trace_id_is_padded_to_opentelemetry_width() -> None:
+    with serve(recorded_jaeger()) as (url, _seen):
+        (refund,) = _source(url).spans("payment", T0 + timedelta(hours=2), T0 + timedelta(hours=3))
+    assert (refund.trace_id, refund.span_id, refund.operation) == (
+        "0000000000000000d1f0000000000003",
+        "c2c2c2c2c2c2c2c2",
+        "Refund",
     )
 
 
@@ -112,7 +123,16 @@ def test_token_is_sent_as_bearer_and_kept_secret() -> None:
     assert "s3cret" not in repr(source.settings)
 
 
-def test_jaeger_section_is_in_the_config_schema_and_the_live_sources(tmp_path: object) -> None:
+def test_a_dead_jaeger_is_a_named_gap_of_the_merged_topology(tmp_path: Path) -> None:
+    settings = load_settings(data_dir=tmp_path, jaeger={"base_url": f"http://127.0.0.1:{free_port()}", "timeout_s": 2})
+    topology = build_live_sources(settings.connector_sections(), settings.topology).topology
+    assert isinstance(topology, MergedTopologySource)
+    with pytest.raises(SourceUnavailable) as info:
+        topology.graph()
+    assert str(info.value) == "topology: Jaeger: /api/dependencies cannot connect (connection refused)"
+
+
+def test_jaeger_section_is_in_the_config_schema_and_the_live_sources(tmp_path: Path) -> None:
     schema = json_schema()
     assert "jaeger" in schema["properties"]
     assert "dependencies_lookback_s" in schema["$defs"]["JaegerSettings"]["properties"]

@@ -11,11 +11,12 @@ from rootward.settings import json_schema, load_settings
 from rootward.sources.base import SourceUnavailable
 from rootward.sources.combined import CombinedTraceSource
 from rootward.sources.live import build_live_sources
-from rootward.sources.tempo import TempoSettings, TempoSource, build_traceql, hex_id
+from rootward.sources.span_fields import hex_id
+from rootward.sources.tempo import TempoSettings, TempoSource, build_traceql
 from rootward.sources.topology_merge import MergedTopologySource
 from tests.sources.fake_jaeger import recorded_jaeger
 from tests.sources.fake_tempo import recorded_tempo
-from tests.sources.local_http import Reply, serve
+from tests.sources.local_http import Reply, Request, serve
 
 pytestmark = pytest.mark.integration
 
@@ -97,10 +98,11 @@ def test_a_slow_tempo_is_a_named_gap_after_the_timeout() -> None:
 def test_a_tempo_5xx_on_a_trace_read_is_a_named_gap_with_its_status_and_body() -> None:
     search = {"traces": [{"traceID": "7c1e2f3a4b5c6d7e"}]}
 
-    def route(request: object) -> Reply:
-        path = getattr(request, "path", "")
+    def route(request: Request) -> Reply:
         return (
-            Reply(200, search) if path == "/api/search" else Reply(500, "error querying ingesters: deadline exceeded")
+            Reply(200, search)
+            if request.path == "/api/search"
+            else Reply(500, "error querying ingesters: deadline exceeded")
         )
 
     with serve(route) as (url, _seen), pytest.raises(SourceUnavailable) as info:
@@ -121,10 +123,11 @@ def test_tenant_header_and_extra_filter_are_sent() -> None:
 
 
 def test_ids_are_hex_whether_sent_as_hex_or_base64() -> None:
-    assert hex_id("CvdlGRbNQ92ESOshHIAxnA==") == CHECKOUT_TRACE
-    assert hex_id("t61rcWkgMzE=") == "b7ad6b7169203331"
-    assert hex_id("B7AD6B7169203331") == "b7ad6b7169203331"
-    assert hex_id("") == ""
+    assert hex_id("CvdlGRbNQ92ESOshHIAxnA==", 32) == CHECKOUT_TRACE
+    assert hex_id("t61rcWkgMzE=", 16) == "b7ad6b7169203331"
+    assert hex_id("B7AD6B7169203331", 16) == "b7ad6b7169203331"
+    assert hex_id("7c1e2f3a4b5c6d7e", 32) == CART_TRACE
+    assert hex_id("", 16) == ""
     assert build_traceql(TempoSettings(base_url="http://x"), None) == "{}"
 
 

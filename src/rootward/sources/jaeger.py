@@ -3,7 +3,8 @@
 `spans(service, start, end)` is `GET /api/traces?service=&start=&end=&limit=`
 (microseconds); with no service it asks for each service `/api/services`
 lists, up to `max_services`, since Jaeger only searches one service at a
-time. Every span of each returned trace is mapped to a `Span`: its service
+time. Every span of each returned trace is mapped to a `Span` (ids as OpenTelemetry's
+zero-padded hex, as Jaeger may print 64-bit or zero-stripped ids): its service
 from the trace's `processes`, its parent from the `CHILD_OF` reference,
 status from the `error` or `otel.status_code` tag, kind from `span.kind`,
 pod and host from the process tags. `graph()` is `/api/dependencies` over the
@@ -26,7 +27,16 @@ from rootward.sources.call_graph import topology_from_edges
 from rootward.sources.connector import Connector
 from rootward.sources.httpapi import HttpApi, Params
 from rootward.sources.resilience import ConnectorSettings, Guard, SourceResponseError
-from rootward.sources.span_fields import HOST_KEYS, POD_KEYS, first_value, span_kind, tag_status
+from rootward.sources.span_fields import (
+    HOST_KEYS,
+    POD_KEYS,
+    SPAN_ID_HEX,
+    TRACE_ID_HEX,
+    first_value,
+    hex_id,
+    span_kind,
+    tag_status,
+)
 
 SOURCE = "Jaeger"
 T = TypeVar("T")
@@ -75,13 +85,16 @@ def _tags(items: Any) -> dict[str, Any]:
 
 
 def _parent(span: dict[str, Any]) -> str | None:
-    references = [r for r in span.get("references") or [] if isinstance(r, dict) and r.get("spanID")]
-    for ref in references:
-        if ref.get("refType") == "CHILD_OF" and ref.get("traceID", span.get("traceID")) == span.get("traceID"):
-            return str(ref["spanID"])
-    if span.get("parentSpanID"):  # older Jaeger JSON
-        return str(span["parentSpanID"])
-    return str(references[0]["spanID"]) if references else None
+    """The `CHILD_OF` reference in the same trace, else the old `parentSpanID`, else a `FOLLOWS_FROM`."""
+    references = [
+        r
+        for r in span.get("references") or []
+        if isinstance(r, dict) and r.get("spanID") and r.get("traceID", span.get("traceID")) == span.get("traceID")
+    ]
+    child_of = [r["spanID"] for r in references if r.get("refType") == "CHILD_OF"]
+    candidates = [*child_of, span.get("parentSpanID"), *(r["spanID"] for r in references)]
+    parent = next((c for c in candidates if c), None)
+    return hex_id(parent, SPAN_ID_HEX) if parent else None
 
 
 def parse_traces(body: Any) -> list[Span]:
@@ -98,8 +111,8 @@ def parse_traces(body: Any) -> list[Span]:
                 tags = _tags(raw.get("tags"))
                 out.append(
                     Span(
-                        trace_id=str(raw["traceID"]),
-                        span_id=str(raw["spanID"]),
+                        trace_id=hex_id(raw["traceID"], TRACE_ID_HEX),
+                        span_id=hex_id(raw["spanID"], SPAN_ID_HEX),
                         service=str(process.get("serviceName") or ""),
                         start=datetime.fromtimestamp(int(raw["startTime"]) / 1e6, tz=UTC),
                         duration_ms=int(raw.get("duration") or 0) / 1000.0,

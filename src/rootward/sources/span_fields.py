@@ -1,4 +1,4 @@
-"""What Jaeger tags and OpenTelemetry attributes say about a span: kind, status, pod, host.
+"""What Jaeger tags and OpenTelemetry attributes say about a span: ids, kind, status, pod, host.
 
 Both trace connectors map their backend's wording onto the same `Span`
 fields with these tables, so a span reads the same whichever backend
@@ -8,11 +8,17 @@ Jaeger/OpenTracing client names.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from rootward.domain.telemetry import SpanKind, SpanStatus
 
+TRACE_ID_HEX = 32
+SPAN_ID_HEX = 16
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
 POD_KEYS = ("k8s.pod.name", "pod.name", "pod")
 HOST_KEYS = ("host.name", "hostname", "k8s.node.name", "host")
 KINDS: dict[str, SpanKind] = {
@@ -22,6 +28,24 @@ KINDS: dict[str, SpanKind] = {
     "consumer": "consumer",
     "internal": "internal",
 }
+
+
+def hex_id(value: Any, width: int) -> str:
+    """A trace or span id as lowercase hex of OpenTelemetry's width (32 for traces, 16 for spans).
+
+    Jaeger may print a 64-bit trace id, or drop leading zeros; Tempo's protobuf
+    JSON sends base64. Padded hex is what both mean, so the same span reads the
+    same from either backend. An empty id stays empty (no parent).
+    """
+    text = str(value or "")
+    if not text:
+        return ""
+    if _HEX.match(text) and len(text) <= width:
+        return text.lower().rjust(width, "0")
+    try:
+        return base64.b64decode(text, validate=True).hex().rjust(width, "0")
+    except (binascii.Error, ValueError):
+        return text.lower()
 
 
 def first_value(attributes: Mapping[str, Any], keys: tuple[str, ...]) -> str:

@@ -13,10 +13,7 @@ for citation.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import math
-import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -30,11 +27,18 @@ from rootward.sources.call_graph import call_edges, topology_from_edges
 from rootward.sources.connector import Connector
 from rootward.sources.httpapi import HttpApi, Params
 from rootward.sources.resilience import ConnectorSettings, Guard, SourceResponseError
-from rootward.sources.span_fields import HOST_KEYS, POD_KEYS, first_value, span_kind
+from rootward.sources.span_fields import (
+    HOST_KEYS,
+    POD_KEYS,
+    SPAN_ID_HEX,
+    TRACE_ID_HEX,
+    first_value,
+    hex_id,
+    span_kind,
+)
 
 SOURCE = "Tempo"
 T = TypeVar("T")
-_HEX_ID = re.compile(r"^(?:[0-9a-fA-F]{16}|[0-9a-fA-F]{32})$")
 # OTLP's enum numbers, for answers that carry them as integers.
 _KIND_NUMBERS = {1: "internal", 2: "server", 3: "client", 4: "producer", 5: "consumer"}
 _STATUS: dict[Any, SpanStatus] = {"STATUS_CODE_OK": "ok", "STATUS_CODE_ERROR": "error", 1: "ok", 2: "error"}
@@ -73,17 +77,6 @@ def build_traceql(settings: TempoSettings, service: str | None) -> str:
     if settings.filter.strip():
         conditions.append(settings.filter.strip())
     return "{ " + " && ".join(conditions) + " }" if conditions else "{}"
-
-
-def hex_id(value: Any) -> str:
-    """A trace or span id as lowercase hex, whether Tempo sent hex or base64 (protobuf JSON)."""
-    text = str(value or "")
-    if not text or _HEX_ID.match(text):
-        return text.lower()
-    try:
-        return base64.b64decode(text, validate=True).hex()
-    except (binascii.Error, ValueError):
-        return text.lower()
 
 
 def parse_search(body: Any) -> list[str]:
@@ -131,12 +124,12 @@ def parse_trace(body: Any) -> list[Span]:
                 attributes = _attributes(raw.get("attributes"))
                 out.append(
                     Span(
-                        trace_id=hex_id(raw["traceId"]),
-                        span_id=hex_id(raw["spanId"]),
+                        trace_id=hex_id(raw["traceId"], TRACE_ID_HEX),
+                        span_id=hex_id(raw["spanId"], SPAN_ID_HEX),
                         service=str(resource.get("service.name") or ""),
                         start=_moment(start_ns),
                         duration_ms=max(0, end_ns - start_ns) / 1e6,
-                        parent_id=hex_id(raw.get("parentSpanId")) or None,
+                        parent_id=hex_id(raw.get("parentSpanId"), SPAN_ID_HEX) or None,
                         status=_STATUS.get((raw.get("status") or {}).get("code")),
                         kind=_kind(raw.get("kind")),
                         operation=str(raw.get("name") or ""),

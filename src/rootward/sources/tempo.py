@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
+from urllib.parse import quote
 
 from pydantic import Field, SecretStr
 
@@ -185,7 +186,8 @@ class TempoSource:
         )
         found: dict[tuple[str, str], Span] = {}
         for trace_id in dict.fromkeys(ids):
-            for span in self._read(f"/api/traces/{trace_id}", window, parse_trace, "/api/traces/<id>"):
+            path = f"/api/traces/{quote(trace_id, safe='')}"  # an id is data from the server, not a path
+            for span in self._read(path, window, parse_trace, "/api/traces/<id>"):
                 found.setdefault((span.trace_id, span.span_id), span)
         return sorted(found.values(), key=lambda s: s.start)
 

@@ -11,6 +11,7 @@ import pytest
 from rootward.bundle.cites import (
     AlertCite,
     BundleCiteResolver,
+    CallSpansCite,
     ChangeCite,
     Cite,
     CiteFormError,
@@ -18,6 +19,8 @@ from rootward.bundle.cites import (
     KnowledgeCite,
     LogCite,
     MetricCite,
+    ServiceSpansCite,
+    SpanCite,
     parse_cite,
 )
 from rootward.bundle.load import load_bundle
@@ -115,3 +118,87 @@ def test_verifier_and_evaluator_read_a_cite_the_same_way(tmp_path: Path) -> None
     assert verdicts == {cite: resolver.resolves(cite) for cite in cites}
     unresolved = [cite for cite, ok in verdicts.items() if not ok]
     assert unresolved == ["logs.jsonl:2", "knowledge/runbooks/db.md#0", "changes.json"]
+
+
+# The tiny bundle's one trace: api's root span starts at 1773498660 (14:31:00Z), db's child span 50 ms later.
+@pytest.mark.parametrize(
+    ("cite", "ok"),
+    [
+        ("traces.jsonl:1", True),
+        ("traces.jsonl:2", True),
+        ("traces.jsonl:3", False),
+        ("traces.jsonl:0", False),
+        ("traces.jsonl:api@1773498660-1773498660", True),
+        ("traces.jsonl:api@1773498000-1773499000", True),
+        ("traces.jsonl:api@1773498661-1773499000", False),
+        ("traces.jsonl:db@1773498600-1773498660", False),
+        ("traces.jsonl:db@1773498660-1773498661", True),
+        ("traces.jsonl:cache@0-9999999999", False),
+        ("traces.jsonl:api->db@1773498600-1773498700", True),
+        ("traces.jsonl:api->db@1773498700-1773498800", False),
+        ("traces.jsonl:db->api@1773498600-1773498700", False),
+        ("traces.jsonl:frontend->db@1773498600-1773498700", False),
+        ("traces.jsonl:api", False),
+    ],
+)
+def test_trace_cites_resolve_as_the_spec_table_says(tmp_path: Path, cite: str, ok: bool) -> None:
+    check = BundleCiteResolver(load_bundle(write_bundle(tmp_path / "b"))).check(cite)
+    assert check.ok is ok, check.reason
+
+
+def test_trace_cites_name_the_services_they_are_about(tmp_path: Path) -> None:
+    resolver = BundleCiteResolver(load_bundle(write_bundle(tmp_path / "b")))
+    assert resolver.check("traces.jsonl:2").entities == ("db",)
+    assert resolver.check("traces.jsonl:api@1773498600-1773498700").entities == ("api",)
+    assert resolver.check("traces.jsonl:api->db@1773498600-1773498700").entities == ("api", "db")
+
+
+def test_a_span_whose_parent_is_not_in_the_bundle_has_no_caller(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path / "b")
+    (root / "traces.jsonl").write_text(
+        '{"trace_id": "t9", "span_id": "c1", "parent_id": "gone", "service": "db",'
+        ' "start": "2026-03-14T14:31:00Z", "duration_ms": 3}\n'
+    )
+    resolver = BundleCiteResolver(load_bundle(root))
+    assert resolver.resolves("traces.jsonl:db@1773498660-1773498660")
+    assert not resolver.resolves("traces.jsonl:gone->db@1773498660-1773498660")
+
+
+def test_trace_cites_into_a_bundle_without_traces_say_the_file_is_missing(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path / "b")
+    (root / "traces.jsonl").unlink()
+    resolver = BundleCiteResolver(load_bundle(root))
+    for cite in ("traces.jsonl:1", "traces.jsonl:api@0-9999999999", "traces.jsonl:api->db@0-9999999999"):
+        check = resolver.check(cite)
+        assert not check.ok and check.reason == "traces.jsonl is missing from the bundle"
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [
+        ("traces.jsonl:17", SpanCite(17)),
+        ("traces.jsonl:ts-order-service@1675-1680", ServiceSpansCite("ts-order-service", 1675, 1680)),
+        ("traces.jsonl:ts-order->ts-station@1675-1680", CallSpansCite("ts-order", "ts-station", 1675, 1680)),
+        ("traces.jsonl:a@b@1-2", ServiceSpansCite("a@b", 1, 2)),
+    ],
+)
+def test_trace_cites_parse_to_what_they_name(text: str, parsed: Cite) -> None:
+    assert parse_cite(text) == parsed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "traces.jsonl:",
+        "traces.jsonl:api",
+        "traces.jsonl:api@1700000000",
+        "traces.jsonl:api@soon-later",
+        "traces.jsonl:api->db",
+        "traces.jsonl:->db@1-2",
+        "traces.jsonl:api->@1-2",
+        "traces.jsonl:a->b->c@1-2",
+    ],
+)
+def test_a_malformed_trace_cite_lists_the_three_trace_forms(text: str) -> None:
+    with pytest.raises(CiteFormError, match=re.escape("traces.jsonl:<caller>-><callee>@<start>-<end>")):
+        parse_cite(text)

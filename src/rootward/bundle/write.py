@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
 import yaml
 
 from rootward.bundle.format import (
@@ -29,12 +30,13 @@ from rootward.bundle.format import (
     METRICS_FILE,
     METRICS_HEADER,
     TOPOLOGY_FILE,
+    TRACES_FILE,
 )
 from rootward.domain.alert import Alert
 from rootward.domain.alertmanager import ZERO_TIME_PREFIX
 from rootward.domain.incident import IncidentMeta
 from rootward.domain.knowledge import Document
-from rootward.domain.telemetry import Change, LogRecord, MetricSeries
+from rootward.domain.telemetry import Change, LogRecord, MetricSeries, Span
 from rootward.domain.topology import Topology
 
 # Alertmanager's "no end time" value: `endsAt` of an alert that has not resolved.
@@ -114,6 +116,41 @@ def write_metrics(out: Path, series: Sequence[MetricSeries]) -> None:
         for s in series:
             for t, v in zip(s.timestamps, s.values, strict=True):
                 writer.writerow([t, s.service, s.metric, repr(float(v))])
+
+
+def span_row(span: Span) -> dict[str, Any]:
+    """One `traces.jsonl` object; unknown status, kind and empty optional fields are left out."""
+    row: dict[str, Any] = {
+        "trace_id": span.trace_id,
+        "span_id": span.span_id,
+        "parent_id": span.parent_id,
+        "service": span.service,
+        "start": iso_time(span.start),
+        "duration_ms": span.duration_ms,
+    }
+    optional = (("operation", span.operation), ("status", span.status), ("kind", span.kind), ("pod", span.pod))
+    row.update({k: v for k, v in (*optional, ("host", span.host)) if v})
+    if span.attributes:
+        row["attributes"] = span.attributes
+    return row
+
+
+def write_traces(out: Path, spans: Sequence[Span]) -> None:
+    """One span a line, oldest trace first and each trace's spans in start order.
+
+    Whole traces stay together so a reader sees a request's call tree in one
+    place; `traces.jsonl:<n>` is the n-th span written. Attribute values JSON
+    cannot hold (bytes, sets) are written as their text rather than failing the
+    whole snapshot.
+    """
+    first: dict[str, datetime] = {}
+    for span in spans:
+        if span.trace_id not in first or span.start < first[span.trace_id]:
+            first[span.trace_id] = span.start
+    ordered = sorted(spans, key=lambda s: (first[s.trace_id], s.trace_id, s.start, s.span_id))
+    with open(out / TRACES_FILE, "wb") as fh:
+        for span in ordered:
+            fh.write(orjson.dumps(span_row(span), default=str, option=orjson.OPT_APPEND_NEWLINE))
 
 
 def write_changes(out: Path, changes: Sequence[Change]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-EvidenceKind = Literal["log", "metric", "change", "alert", "topology", "knowledge"]
+EvidenceKind = Literal["log", "metric", "trace", "change", "alert", "topology", "knowledge"]
 
 
 @dataclass(frozen=True)

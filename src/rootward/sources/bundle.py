@@ -16,7 +16,7 @@ from typing import Any
 from rootward.bundle.format import Bundle
 from rootward.domain.alert import Alert
 from rootward.domain.knowledge import Document
-from rootward.domain.telemetry import Change, LogRecord, MetricSeries
+from rootward.domain.telemetry import Change, LogRecord, MetricSeries, Span
 from rootward.domain.topology import Topology
 from rootward.sources.base import SourceSet, SourceUnavailable
 
@@ -66,6 +66,26 @@ class BundleMetricSource:
         return out
 
 
+class BundleTraceSource:
+    """`traces.jsonl` as a `TraceSource`: whole traces, as a tracing backend's trace search returns them.
+
+    A trace is selected when one of its spans is of `service` (any span when
+    None) and starts in [start, end]; of a selected trace, the spans starting in
+    [start, end] are returned, in file order.
+    """
+
+    def __init__(self, bundle: Bundle) -> None:
+        self._bundle = bundle
+
+    def spans(self, service: str | None, start: datetime, end: datetime) -> Sequence[Span]:
+        spans: tuple[Span, ...] = _require(self._bundle.spans, "traces.jsonl")
+        inside = [s for s in spans if start <= s.start <= end]
+        if service is None:
+            return inside
+        traces = {s.trace_id for s in inside if s.service == service}
+        return [s for s in inside if s.trace_id in traces]
+
+
 class BundleChangeSource:
     def __init__(self, bundle: Bundle) -> None:
         self._bundle = bundle
@@ -112,6 +132,7 @@ def bundle_sources(bundle: Bundle) -> SourceSet:
         alerts=BundleAlertSource(bundle),
         logs=BundleLogSource(bundle),
         metrics=BundleMetricSource(bundle),
+        traces=BundleTraceSource(bundle),
         changes=BundleChangeSource(bundle),
         topology=BundleTopologySource(bundle),
         knowledge=BundleKnowledgeSource(bundle),

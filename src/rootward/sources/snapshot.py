@@ -17,7 +17,14 @@ from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path
 
-from rootward.bundle.format import CHANGES_FILE, KNOWLEDGE_DIR, LOGS_FILE, METRICS_FILE, TOPOLOGY_FILE
+from rootward.bundle.format import (
+    CHANGES_FILE,
+    KNOWLEDGE_DIR,
+    LOGS_FILE,
+    METRICS_FILE,
+    TOPOLOGY_FILE,
+    TRACES_FILE,
+)
 from rootward.bundle.write import (
     write_alerts,
     write_changes,
@@ -27,6 +34,7 @@ from rootward.bundle.write import (
     write_logs,
     write_metrics,
     write_topology,
+    write_traces,
 )
 from rootward.domain.alert import Alert
 from rootward.domain.incident import IncidentMeta
@@ -38,6 +46,7 @@ from rootward.sources.base import (
     SourceSet,
     SourceUnavailable,
     TopologySource,
+    TraceSource,
 )
 
 CHANGE_LOOKBACK = timedelta(hours=72)
@@ -54,6 +63,7 @@ def snapshot_bundle(out: Path, *, meta: IncidentMeta, alerts: Sequence[Alert], s
         (TOPOLOGY_FILE, partial(_topology, out, sources.topology) if sources.topology is not None else None),
         (LOGS_FILE, partial(_logs, out, sources.logs, start, end) if sources.logs is not None else None),
         (METRICS_FILE, partial(_metrics, out, sources.metrics, start, end) if sources.metrics is not None else None),
+        (TRACES_FILE, partial(_traces, out, sources.traces, start, end) if sources.traces is not None else None),
         (CHANGES_FILE, partial(_changes, out, sources.changes, since, end) if sources.changes is not None else None),
         (KNOWLEDGE_DIR, partial(_knowledge, out, sources.knowledge) if sources.knowledge is not None else None),
     ]
@@ -80,6 +90,10 @@ def _logs(out: Path, source: LogSource, start: datetime, end: datetime) -> None:
 
 def _metrics(out: Path, source: MetricSource, start: datetime, end: datetime) -> None:
     write_metrics(out, source.series(None, start, end))
+
+
+def _traces(out: Path, source: TraceSource, start: datetime, end: datetime) -> None:
+    write_traces(out, source.spans(None, start, end))
 
 
 def _changes(out: Path, source: ChangeSource, start: datetime, end: datetime) -> None:

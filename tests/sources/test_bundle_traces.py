@@ -1,0 +1,70 @@
+"""A bundle's traces.jsonl read through the TraceSource protocol, as a tracing backend's trace search answers."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from rootward.bundle.load import load_bundle
+from rootward.sources.base import SourceUnavailable, TraceSource
+from rootward.sources.bundle import bundle_sources
+from tests.bundle.tiny import write_bundle
+
+WINDOW = (datetime(2026, 3, 14, 14, 0, tzinfo=UTC), datetime(2026, 3, 14, 15, 0, tzinfo=UTC))
+
+
+def _span(trace: str, span: str, service: str, start: str, parent: str | None = None) -> str:
+    return json.dumps(
+        {"trace_id": trace, "span_id": span, "parent_id": parent, "service": service, "start": start, "duration_ms": 5}
+    )
+
+
+def _source(tmp_path: Path) -> TraceSource:
+    root = write_bundle(tmp_path / "b")
+    spans = [
+        _span("t1", "a", "api", "2026-03-14T14:10:00Z"),
+        _span("t1", "b", "db", "2026-03-14T14:10:00.020Z", "a"),
+        _span("t2", "c", "web", "2026-03-14T14:40:00Z"),
+        _span("t2", "d", "cache", "2026-03-14T14:40:00.010Z", "c"),
+        _span("t3", "e", "api", "2026-03-14T13:00:00Z"),  # before the window
+    ]
+    (root / "traces.jsonl").write_text("\n".join(spans) + "\n")
+    traces = bundle_sources(load_bundle(root)).traces
+    assert traces is not None
+    return traces
+
+
+def test_the_bundle_source_set_has_a_trace_source(tmp_path: Path) -> None:
+    traces = bundle_sources(load_bundle(write_bundle(tmp_path / "b"))).traces
+    assert isinstance(traces, TraceSource)
+    assert [s.service for s in traces.spans(None, *WINDOW)] == ["api", "db"]
+
+
+def test_a_service_gets_the_whole_traces_it_takes_part_in(tmp_path: Path) -> None:
+    spans = _source(tmp_path).spans("db", *WINDOW)
+    assert [(s.trace_id, s.service, s.line) for s in spans] == [("t1", "api", 1), ("t1", "db", 2)]
+
+
+def test_no_service_means_every_span_in_the_window(tmp_path: Path) -> None:
+    assert [s.span_id for s in _source(tmp_path).spans(None, *WINDOW)] == ["a", "b", "c", "d"]
+
+
+def test_spans_outside_the_window_are_left_out(tmp_path: Path) -> None:
+    late = (datetime(2026, 3, 14, 14, 30, tzinfo=UTC), WINDOW[1])
+    source = _source(tmp_path)
+    assert [s.span_id for s in source.spans("api", *WINDOW)] == ["a", "b"]
+    assert source.spans("api", *late) == []
+    assert [s.span_id for s in source.spans("web", *late)] == ["c", "d"]
+
+
+def test_a_bundle_without_traces_reports_the_source_unavailable(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path / "b")
+    (root / "traces.jsonl").unlink()
+    traces = bundle_sources(load_bundle(root)).traces
+    assert traces is not None
+    with pytest.raises(SourceUnavailable) as info:
+        traces.spans(None, *WINDOW)
+    assert (info.value.source, info.value.reason) == ("traces.jsonl", "source missing from bundle")

@@ -1,4 +1,4 @@
-"""The guarded JSON-over-HTTP client the Prometheus, Loki and GitHub connectors share.
+"""The guarded JSON-over-HTTP client the HTTP connectors (Prometheus, Loki, Jaeger, Tempo, GitHub) share.
 
 Each GET goes through the source's `Guard` (breaker + timeout), checks the
 status, and parses JSON, so a 500, a refused connection, a hang or an HTML
@@ -8,14 +8,41 @@ error page all end as the same kind of readable gap.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
+from pydantic import SecretStr
 
 from rootward.sources.resilience import Guard, SourceResponseError
 
 # A mapping or a list of pairs (repeated keys such as Prometheus' `match[]`), as httpx takes them.
 Params = Mapping[str, Any] | Sequence[tuple[str, Any]]
+
+
+class HttpCredentials(Protocol):
+    """What a connector's settings say about reaching its server: where, and as whom."""
+
+    @property
+    def base_url(self) -> str: ...
+    @property
+    def bearer_token(self) -> SecretStr | None: ...
+    @property
+    def username(self) -> str | None: ...
+    @property
+    def password(self) -> SecretStr | None: ...
+    @property
+    def verify_tls(self) -> bool: ...
+
+
+def authenticated_api(guard: Guard, settings: HttpCredentials, headers: Mapping[str, str] | None = None) -> HttpApi:
+    """The connector's client, with a bearer token or basic auth where its settings give one."""
+    sent = dict(headers or {})
+    if settings.bearer_token is not None:
+        sent["Authorization"] = f"Bearer {settings.bearer_token.get_secret_value()}"
+    auth = None
+    if settings.username is not None:
+        auth = (settings.username, settings.password.get_secret_value() if settings.password else "")
+    return HttpApi(guard, settings.base_url, headers=sent, auth=auth, verify=settings.verify_tls)
 
 
 class HttpApi:

@@ -25,7 +25,7 @@ from rootward.domain.topology import Topology
 from rootward.sources.base import SourceUnavailable
 from rootward.sources.call_graph import topology_from_edges
 from rootward.sources.connector import Connector
-from rootward.sources.httpapi import HttpApi, Params
+from rootward.sources.httpapi import Params, authenticated_api
 from rootward.sources.resilience import ConnectorSettings, Guard, SourceResponseError
 from rootward.sources.span_fields import (
     HOST_KEYS,
@@ -153,13 +153,7 @@ class JaegerSource:
         self.settings = settings
         self.guard = guard or Guard(SOURCE, settings)
         self._clock = clock
-        headers = {}
-        if settings.bearer_token is not None:
-            headers["Authorization"] = f"Bearer {settings.bearer_token.get_secret_value()}"
-        auth = None
-        if settings.username is not None:
-            auth = (settings.username, settings.password.get_secret_value() if settings.password else "")
-        self.api = HttpApi(self.guard, settings.base_url, headers=headers, auth=auth, verify=settings.verify_tls)
+        self.api = authenticated_api(self.guard, settings)
         self.last_invocations: tuple[str, ...] = ()
 
     def _read(self, path: str, params: Params | None, parse: Callable[[Any], T]) -> T:

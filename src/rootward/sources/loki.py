@@ -21,7 +21,7 @@ from pydantic import Field, SecretStr
 
 from rootward.domain.telemetry import LogRecord
 from rootward.sources.connector import Connector
-from rootward.sources.httpapi import HttpApi
+from rootward.sources.httpapi import authenticated_api
 from rootward.sources.resilience import ConnectorSettings, Guard, SourceResponseError
 
 SOURCE = "Loki"
@@ -144,15 +144,8 @@ class LokiSource:
     def __init__(self, settings: LokiSettings, *, guard: Guard | None = None) -> None:
         self.settings = settings
         self.guard = guard or Guard(SOURCE, settings)
-        headers = {}
-        if settings.tenant_id:
-            headers["X-Scope-OrgID"] = settings.tenant_id
-        if settings.bearer_token is not None:
-            headers["Authorization"] = f"Bearer {settings.bearer_token.get_secret_value()}"
-        auth = None
-        if settings.username is not None:
-            auth = (settings.username, settings.password.get_secret_value() if settings.password else "")
-        self.api = HttpApi(self.guard, settings.base_url, headers=headers, auth=auth, verify=settings.verify_tls)
+        tenant = {"X-Scope-OrgID": settings.tenant_id} if settings.tenant_id else {}
+        self.api = authenticated_api(self.guard, settings, tenant)
         self.last_invocations: tuple[str, ...] = ()
 
     def query_range(

@@ -27,7 +27,7 @@ from rootward.domain.telemetry import MetricSeries
 from rootward.domain.topology import Entity, Topology
 from rootward.sources.base import SourceUnavailable
 from rootward.sources.connector import Connector
-from rootward.sources.httpapi import HttpApi
+from rootward.sources.httpapi import authenticated_api
 from rootward.sources.resilience import ConnectorSettings, Guard, SourceResponseError
 
 SOURCE = "Prometheus"
@@ -209,13 +209,7 @@ class PrometheusSource:
     def __init__(self, settings: PrometheusSettings, *, guard: Guard | None = None) -> None:
         self.settings = settings
         self.guard = guard or Guard(SOURCE, settings)
-        headers = {}
-        if settings.bearer_token is not None:
-            headers["Authorization"] = f"Bearer {settings.bearer_token.get_secret_value()}"
-        auth = None
-        if settings.username is not None:
-            auth = (settings.username, settings.password.get_secret_value() if settings.password else "")
-        self.api = HttpApi(self.guard, settings.base_url, headers=headers, auth=auth, verify=settings.verify_tls)
+        self.api = authenticated_api(self.guard, settings)
         self.last_invocations: tuple[str, ...] = ()
 
     # --- raw API ------------------------------------------------------------

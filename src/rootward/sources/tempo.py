@@ -26,7 +26,7 @@ from rootward.domain.topology import Topology
 from rootward.sources.base import SourceUnavailable
 from rootward.sources.call_graph import call_edges, topology_from_edges
 from rootward.sources.connector import Connector
-from rootward.sources.httpapi import HttpApi, Params
+from rootward.sources.httpapi import Params, authenticated_api
 from rootward.sources.resilience import ConnectorSettings, Guard, SourceResponseError
 from rootward.sources.span_fields import (
     HOST_KEYS,
@@ -157,15 +157,8 @@ class TempoSource:
         self.settings = settings
         self.guard = guard or Guard(SOURCE, settings)
         self._clock = clock
-        headers = {}
-        if settings.tenant_id:
-            headers["X-Scope-OrgID"] = settings.tenant_id
-        if settings.bearer_token is not None:
-            headers["Authorization"] = f"Bearer {settings.bearer_token.get_secret_value()}"
-        auth = None
-        if settings.username is not None:
-            auth = (settings.username, settings.password.get_secret_value() if settings.password else "")
-        self.api = HttpApi(self.guard, settings.base_url, headers=headers, auth=auth, verify=settings.verify_tls)
+        tenant = {"X-Scope-OrgID": settings.tenant_id} if settings.tenant_id else {}
+        self.api = authenticated_api(self.guard, settings, tenant)
         self.last_invocations: tuple[str, ...] = ()
 
     def _read(self, path: str, params: Params | None, parse: Callable[[Any], T], what: str) -> T:

@@ -8,100 +8,81 @@ read `gaps` after a call to name partial gaps ("no Kubernetes events: ...").
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Generic, TypeVar
 
 from rootward.domain.telemetry import Change, LogRecord, MetricSeries, Span
 from rootward.sources.base import ChangeSource, LogSource, MetricSource, SourceUnavailable, TraceSource
 
+P = TypeVar("P")
+R = TypeVar("R")
 
-class CombinedLogSource:
-    def __init__(self, parts: Sequence[LogSource]) -> None:
+
+class _Combined(Generic[P]):
+    """The parts of one kind, asked in order; `gaps` holds the failed parts' reasons after each call."""
+
+    source = ""  # the SourceUnavailable name when every part failed: logs, changes, metrics, traces
+    noun = ""  # as in "no log source configured"
+
+    def __init__(self, parts: Sequence[P]) -> None:
         self.parts = list(parts)
         self.gaps: list[str] = []
+
+    def _gather(self, ask: Callable[[P], Sequence[R]]) -> list[R]:
+        answers: list[R] = []
+        gaps: list[str] = []
+        answered = False
+        for part in self.parts:
+            try:
+                answers += ask(part)
+                answered = True
+            except SourceUnavailable as exc:
+                gaps.append(str(exc))
+        self.gaps = gaps
+        if not answered:
+            raise SourceUnavailable(self.source, "; ".join(gaps) or f"no {self.noun} source configured")
+        return answers
+
+
+class CombinedLogSource(_Combined[LogSource]):
+    source, noun = "logs", "log"
 
     def query(
         self, service: str | None, start: datetime, end: datetime, filter: str | None = None
     ) -> Sequence[LogRecord]:
-        records: list[LogRecord] = []
-        gaps: list[str] = []
-        answered = False
-        for part in self.parts:
-            try:
-                records += part.query(service, start, end, filter)
-                answered = True
-            except SourceUnavailable as exc:
-                gaps.append(str(exc))
-        self.gaps = gaps
-        if not answered:
-            raise SourceUnavailable("logs", "; ".join(gaps) or "no log source configured")
+        records = self._gather(lambda part: part.query(service, start, end, filter))
         return sorted(records, key=lambda r: r.ts)
 
 
-class CombinedChangeSource:
-    def __init__(self, parts: Sequence[ChangeSource]) -> None:
-        self.parts = list(parts)
-        self.gaps: list[str] = []
+class CombinedChangeSource(_Combined[ChangeSource]):
+    source, noun = "changes", "change"
 
     def recent(self, services: Sequence[str] | None, start: datetime, end: datetime) -> Sequence[Change]:
+        found = self._gather(lambda part: part.recent(services, start, end))
         changes: dict[str, Change] = {}
-        gaps: list[str] = []
-        answered = False
-        for part in self.parts:
-            try:
-                for change in part.recent(services, start, end):
-                    changes.setdefault(change.id, change)
-                answered = True
-            except SourceUnavailable as exc:
-                gaps.append(str(exc))
-        self.gaps = gaps
-        if not answered:
-            raise SourceUnavailable("changes", "; ".join(gaps) or "no change source configured")
+        for change in found:
+            changes.setdefault(change.id, change)
         return sorted(changes.values(), key=lambda c: c.time, reverse=True)
 
 
-class CombinedMetricSource:
-    def __init__(self, parts: Sequence[MetricSource]) -> None:
-        self.parts = list(parts)
-        self.gaps: list[str] = []
+class CombinedMetricSource(_Combined[MetricSource]):
+    source, noun = "metrics", "metric"
 
     def series(
         self, service: str | None, start: datetime, end: datetime, metric: str | None = None
     ) -> Sequence[MetricSeries]:
-        out: list[MetricSeries] = []
-        gaps: list[str] = []
-        answered = False
-        for part in self.parts:
-            try:
-                out += part.series(service, start, end, metric)
-                answered = True
-            except SourceUnavailable as exc:
-                gaps.append(str(exc))
-        self.gaps = gaps
-        if not answered:
-            raise SourceUnavailable("metrics", "; ".join(gaps) or "no metric source configured")
-        return out
+        return self._gather(lambda part: part.series(service, start, end, metric))
 
 
-class CombinedTraceSource:
+class CombinedTraceSource(_Combined[TraceSource]):
     """Spans of several trace backends; a span both report (same trace and span id) is kept once."""
 
-    def __init__(self, parts: Sequence[TraceSource]) -> None:
-        self.parts = list(parts)
-        self.gaps: list[str] = []
+    source, noun = "traces", "trace"
 
     def spans(self, service: str | None, start: datetime, end: datetime) -> Sequence[Span]:
+        found = self._gather(lambda part: part.spans(service, start, end))
         spans: dict[tuple[str, str], Span] = {}
-        gaps: list[str] = []
-        answered = False
-        for part in self.parts:
-            try:
-                for span in part.spans(service, start, end):
-                    spans.setdefault((span.trace_id, span.span_id), span)
-                answered = True
-            except SourceUnavailable as exc:
-                gaps.append(str(exc))
-        self.gaps = gaps
-        if not answered:
-            raise SourceUnavailable("traces", "; ".join(gaps) or "no trace source configured")
+        for span in found:
+            spans.setdefault((span.trace_id, span.span_id), span)
         return sorted(spans.values(), key=lambda s: s.start)

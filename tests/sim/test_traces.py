@@ -79,12 +79,15 @@ class Spans:
     def calls(self, caller: str, callee: str) -> list[Span]:
         return [s for s in self.spans if s.service == caller and s.attributes.get("peer.service") == callee]
 
+    def children_of(self, span: Span) -> list[Span]:
+        return self.children[(span.trace_id, span.span_id)]
+
     def self_ms(self, span: Span) -> float:
-        return span.duration_ms - sum(c.duration_ms for c in self.children[(span.trace_id, span.span_id)])
+        return span.duration_ms - sum(c.duration_ms for c in self.children_of(span))
 
     def wait_before_server(self, client: Span) -> float | None:
         """How long after the client span started the callee's server span did."""
-        [server] = self.children[(client.trace_id, client.span_id)] or [None]
+        [server] = self.children_of(client) or [None]
         return None if server is None else (_epoch(server) - _epoch(client)) * 1000.0
 
 
@@ -153,7 +156,7 @@ def test_cpu_contention_lengthens_the_node_self_time_on_every_operation() -> Non
 
 def _deepest_errors(v: Spans, spans: list[Span]) -> list[Span]:
     """Errored spans none of whose children errored: where each error originated."""
-    return [s for s in spans if s.status == "error" and not any(c.status == "error" for c in v.children[(s.trace_id, s.span_id)])]  # fmt: skip
+    return [s for s in spans if s.status == "error" and not any(c.status == "error" for c in v.children_of(s))]
 
 
 @pytest.mark.parametrize(
@@ -190,7 +193,7 @@ def test_dependency_down_shows_errored_client_spans_and_no_server_span() -> None
     assert not [s for s in v.server("db") if _epoch(s) >= stop + 1]
     calls = [s for s in v.calls("mid", "db") if _epoch(s) >= stop + 1]
     assert calls and all(s.status == "error" for s in calls)
-    assert all(not v.children[(s.trace_id, s.span_id)] for s in calls)
+    assert all(not v.children_of(s) for s in calls)
     assert _median(_durations(calls)) < 20  # refused at once, not a timeout
 
 
@@ -217,7 +220,7 @@ def test_disk_full_fails_writes_at_the_node_and_reads_still_work() -> None:
 def test_oom_kill_refuses_calls_while_the_process_restarts() -> None:
     sc = _scenario("oom_kill", "leaf")
     v = _spans(sc)
-    refused = [s for s in v.after(v.calls("mid", "leaf")) if s.status == "error" and not v.children[(s.trace_id, s.span_id)]]  # fmt: skip
+    refused = [s for s in v.after(v.calls("mid", "leaf")) if s.status == "error" and not v.children_of(s)]
     assert refused
     assert not [s for s in v.before() if s.status == "error"]
 
@@ -235,7 +238,7 @@ def test_packet_loss_retries_and_resets_calls_through_the_link() -> None:
 
     def hit(client: Span) -> bool:
         """Errored, or 100 ms or more on the wire (retransmissions), beyond the callee's own span."""
-        served = v.children[(client.trace_id, client.span_id)]
+        served = v.children_of(client)
         on_wire = client.duration_ms - sum(c.duration_ms for c in served)
         return client.status == "error" and not served or on_wire > 100
 
@@ -322,7 +325,11 @@ def test_generated_traces_cover_both_sides_of_the_onset_and_their_cites_resolve(
     assert sum(s.start < onset for s in spans) > 300 and sum(s.start >= onset for s in spans) > 300
     lo, hi = int(bundle.meta.window_start.timestamp()), int(bundle.meta.window_end.timestamp())
     resolver = BundleCiteResolver(bundle)
-    for cite in (f"traces.jsonl:{len(spans)}", f"traces.jsonl:frontend@{lo}-{hi}", f"traces.jsonl:frontend->checkout@{lo}-{hi}"):  # fmt: skip
+    for cite in (
+        f"traces.jsonl:{len(spans)}",
+        f"traces.jsonl:frontend@{lo}-{hi}",
+        f"traces.jsonl:frontend->checkout@{lo}-{hi}",
+    ):
         assert resolver.check(cite).ok, resolver.check(cite).reason
     assert not resolver.check(f"traces.jsonl:payment->card-gateway@{lo}-{hi}").ok  # an external API has no spans
 

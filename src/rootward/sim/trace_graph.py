@@ -157,8 +157,8 @@ def _callee_operations(
     if table is None or family == "external":
         return tuple(range(op_counts[callee]))
     if family == "queue":
-        reads = caller.attributes.get("role") == "consumer"
-        return tuple(i for i, (_, w) in enumerate(table) if w != reads)
+        consumer = caller.attributes.get("role") == "consumer"
+        return tuple(i for i, (_, w) in enumerate(table) if w != consumer)
     reads = tuple(i for i, (_, w) in enumerate(table) if not w)
     writes = tuple(i for i, (_, w) in enumerate(table) if w)
     return reads + writes * 2 if write else reads * 3 + writes  # a read endpoint still writes now and then

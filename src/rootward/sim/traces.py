@@ -29,7 +29,7 @@ from rootward.bundle.write import traces_bytes
 from rootward.domain.telemetry import Span
 from rootward.sim.scenario import Scenario
 from rootward.sim.trace_faults import Bends, Failure, bends_for
-from rootward.sim.trace_graph import CallGraph, Call, TracedEntity, build_call_graph
+from rootward.sim.trace_graph import Call, CallGraph, TracedEntity, build_call_graph
 
 MAX_SPANS = 4000
 _FILL = 0.8  # share of the span budget the healthy sample is sized for (a surge or retries add more)
@@ -174,8 +174,9 @@ class _Tracer:
             attributes.update(_store_attributes(entity, op.name))
         if error:
             attributes["error.message"] = message
-        self._emit(req, entity, span_id, parent, start, end, operation=op.name, kind=kind, error=error,
-                   attributes=attributes)  # fmt: skip
+        self._emit(
+            req, entity, span_id, parent, start, end, operation=op.name, kind=kind, error=error, attributes=attributes
+        )
         return _Outcome(end, error)
 
     def _leg(self, crosses: bool, t: float) -> tuple[float, bool]:
@@ -212,8 +213,18 @@ class _Tracer:
         def fail_fast(message: str, took_ms: float) -> _Outcome:
             end = start + took_ms / 1000.0
             attributes["error.message"] = message
-            self._emit(req, caller, span_id, parent, start, end, operation=op.name, kind=kind, error=True,
-                       attributes=attributes)  # fmt: skip
+            self._emit(
+                req,
+                caller,
+                span_id,
+                parent,
+                start,
+                end,
+                operation=op.name,
+                kind=kind,
+                error=True,
+                attributes=attributes,
+            )
             return _Outcome(end, True)
 
         lookup = self.bends.lookup.get(caller.name)
@@ -246,8 +257,9 @@ class _Tracer:
             attributes["http.status_code"] = 500 if outcome.error else 200
         if error:
             attributes["error.message"] = "server error" if outcome.error else lost
-        self._emit(req, caller, span_id, parent, start, end, operation=op.name, kind=kind, error=error,
-                   attributes=attributes)  # fmt: skip
+        self._emit(
+            req, caller, span_id, parent, start, end, operation=op.name, kind=kind, error=error, attributes=attributes
+        )
         return _Outcome(end, error)
 
 

@@ -135,8 +135,8 @@ def span_row(span: Span) -> dict[str, Any]:
     return row
 
 
-def write_traces(out: Path, spans: Sequence[Span]) -> None:
-    """One span a line, oldest trace first and each trace's spans in start order.
+def traces_bytes(spans: Sequence[Span]) -> bytes:
+    """The `traces.jsonl` text: one span a line, oldest trace first and each trace's spans in start order.
 
     Whole traces stay together so a reader sees a request's call tree in one
     place; `traces.jsonl:<n>` is the n-th span written. Attribute values JSON
@@ -148,9 +148,11 @@ def write_traces(out: Path, spans: Sequence[Span]) -> None:
         if span.trace_id not in first or span.start < first[span.trace_id]:
             first[span.trace_id] = span.start
     ordered = sorted(spans, key=lambda s: (first[s.trace_id], s.trace_id, s.start, s.span_id))
-    with open(out / TRACES_FILE, "wb") as fh:
-        for span in ordered:
-            fh.write(orjson.dumps(span_row(span), default=str, option=orjson.OPT_APPEND_NEWLINE))
+    return b"".join(orjson.dumps(span_row(s), default=str, option=orjson.OPT_APPEND_NEWLINE) for s in ordered)
+
+
+def write_traces(out: Path, spans: Sequence[Span]) -> None:
+    (out / TRACES_FILE).write_bytes(traces_bytes(spans))
 
 
 def write_changes(out: Path, changes: Sequence[Change]) -> None:

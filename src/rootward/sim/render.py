@@ -20,6 +20,7 @@ from rootward.sim.faults import LogEvent, host_of
 from rootward.sim.knowledge import knowledge_for
 from rootward.sim.scenario import AlertSpec, Scenario, _iso
 from rootward.sim.signals import COUNTER_METRICS, Baseline, finish, fmt
+from rootward.sim.traces import traces_jsonl
 
 
 def _dumps(obj: Any) -> str:
@@ -236,6 +237,7 @@ def render(sc: Scenario, rng: random.Random) -> dict[str, bytes]:
         "metrics.csv": metrics_csv(sc, rng),
         "logs.jsonl": logs_jsonl(sc, rng),
         "changes.json": changes_json(sc),
+        "traces.jsonl": traces_jsonl(sc, _pod),  # its own random stream: the other files do not change
         "truth.json": truth_json(sc),
     }
     for rel, text in knowledge_for(sc, rng).items():

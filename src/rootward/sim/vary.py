@@ -37,7 +37,9 @@ _RESERVED = frozenset(
     }
 )  # fmt: skip
 _ISO_RE = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})")
-_TEXT_FILES = ("incident.yaml", "alerts.json", "topology.yaml", "logs.jsonl", "changes.json", "truth.json")
+_TEXT_FILES = (
+    "incident.yaml", "alerts.json", "topology.yaml", "logs.jsonl", "traces.jsonl", "changes.json", "truth.json",
+)  # fmt: skip
 _SCALED = ("latency_p99_ms", "request_rate", "cpu_usage", "memory_bytes", "network_rtt_ms")
 
 

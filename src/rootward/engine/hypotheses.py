@@ -217,7 +217,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             + 0.35 * p.log_strength
             + (0.7 if not p.has_telemetry else 0.45) * b_strength  # the silent can only be named by others
             + (0.15 if p.changes and (p.abnormal or b) else 0.0)
-            + shift_term.SHIFT_WEIGHT * shift_term.shift_strength(shifts.get(e, []))
+            + shift_term.SHIFT_WEIGHT * shift_term.shift_strength(shifts.get(e, []), p.own_logs)
         )
         if own <= 0:
             continue

@@ -10,8 +10,12 @@ rate at the onset, at any level. Here they become two things the ranker uses:
   doing something; a rate that only fell is the weakest;
 * **signatures**: what appeared is read like any log text, so a new template
   that names a mechanism (pool, disk, DNS...) points at it, and one that names
-  none reads as a code fault (`deploy_regression`). A template the failure-log
-  signals already carry (same service and template) is not counted twice.
+  none reads as a code fault (`deploy_regression`).
+
+What the failure-log signals already carry is not counted twice: a template
+that appeared at error or warning level, or that those signals hold (same
+service and template), adds nothing here. The term is the evidence that
+level-based reading misses.
 
 Kept in one module so the ranker's use of log shifts is one import and two
 calls (engine/hypotheses.py), separate from the trace and metric terms.
@@ -24,6 +28,7 @@ from collections.abc import Sequence
 
 from rootward.context.log_shifts import LogShift
 from rootward.context.log_signals import LogSignal
+from rootward.context.logs import ERROR_LEVELS, WARN_LEVELS
 from rootward.engine.signatures import LOG_SIGNATURES, SPECIFICITY, Signature
 
 # Weight of the shift strength in an entity's own evidence (beside 0.35 for failure logs).
@@ -45,10 +50,17 @@ def significance(shift: LogShift) -> float:
     return min(1.0, -math.log10(shift.p_value) / SURE_LOG10)
 
 
-def shift_strength(shifts: Sequence[LogShift]) -> float:
-    """Noisy-or over the entity's shifts, each weighed by kind and significance."""
+def uncarried(shifts: Sequence[LogShift], own_logs: Sequence[LogSignal]) -> list[LogShift]:
+    """The shifts the failure-log signals do not already carry (see the module docstring)."""
+    carried = {s.template for s in own_logs}
+    loud = ERROR_LEVELS | WARN_LEVELS
+    return [s for s in shifts if not (s.appeared and (s.template in carried or any(lv in loud for lv in s.levels)))]
+
+
+def shift_strength(shifts: Sequence[LogShift], own_logs: Sequence[LogSignal] = ()) -> float:
+    """Noisy-or over the entity's uncarried shifts, each weighed by kind and significance."""
     miss = 1.0
-    for s in shifts:
+    for s in uncarried(shifts, own_logs):
         miss *= 1.0 - KIND_WEIGHT[s.kind] * significance(s)
     return 1.0 - miss
 
@@ -80,10 +92,9 @@ def with_shift_signatures(
     `deploy_recorded` is None when no change history exists for the scope,
     else whether it holds a deploy of this entity.
     """
-    carried = {s.template for s in own_logs}
     by_fault = {s.fault_type: s for s in signatures}
-    for shift in shifts:
-        if not shift.appeared or shift.template in carried:
+    for shift in uncarried(shifts, own_logs):
+        if not shift.appeared:
             continue
         fault = _fault_of(shift.template)
         weight = SIGNATURE_WEIGHT * KIND_WEIGHT[shift.kind] * significance(shift) * SPECIFICITY.get(fault, 1.0)

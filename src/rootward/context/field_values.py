@@ -23,7 +23,9 @@ MAX_CASE_VALUES = 3
 MIN_CASE_COUNT = 2
 
 
-def variable_keys(forms: dict[str, int], max_values: int = MAX_CASE_VALUES, min_count: int = MIN_CASE_COUNT) -> set[str]:
+def variable_keys(
+    forms: dict[str, int], max_values: int = MAX_CASE_VALUES, min_count: int = MIN_CASE_COUNT
+) -> set[str]:
     """Keys whose word values vary in this stream; `forms` maps each masked message to its line count."""
     values: dict[str, Counter[str]] = {}
     for form, count in forms.items():

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from rootward.cli import app
 
-LOGHUB = Path(__file__).resolve().parents[3] / "shared" / "data" / "loghub"
+LOGHUB = Path(__file__).resolve().parents[1] / "fixtures" / "loghub" / "structured"
 
 
 def test_logs_cluster_json_lists_templates_with_counts_and_line_numbers(tmp_path: Path) -> None:
@@ -39,7 +38,6 @@ def test_logs_cluster_text_mode_summarises(tmp_path: Path) -> None:
     assert "job <NUM> done" in result.output
 
 
-@pytest.mark.skipif(not LOGHUB.is_dir(), reason="shared LogHub data not present")
 def test_logs_accuracy_reports_every_system() -> None:
     result = CliRunner().invoke(app, ["logs", "accuracy", str(LOGHUB), "--json"])
     assert result.exit_code == 0, result.output

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from rootward.context.anomaly import Anomaly, ScoredSeries, detect_anomalies
 from rootward.context.changes import ChangeItem, recent_changes
+from rootward.context.log_shifts import LogShift, log_shifts
 from rootward.context.log_signals import LogSignal, log_signals
 from rootward.context.topology import Subgraph, connecting, dependency_closure, subgraph
 from rootward.context.window import IncidentWindow, derive_onset, incident_window, with_onset
@@ -65,6 +66,8 @@ class Context(BaseModel):
     anomalies: list[Anomaly] = Field(default_factory=list)
     series: list[ScoredSeries] = Field(default_factory=list)  # every scored series, anomalous or not
     logs: list[LogSignal] = Field(default_factory=list)
+    # Templates whose frequency changed at the onset, at any level (context/log_shifts.py).
+    log_shifts: list[LogShift] = Field(default_factory=list)
     changes: list[ChangeItem] = Field(default_factory=list)
     knowledge: list[KnowledgeItem] = Field(default_factory=list)
     gaps: list[str] = Field(default_factory=list)
@@ -77,6 +80,7 @@ class Context(BaseModel):
     def evidence_refs(self) -> list[EvidenceRef]:
         refs: list[EvidenceRef] = [a.evidence for a in self.alerts]
         refs += [a.evidence for a in self.anomalies] + [s.evidence for s in self.logs]
+        refs += [s.evidence for s in self.log_shifts]
         refs += [c.evidence for c in self.changes] + [k.evidence for k in self.knowledge]
         refs += [e.evidence for e in self.topology.edges]
         return refs
@@ -202,6 +206,7 @@ def assemble_context(
             telemetry.setdefault(s.service, []).append("metrics")
 
     logs: list[LogSignal] = []
+    shifts: list[LogShift] = []
     redacted = 0
     if sources.logs is not None:
         try:
@@ -209,12 +214,10 @@ def assemble_context(
             for r in records:
                 if r.service in reachable and "logs" not in telemetry.get(r.service, []):
                     telemetry.setdefault(r.service, []).append("logs")
-            logs, redacted = log_signals(
-                [r for r in records if r.service in reachable],
-                onset=window.onset or window.start,
-                baseline_start=window.baseline_start,
-                end=window.end,
-            )
+            in_reach = [r for r in records if r.service in reachable]
+            onset_at = window.onset or window.start
+            logs, redacted = log_signals(in_reach, onset=onset_at, baseline_start=window.baseline_start, end=window.end)
+            shifts = log_shifts(in_reach, onset=onset_at, baseline_start=window.baseline_start, end=window.end)
             if not records:
                 gaps.append(
                     f"no logs in the incident window ({window.baseline_start:%H:%M}-{window.end:%H:%M}) for any service"
@@ -225,6 +228,7 @@ def assemble_context(
         gaps.append("no logs: no log source configured")
 
     abnormal = {a.service for a in anomalies} | {s.service for s in logs if s.changed and s.is_failure}
+    abnormal |= {s.service for s in shifts if s.appeared}  # a template new at the onset, even at INFO
     named = {
         e
         for e in topology.entities
@@ -237,6 +241,7 @@ def assemble_context(
     anomalies = [a for a in anomalies if a.service in members]
     scored = [x for x in scored if x.service in members]
     logs = [s for s in logs if s.service in members]
+    shifts = [s for s in shifts if s.service in members]
     telemetry = {e: v for e, v in telemetry.items() if e in members}
 
     changes: list[ChangeItem] = []
@@ -269,6 +274,7 @@ def assemble_context(
         anomalies=anomalies,
         series=scored,
         logs=logs,
+        log_shifts=shifts,
         changes=changes,
         knowledge=knowledge,
         gaps=gaps,

@@ -57,7 +57,8 @@ class LogSignal(BaseModel):
         return self.severity in ("error", "warning") or self.failure_words
 
 
-def _injection_check() -> Callable[[str], bool]:
+def injection_check() -> Callable[[str], bool]:
+    """Whether a line looks like an instruction to a model (such lines are left out of every log signal)."""
     try:
         from rootward.context import injection
     except (ImportError, SyntaxError):  # the guard is optional; without it nothing is dropped
@@ -86,7 +87,7 @@ def log_signals(
     """Signals per service (changed and failing templates first) and how many lines were dropped as injection."""
     by_service: dict[str, list[LogRecord]] = defaultdict(list)
     dropped = 0
-    looks_like_injection = _injection_check()
+    looks_like_injection = injection_check()
     for r in _sample(list(records), MAX_LINES):
         if r.ts < baseline_start or r.ts > end:
             continue

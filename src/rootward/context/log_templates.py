@@ -152,3 +152,41 @@ def split_low_cardinality(
         for form_tokens, _, masked in group:
             form_cluster[masked] = ids[form_tokens[position]]
     return form_cluster, result
+
+
+def merge_varying_position(templates: dict[int, str], *, max_values: int = 3) -> tuple[dict[int, int], dict[int, str]]:
+    """Merge templates that are equal but for one position holding many different words.
+
+    Drain splits an event whose variable is a plain word (a user, a program, a
+    component name) into one cluster per value whenever the message is short
+    enough that one differing word drops it below the similarity threshold.
+    Seen across the stream, the position tells: more than `max_values`
+    templates identical everywhere else means a variable, and they are one
+    event (`split_low_cardinality` is the other side of the same rule: a few
+    values, each repeated, name different events).
+
+    Returns the map from every cluster id to its surviving id and the templates.
+    """
+    remap = {cid: cid for cid in templates}
+    merged = dict(templates)
+    by_key: dict[tuple[int, tuple[str, ...]], list[int]] = {}
+    for cid in sorted(templates):
+        tokens = tuple(templates[cid].split())
+        if len(tokens) < 3:
+            continue  # too little context to call the rest "the same"
+        for position in range(len(tokens)):
+            if tokens[position] == WILDCARD:
+                continue
+            by_key.setdefault((position, tokens[:position] + (WILDCARD,) + tokens[position + 1 :]), []).append(cid)
+    for (_, key), ids in sorted(by_key.items(), key=lambda item: -len(item[1])):
+        alive = sorted({remap[cid] for cid in ids})
+        if len(alive) <= max_values:
+            continue
+        root = alive[0]
+        for cid in remap:
+            if remap[cid] in alive:
+                remap[cid] = root
+        for cid in alive[1:]:
+            merged.pop(cid, None)
+        merged[root] = " ".join(key)
+    return remap, merged

@@ -20,10 +20,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from drain3 import TemplateMiner
-from drain3.template_miner_config import TemplateMinerConfig
+from drain3.drain import Drain
 
-from rootward.context.log_templates import merge_equivalent_templates, split_low_cardinality
+from rootward.context.field_values import mask_fields, variable_keys
+from rootward.context.log_drain import ConstantsDrain
+from rootward.context.log_templates import merge_equivalent_templates, merge_varying_position, split_low_cardinality
 from rootward.context.masking import mask_message
 from rootward.context.scrub import scrub_text
 from rootward.domain.telemetry import LogRecord
@@ -68,10 +69,13 @@ class ClusterConfig:
     """
 
     sim_th: float = 0.8
-    depth: int = 5
+    depth: int = 3
+    mask_fields: bool = True  # mask key=value word values that vary in the stream (field_values.py)
+    similarity: str = "drain"  # "drain" (Drain3's own) or "constants" (log_drain.ConstantsDrain)
     max_children: int = 100
     extra_delimiters: tuple[str, ...] = ()
     merge_templates: bool = True
+    merge_varying: bool = True
     split_constants: bool = True
     surge_factor: float = 3.0
     min_surge_count: int = 5
@@ -97,15 +101,16 @@ class LogCluster:
     example: str = field(default="", compare=False)  # raw text of the representative line
 
 
-def _new_miner(config: ClusterConfig) -> TemplateMiner:
-    miner_config = TemplateMinerConfig()
-    miner_config.drain_sim_th = config.sim_th
-    miner_config.drain_depth = config.depth
-    miner_config.drain_max_children = config.max_children
-    miner_config.drain_extra_delimiters = list(config.extra_delimiters)
-    miner_config.masking_instructions = []  # masking is done once per distinct message
-    miner_config.parametrize_numeric_tokens = True
-    return TemplateMiner(persistence_handler=None, config=miner_config)
+def _new_drain(config: ClusterConfig) -> Drain:
+    """Drain3's tree, used directly: masking is done once per distinct message, nothing is persisted."""
+    kind = ConstantsDrain if config.similarity == "constants" else Drain
+    return kind(
+        depth=config.depth,
+        sim_th=config.sim_th,
+        max_children=config.max_children,
+        extra_delimiters=tuple(config.extra_delimiters),
+        parametrize_numeric_tokens=True,
+    )
 
 
 def assign_templates(messages: Iterable[str], config: ClusterConfig | None = None) -> tuple[list[int], dict[int, str]]:
@@ -115,23 +120,30 @@ def assign_templates(messages: Iterable[str], config: ClusterConfig | None = Non
     and the LogHub accuracy evaluation.
     """
     config = config or ClusterConfig()
-    miner = _new_miner(config)
-    drain = miner.drain
     by_shape: dict[bytes, str] = {}
-    forms: dict[str, list[int]] = {}  # masked form -> [drain cluster id, lines]
-    form_of_line: list[str] = []
-    append = form_of_line.append
+    counts: dict[str, int] = {}  # masked message -> lines
+    masked_of_line: list[str] = []
+    append = masked_of_line.append
     for message in messages:
         shape = message_shape(message)
         masked = by_shape.get(shape)
         if masked is None:
             masked = by_shape[shape] = mask_message(message)
-        form = forms.get(masked)
-        if form is None:
-            cluster, _ = drain.add_log_message(masked)
-            form = forms[masked] = [cluster.cluster_id, 0]
-        form[1] += 1
+        counts[masked] = counts.get(masked, 0) + 1
         append(masked)
+    # Second pass over distinct forms only: mask field values the stream shows varying, then Drain.
+    keys = variable_keys(counts) if config.mask_fields else set()
+    drain = _new_drain(config)
+    final_of: dict[str, str] = {}
+    forms: dict[str, list[int]] = {}  # final form -> [drain cluster id, lines]
+    for masked, count in counts.items():
+        final = final_of[masked] = mask_fields(masked, keys)
+        form = forms.get(final)
+        if form is None:
+            cluster, _ = drain.add_log_message(final)
+            form = forms[final] = [cluster.cluster_id, 0]
+        form[1] += count
+    form_of_line = [final_of[masked] for masked in masked_of_line]
     templates = {c.cluster_id: c.get_template() for c in drain.clusters}
     cluster_of_form = {masked: form[0] for masked, form in forms.items()}
     if config.split_constants:
@@ -140,6 +152,9 @@ def assign_templates(messages: Iterable[str], config: ClusterConfig | None = Non
         )
     if config.merge_templates:
         remap, templates = merge_equivalent_templates(templates)
+        cluster_of_form = {masked: remap[cid] for masked, cid in cluster_of_form.items()}
+    if config.merge_varying:
+        remap, templates = merge_varying_position(templates)
         cluster_of_form = {masked: remap[cid] for masked, cid in cluster_of_form.items()}
     assignment = [cluster_of_form[masked] for masked in form_of_line]
     return assignment, templates

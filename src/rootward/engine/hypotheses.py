@@ -32,6 +32,7 @@ from rootward.context.assemble import Context
 from rootward.context.log_signals import LogSignal
 from rootward.context.topology import Subgraph, upstream_closure
 from rootward.domain.hypothesis import Hypothesis
+from rootward.engine import log_shift_evidence as shift_term
 from rootward.engine.signals import EntityProfile, entity_profiles, mentions
 from rootward.engine.signatures import SPECIFICITY, Signature, classify, log_matches
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
@@ -205,6 +206,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     }
     below = {e: set(nx.descendants(g, e)) if e in g else set() for e in profiles}
     world = world_graph(ctx.topology) if ctx.has_topology else None
+    shifts = shift_term.shifts_by_entity(ctx.log_shifts)  # log template shifts, any level
     out: list[EntityScore] = []
     for e, p in profiles.items():
         b = borrowed[e]
@@ -215,6 +217,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             + 0.35 * p.log_strength
             + (0.7 if not p.has_telemetry else 0.45) * b_strength  # the silent can only be named by others
             + (0.15 if p.changes and (p.abnormal or b) else 0.0)
+            + shift_term.SHIFT_WEIGHT * shift_term.shift_strength(shifts.get(e, []), p.own_logs)
         )
         if own <= 0:
             continue
@@ -246,6 +249,8 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             else [a for r in callers if r in profiles for a in profiles[r].symptoms if a.family == "errors"]
         )
         sigs = classify(p, b, onset=incident_onset, reach_errors=reach_errors, changes_recorded=bool(ctx.changes))
+        deployed = any(c.kind == "deploy" for c in p.changes) if ctx.changes else None
+        sigs = shift_term.with_shift_signatures(sigs, shifts.get(e, []), p.own_logs, deploy_recorded=deployed)
         out.append(EntityScore(e, score, own, coverage, victim_of, sigs, reasons))
     out.sort(key=lambda s: (-s.score, s.entity))
     return out

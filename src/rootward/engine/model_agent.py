@@ -41,6 +41,7 @@ MANIFEST = frozenset(
         "metric_anomalies",
         "metric_scores",
         "log_templates",
+        "log_shifts",
         "log_mentions",
         "dependent_logs",
         "dependents",

@@ -157,6 +157,17 @@ class ContextTools:
             evidence=tuple(s.evidence for s in found),
         )
 
+    def log_shifts(self, entity: str) -> ToolResult:
+        """Templates of `entity` that appeared, vanished or changed rate at the onset, at any level."""
+        found = [s for s in self.ctx.log_shifts if s.service == entity]
+        has_data = "logs" in self.ctx.telemetry.get(entity, [])
+        return ToolResult(
+            "ok" if has_data else "no_data",
+            found,
+            f"log_shifts(entity={entity!r})",
+            evidence=tuple(s.evidence for s in found),
+        )
+
     def log_mentions(self, entity: str) -> ToolResult:
         p = self.profiles.get(entity)
         found = list(p.mentions) if p else []
@@ -220,6 +231,7 @@ def context_tools(ctx: Context) -> dict[str, Tool]:
         Tool("metric_anomalies", "anomalous series of an entity, with robust scores and onsets", read.metric_anomalies),
         Tool("metric_scores", "every scored series of an entity, anomalous or not", read.metric_scores),
         Tool("log_templates", "an entity's failing, new or surging log templates", read.log_templates),
+        Tool("log_shifts", "an entity's templates that appeared, vanished or changed rate, any level", read.log_shifts),
         Tool("log_mentions", "other entities' failure templates that name this entity", read.log_mentions),
         Tool("dependent_logs", "failure templates of the entities that call or run on this one", read.dependent_logs),
         Tool("dependents", "entities a fault here can reach", read.dependents),

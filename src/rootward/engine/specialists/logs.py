@@ -1,7 +1,14 @@
-"""Logs specialist: do failure templates at (or about) the entity carry the fault's signature?"""
+"""Logs specialist: do failure templates at (or about) the entity carry the fault's signature?
+
+A code fault need not log an error: a template that appeared at the entity
+itself at the onset (any level; `context.log_shifts`) is direct evidence that
+its code took a new path, and validates a code-fault hypothesis when no
+failure template says more.
+"""
 
 from __future__ import annotations
 
+from rootward.context.log_shifts import LogShift
 from rootward.context.log_signals import LogSignal
 from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Finding
@@ -22,11 +29,16 @@ LOG_SPECIFIC = frozenset(
     }
 )
 
+# Faults of the code itself: a new path through it shows as a template it never logged before.
+CODE_FAULTS = frozenset({"deploy_regression"})
+# The p-value a new template needs to validate on its own (far below the detector's own bar).
+SHIFT_VALIDATES_P = 1e-4
+
 
 class LogsSpecialist(Specialist):
     name = "logs"
     source = "logs"
-    manifest = frozenset({"log_templates", "log_mentions", "dependent_logs"})
+    manifest = frozenset({"log_templates", "log_shifts", "log_mentions", "dependent_logs"})
 
     def check(self, h: Hypothesis, tools: ToolLayer) -> Finding | None:
         pattern = LOG_SIGNATURES.get(h.fault_type)
@@ -54,6 +66,10 @@ class LogsSpecialist(Specialist):
                 )
         if own.status == "no_data":
             return finding(h, "inconclusive", 0.15, f"no logs from {h.entity} in the incident window")
+        if h.fault_type in CODE_FAULTS:
+            shifted = self._appeared(h, tools)
+            if shifted:
+                return shifted
         if h.fault_type in LOG_SPECIFIC and not failing:
             return finding(h, "invalidated", 0.5, f"{h.entity}'s logs show no new failures, and {h.fault_type} would")
         if failing:
@@ -65,3 +81,24 @@ class LogsSpecialist(Specialist):
                 [failing[0].evidence],
             )
         return None
+
+    def _appeared(self, h: Hypothesis, tools: ToolLayer) -> Finding | None:
+        """Validate a code fault from templates that appeared (or surged) at the entity itself."""
+        result = self.call(tools, "log_shifts", entity=h.entity)
+        shifts: list[LogShift] = [
+            s for s in result.data if s.appeared and s.service == h.entity and s.p_value <= SHIFT_VALIDATES_P
+        ]
+        if not shifts:
+            return None
+        lead = next((s for s in shifts if s.kind == "new"), shifts[0])
+        n = sum(s.onset_count for s in shifts)
+        conf = min(0.7, (0.45 if lead.kind == "new" else 0.35) + 0.05 * (len(shifts) - 1))
+        what = "a new log template" if lead.kind == "new" else "a log template surging"
+        return finding(
+            h,
+            "validated",
+            conf,
+            f"{h.entity} logs {what} since the onset ({len(shifts)} shifted, {n} lines, levels "
+            f'{", ".join(sorted(lead.levels)) or "none"}): "{lead.template[:120]}"',
+            [s.evidence for s in shifts[:4]],
+        )

@@ -19,7 +19,7 @@ from rootward.domain.proposal import Proposal
 
 FindingStatus = Literal["validated", "invalidated", "inconclusive"]
 HypothesisStatus = Literal["validated", "invalidated", "inconclusive", "untested"]
-InvestigationStatus = Literal["validated", "inconclusive", "failed"]
+InvestigationStatus = Literal["validated", "inconclusive", "no_fault", "failed"]
 ToolStatus = Literal["ok", "no_data", "error", "unavailable"]
 # Who wrote the summary a notification leads with: the model, the rule templates, or nobody
 # (no claim could be made: a template with the raw facts).

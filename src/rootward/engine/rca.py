@@ -21,6 +21,7 @@ from rootward.domain.investigation import (
     Timing,
 )
 from rootward.engine.supervisor import Assessment
+from rootward.engine.verdict import NoFaultVerdict
 
 FAULT_WORDS: dict[str, str] = {
     "cpu_saturation": "CPU saturation",
@@ -49,6 +50,8 @@ ALTERNATIVE_WORDS: dict[str, str] = {
     "untested": "not tested",
 }
 MAX_ALTERNATIVES = 3
+# Under a no-fault verdict every hypothesis is ruled out; none keeps more confidence than this.
+NO_FAULT_HYPOTHESIS_CAP = 0.1
 
 
 class EvidenceBook:
@@ -83,23 +86,30 @@ def build_result(
     first_hypothesis_ms: int | None,
     total_ms: int,
     extra_claims: list[Claim] | None = None,
+    verdict: NoFaultVerdict | None = None,
 ) -> InvestigationResult:
+    """The result JSON; with a no-fault verdict its claims say why and every hypothesis stands ruled out."""
     book = EvidenceBook()
     hypotheses: list[HypothesisOut] = []
     for i, a in enumerate(assessments):
         refs = list(a.hypothesis.evidence) + [e for f in a.findings if f.status == "validated" for e in f.evidence]
-        confidence = gate.confidence if (i == 0 and gate is not None) else a.confidence
+        confidence = gate.confidence if (i == 0 and gate is not None and verdict is None) else a.confidence
         hypotheses.append(
             HypothesisOut(
                 id=a.hypothesis.id,
                 entity=a.hypothesis.entity,
                 fault_type=a.hypothesis.fault_type,
-                status=a.status,
-                confidence=confidence,
+                status="invalidated" if verdict is not None else a.status,
+                confidence=min(confidence, NO_FAULT_HYPOTHESIS_CAP) if verdict is not None else confidence,
                 evidence=book.ids(refs),
             )
         )
-    claims = template_claims(ctx, assessments, book, gate)
+    if verdict is not None:
+        claims = no_fault_claims(verdict, book)
+        gate = ConfidenceGates(confidence=0.0, analysis_only=True, needs_human=False, evidence_missing=False)
+        extra_claims = None
+    else:
+        claims = template_claims(ctx, assessments, book, gate)
     if extra_claims:
         claims = [c for c in extra_claims if c.evidence and all(e in book.items for e in c.evidence)] + claims
     result = InvestigationResult(
@@ -112,8 +122,28 @@ def build_result(
         timing=Timing(first_hypothesis_ms=first_hypothesis_ms, total_ms=total_ms),
         gates=gate,
         summary_source=summary_source_of(claims),
+        no_fault=verdict is not None,
     )
     return result
+
+
+def no_fault_claims(verdict: NoFaultVerdict, book: EvidenceBook) -> list[Claim]:
+    """The lead sentence says there is no current fault and why; the rest are the cited facts behind it."""
+    lead, *more = verdict.reasons
+    claims = [Claim(text=_sentence(verdict.headline), evidence=book.ids(list(lead.evidence)))]
+    claims += [Claim(text=_sentence(r.text), evidence=book.ids(list(r.evidence))) for r in more]
+    claims += [
+        Claim(text=_sentence(o.text, upper=False), evidence=book.ids(list(o.evidence))) for o in verdict.observations
+    ]
+    return [c for c in claims if c.evidence]
+
+
+def _sentence(text: str, *, upper: bool = True) -> str:
+    """One sentence: a full stop at the end, a capital at the start unless it opens with a name."""
+    text = text.strip().rstrip(".")
+    if not text:
+        return text
+    return (text[0].upper() if upper else text[0]) + text[1:] + "."
 
 
 def summary_source_of(claims: list[Claim]) -> SummarySource:

@@ -17,9 +17,12 @@ from rootward.domain.investigation import (
     EvidenceItem,
     HypothesisOut,
     InvestigationResult,
+    RuledOut,
     SummarySource,
     Timing,
 )
+from rootward.engine.lead import lead_sentence
+from rootward.engine.ruled_out import ruled_out
 from rootward.engine.supervisor import Assessment
 from rootward.engine.verdict import NoFaultVerdict
 
@@ -112,6 +115,10 @@ def build_result(
         claims = template_claims(ctx, assessments, book, gate)
     if extra_claims:
         claims = [c for c in extra_claims if c.evidence and all(e in book.items for e in c.evidence)] + claims
+    excluded = [
+        RuledOut(entity=x.entity, fault_type=x.fault_type, reason=x.reason, evidence=book.ids(list(x.evidence)))
+        for x in ruled_out(ctx, assessments, verdict)
+    ]
     result = InvestigationResult(
         bundle=ctx.bundle,
         status=status,  # type: ignore[arg-type]
@@ -123,6 +130,7 @@ def build_result(
         gates=gate,
         summary_source=summary_source_of(claims),
         no_fault=verdict is not None,
+        ruled_out=excluded,
     )
     return result
 
@@ -158,6 +166,12 @@ def template_claims(
     ctx: Context, assessments: list[Assessment], book: EvidenceBook, gate: ConfidenceGates | None
 ) -> list[Claim]:
     claims: list[Claim] = []
+    if assessments:  # the lead: what failed, where, since when, why, in the evidence's own words
+        top = assessments[0]
+        words = FAULT_WORDS.get(top.hypothesis.fault_type, top.hypothesis.fault_type)
+        text, refs = lead_sentence(ctx, top, words, gate.confidence if gate else top.confidence)
+        if refs:
+            claims.append(Claim(text=text, evidence=book.ids(refs)))
     if ctx.alerts:
         services = ", ".join(ctx.alerting_services[:5])
         names = ", ".join(sorted({a.name for a in ctx.alerts})[:3])
@@ -228,6 +242,9 @@ def render_markdown(result: InvestigationResult) -> str:
     lines += ["## Root-cause analysis", ""]
     for c in result.claims:
         lines.append(f"- {c.text} [{', '.join(c.evidence)}]")
+    if result.ruled_out:
+        lines += ["", "## Ruled out", ""]
+        lines += [f"- {r.entity} {r.fault_type}: {r.reason} [{', '.join(r.evidence)}]" for r in result.ruled_out]
     lines += [
         "",
         "## Hypotheses",

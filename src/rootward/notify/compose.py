@@ -18,6 +18,7 @@ from rootward.notify.message import Notification
 
 SUMMARY_CLAIMS = 3
 MAX_EVIDENCE = 8
+MAX_RULED_OUT = 3
 # A no-fault verdict needs no one to act: it goes out as the lowest tier, with nothing to approve.
 NO_FAULT_TIER = "L0"
 
@@ -37,6 +38,9 @@ def _facts(result: InvestigationResult, *, tier: str, service: str, severity: st
     facts.append(f"event: {tier} on {service} ({severity}), investigation {result.status}")
     for h in result.hypotheses[:3]:
         facts.append(f"{h.id}: {h.entity} {h.fault_type} {h.status} ({h.confidence:.2f})")
+    for r in result.ruled_out[:MAX_RULED_OUT]:
+        cites = ", ".join(result.cites_of(r.evidence)[:2])
+        facts.append(f"ruled out: {r.entity} {r.fault_type}: {r.reason}" + (f" [{cites}]" if cites else ""))
     return facts + [f"gap: {g}" for g in result.gaps]
 
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from rootward.context.anomaly import Anomaly, ScoredSeries, detect_anomalies
 from rootward.context.changes import ChangeItem, recent_changes
+from rootward.context.k8s_events import event_text
 from rootward.context.log_signals import LogSignal, log_signals
 from rootward.context.recovery import AlertState, alert_states, current_firings, recovery_of
 from rootward.context.topology import Subgraph, connecting, dependency_closure, subgraph
@@ -214,7 +215,7 @@ def assemble_context(
     redacted = 0
     if sources.logs is not None:
         try:
-            records = sources.logs.query(None, window.baseline_start, window.end)
+            records = [event_text(r) for r in sources.logs.query(None, window.baseline_start, window.end)]
             for r in records:
                 if r.service in reachable and "logs" not in telemetry.get(r.service, []):
                     telemetry.setdefault(r.service, []).append("logs")

@@ -157,3 +157,17 @@ def test_a_validated_cause_on_evidence_the_verdict_does_not_explain_is_never_no_
     lock = EvidenceRef("log", "logs.jsonl:77", "db: deadlock detected")
     found = Finding("H1", "validated", (lock,), 0.8, "deadlock detected", specialist="logs")
     assert decide_no_fault(ctx, [Assessment(h, "validated", 0.6, 0.8, [found])]) is None
+
+
+def test_still_firing_alert_whose_blip_has_long_been_over_is_recovered() -> None:
+    blip = anomaly("api", "latency", metric="latency_p99_ms", starts_s=-60)  # onset 3 min before the alert
+    back = int((FIRED_AT + timedelta(minutes=1)).timestamp())
+    ctx = _ctx(
+        ["api"], [_state("api", signal_z=9.0)], incident={"anomalies": [blip]}, settled={blip.evidence.cite: back}
+    )
+    soon = ctx.model_copy(update={"data_end": FIRED_AT + timedelta(minutes=10)})
+    assert decide_no_fault(soon, []) is None  # 9 min of calm before the data ends: not enough
+    later = ctx.model_copy(update={"data_end": FIRED_AT + timedelta(minutes=20)})
+    verdict = decide_no_fault(later, [])
+    assert verdict is not None and verdict.reasons[0].code == "recovered"
+    assert "is still firing, but what it fired on" in verdict.reasons[0].text

@@ -78,6 +78,7 @@ class Context(BaseModel):
     settled: dict[str, int] = Field(default_factory=dict)
     chronic: list[str] = Field(default_factory=list)
     earlier: list[Anomaly] = Field(default_factory=list)
+    data_end: datetime | None = None  # the last metric sample: "now", as far as the data knows
 
     def missing_source(self, kind: str) -> str | None:
         """The gap naming `kind` (logs, metrics, changes, topology, knowledge) as missing for the whole incident."""
@@ -202,6 +203,7 @@ def assemble_context(
         latest=int(last_alert.timestamp()),
         earlier=earlier,
     )
+
     # Slow climbs (leaks) start long before the incident; its onset is where things broke.
     onset = derive_onset([(a.onset, a.score) for a in anomalies if a.shape != "ramp"])
     window = with_onset(window, datetime.fromtimestamp(onset, meta.fired_at.tzinfo) if onset else None)
@@ -284,7 +286,13 @@ def assemble_context(
         settled=settled,
         chronic=chronic,
         earlier=earlier,
+        data_end=_last_sample(series, data_end),
     )
+
+
+def _last_sample(series: Sequence[MetricSeries], bound: datetime) -> datetime | None:
+    last = max((s.timestamps[-1] for s in series if s.timestamps), default=None)
+    return None if last is None else min(bound, datetime.fromtimestamp(last, bound.tzinfo))
 
 
 def _names(signal: LogSignal, entity: str) -> bool:

@@ -48,6 +48,8 @@ ACTIVE_BEFORE_S = 60
 ACTIVE_AFTER_S = 5 * 60
 # A change this long before the first alert, with the alert's signal at baseline, is history.
 EARLY_CHANGE_S = 15 * 60
+# A still-firing alert whose signal has been back at baseline this long (and twice as long as it moved) is over.
+LONG_QUIET_S = 10 * 60
 STORM_MIN_SERVICES = 3
 HISTORY_FIRINGS = 2
 DIRECT = frozenset({"metrics", "logs", "model"})
@@ -169,6 +171,35 @@ def _item(ctx: Context, state: AlertState) -> AlertItem:
     return next(a for a in ctx.alerts if a.fingerprint == state.fingerprint)
 
 
+def _long_over(ctx: Context, signals: _Signals, state: AlertState) -> Reason | None:
+    """A still-firing alert whose cause is long over: everything that moved at the firing settled,
+    at least `LONG_QUIET_S` before the data ends and for at least twice as long as it lasted."""
+    at = int(state.starts_at.timestamp())
+    moving = [
+        (a.evidence, a.onset, u)
+        for a, u in signals.settled
+        if a.onset <= at + ACTIVE_AFTER_S and u > at - ACTIVE_BEFORE_S
+    ]
+    active = set(_active_at(signals, state.starts_at))
+    moving += [
+        (s.evidence, int(s.first_ts.timestamp()), int(s.last_ts.timestamp()))
+        for s in signals.logs
+        if s.evidence in active and s.first_ts is not None and s.last_ts is not None
+    ]
+    if not moving or ctx.data_end is None:
+        return None
+    end = int(ctx.data_end.timestamp())
+    for _, began, until in moving:
+        if end - until < LONG_QUIET_S or end - until < 2 * (until - began):
+            return None
+    ref, _, until = max(moving, key=lambda m: (m[0].kind == "metric", m[2]))
+    text = (
+        f"{state.name} on {state.service} is still firing, but what it fired on ({ref.excerpt}) was back at "
+        f"its baseline by {_clock(max(m[2] for m in moving))}, {(end - until) // 60} min before the data ends"
+    )
+    return Reason("recovered", text, (ref, state.evidence))
+
+
 def _fired(state: AlertState) -> Observation:
     """When the alert fired, and what its own signal showed then (when the data has it)."""
     text = f"{state.name} on {state.service} fired at {_clock(state.starts_at)}"
@@ -201,10 +232,15 @@ def _account(
             reasons.append(Reason("known_noisy", text, (state.evidence,)))
             seen.append(_fired(state))
             continue
-        if state.signal_z is None or state.signal is None or state.signal_z >= SUPPORT_Z:
-            return None  # it saw something, or we cannot see what it watches
-        if _active_at(signals, state.starts_at):
-            return None
+        if state.signal_z is None or state.signal is None:
+            return None  # we cannot see what it watches
+        if state.signal_z >= SUPPORT_Z or _active_at(signals, state.starts_at):
+            over = _long_over(ctx, signals, state)
+            if over is None:
+                return None  # it saw something that may still be going on
+            reasons.append(over)
+            seen.append(_fired(state))
+            continue
         silent.append(state)
         seen.append(_fired(state))
     return reasons, silent, seen

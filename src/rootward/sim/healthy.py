@@ -6,7 +6,7 @@ Four kinds, each a real on-call pattern:
   its own bursts; the team's notes call the monitor noisy, or it has fired and
   cleared before, or only the data shows the habit;
 * ``healthy-recovered``: a short blip that the monitor caught and that was over
-  (alert resolved, signals back at baseline) well before anyone looked;
+  (signals back at baseline, the alert resolved or not yet) well before anyone looked;
 * ``healthy-storm``: several monitors fire at once on flat signals (a scrape
   hiccup on the monitoring side), on services that share no abnormal dependency;
 * ``healthy-rollout``: a rollout long before restarted a service and settled;
@@ -126,7 +126,9 @@ def recovered(
     sc.plan.shapes.update(shapes)
     alert = "HighErrorRate" if errors else "HighLatencyP99"
     resolved_at = until + rng.randint(60, 180)
-    sc.alerts = [AlertSpec(alert, cause.name, "critical", sc.onset, f"{alert} on {cause.name}", resolved_at)]
+    # Now and then the monitor has not sent its resolution yet: only the data says the blip is over.
+    ends = resolved_at if rng.random() >= 0.35 else None
+    sc.alerts = [AlertSpec(alert, cause.name, "critical", sc.onset, f"{alert} on {cause.name}", ends)]
     t = blip + rng.uniform(5, 20)
     while t < until:
         level, text = rng.choice(_BLIP_LINES)

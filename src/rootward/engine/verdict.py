@@ -124,6 +124,7 @@ def _sort_signals(ctx: Context, quiet: set[tuple[str, str]]) -> _Signals:
     end = ctx.window.end
     for s in ctx.logs:
         if not (s.changed and s.is_failure and s.onset_count >= MIN_LOG_LINES):
+            out.explained.add(s.evidence.cite)  # too few lines, or not a change: no sign of a fault now
             continue
         if known_harmless(s, phrases) is not None or not _surprising(s, ctx):
             out.explained.add(s.evidence.cite)

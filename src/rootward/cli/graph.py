@@ -30,6 +30,8 @@ TopologyOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
+
+
 def _topology_file(path: Path) -> Any:
     from rootward.bundle.format import BundleError
     from rootward.bundle.validate import parse_topology

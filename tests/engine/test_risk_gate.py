@@ -153,3 +153,10 @@ def test_a_result_without_a_pending_proposal_requests_no_approval() -> None:
     assert plan_actions(_result(), TOPOLOGY, "L2", "P2", INCIDENT).proposal is None
     withheld = _result(proposals=[_proposal("withheld", "payment")])
     assert plan_actions(withheld, TOPOLOGY, "L2", "P2", INCIDENT).proposal is None
+
+
+def test_a_no_fault_verdict_drops_to_l0_nothing_runs_and_nothing_waits_for_approval() -> None:
+    result = _result(status="invalidated", overall="no_fault", proposals=[_proposal("pending_approval", "payment-db")])
+    for tier in ("L2", "L3"):
+        plan = plan_actions(result, TOPOLOGY, tier, "P0", INCIDENT)
+        assert plan.safe_actions == () and plan.proposal is None

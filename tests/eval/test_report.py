@@ -65,3 +65,27 @@ def test_eval_skips_bundles_without_truth(example_bundles: list[Path], tmp_path:
     res = CliRunner().invoke(app, ["eval", str(tmp_path / "set")])
     assert res.exit_code == 2
     assert "no truth.json" in res.output
+
+
+def _rates(recall: float | None, false_rate: float | None, healthy: int = 20, faults: int = 80) -> dict[str, object]:
+    summary = {"ac@1": 0.9, "citation_accuracy": 1.0, "no_fault_bundles": healthy, "fault_bundles": faults}
+    return {"summary": summary | {"no_fault_recall": recall, "false_no_fault_rate": false_rate}}
+
+
+def test_no_fault_gate_holds_both_rates_to_their_limits() -> None:
+    base = _rates(1.0, 0.0)
+    assert compare(_rates(0.9, 0.02), base) == []
+    [low] = compare(_rates(0.85, 0.0), base)
+    assert low.metric == "no_fault_recall" and "below its limit 0.9000" in str(low)
+    [high] = compare(_rates(1.0, 0.05), base)
+    assert high.metric == "false_no_fault_rate" and "above its limit 0.0200" in str(high)
+    assert compare(_rates(None, 0.0, healthy=0), base) == []  # a set without healthy bundles has no recall
+    assert compare(_rates(0.5, 0.0), base, min_no_fault=0.4) == []
+
+
+def test_report_shows_both_no_fault_rates() -> None:
+    healthy = BundleScore(bundle="h", topology="shop", fault_type="no_fault", truth="no_fault", status="no_fault",
+                          hit_rank=1, no_fault_truth=True)  # fmt: skip
+    md = to_markdown(build_report([healthy, _score("a", "disk_full", 1)]))
+    assert "| no_fault on healthy bundles | 100.0% (1 bundles) |" in md
+    assert "| no_fault on fault bundles | 0.0% (1 bundles) |" in md

@@ -127,3 +127,25 @@ def test_truth_parser_reads_also_acceptable_and_rejects_bad_files() -> None:
         parse_truth('{"root": {}}')
     with pytest.raises(ValueError, match="also_acceptable item 0"):
         parse_truth('{"root_cause": {"entity": "a", "fault_type": "b"}, "also_acceptable": [{"entity": "x"}]}')
+
+
+def test_no_fault_truth_is_read_in_its_three_spellings() -> None:
+    for text in ('{"root_cause": null, "no_fault": true}', '{"status": "no_fault"}',
+                 '{"root_cause": {"entity": "", "fault_type": "none"}}'):  # fmt: skip
+        truth = parse_truth(text)
+        assert truth.no_fault and truth.answers == ()
+
+
+def test_healthy_bundle_is_a_hit_only_when_the_result_says_no_fault_and_stays_out_of_ac() -> None:
+    healthy = parse_truth('{"root_cause": null, "no_fault": true}')
+    right = score_result(
+        _result([("api", "deploy_regression", "invalidated")], status="no_fault"), healthy, _check(set())
+    )
+    wrong = score_result(_result([("api", "deploy_regression", "validated")]), healthy, _check(set()))
+    assert right.hit_rank == 1 and wrong.hit_rank is None and right.truth == "no_fault"
+    fault_hit = score_result(_result([("payment-db", "connection_pool_exhaustion", "validated")]), TRUTH, _check(set()))
+    fault_called_healthy = score_result(_result([], status="no_fault"), TRUTH, _check(set()))
+    s = summarize([right, wrong, fault_hit, fault_called_healthy])
+    assert s["bundles"] == 4 and s["fault_bundles"] == 2 and s["no_fault_bundles"] == 2
+    assert s["ac@1"] == 0.5  # over the two fault bundles only
+    assert s["no_fault_recall"] == 0.5 and s["false_no_fault_rate"] == 0.5

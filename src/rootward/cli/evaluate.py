@@ -20,6 +20,12 @@ def register(app: typer.Typer) -> None:
         baseline: Path | None = typer.Option(None, "--baseline", help="Earlier JSON report to compare with."),
         margin: float = typer.Option(0.05, "--margin", help="Allowed AC@1 drop against the baseline."),
         cite_margin: float = typer.Option(0.0, "--cite-margin", help="Allowed citation accuracy drop."),
+        min_no_fault: float = typer.Option(
+            0.9, "--min-no-fault", help="With --baseline: least share of healthy bundles that must get no_fault."
+        ),
+        max_false_no_fault: float = typer.Option(
+            0.02, "--max-false-no-fault", help="With --baseline: most share of fault bundles that may get no_fault."
+        ),
         jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Bundles investigated in parallel (processes)."),
         out: Path | None = typer.Option(None, "--out", help="Also write the Markdown report here."),
         json_out: Path | None = typer.Option(None, "--json-out", help="Also write the JSON report here."),
@@ -60,7 +66,14 @@ def register(app: typer.Typer) -> None:
         typer.echo(json.dumps(report, indent=1, sort_keys=True) if as_json else markdown)
         if baseline is not None:
             previous = json.loads(baseline.read_text(encoding="utf-8"))
-            regressions = compare(report, previous, ac1_margin=margin, cite_margin=cite_margin)
+            regressions = compare(
+                report,
+                previous,
+                ac1_margin=margin,
+                cite_margin=cite_margin,
+                min_no_fault=min_no_fault,
+                max_false_no_fault=max_false_no_fault,
+            )
             for r in regressions:
                 typer.echo(f"REGRESSION: {r}", err=True)
             if regressions:

@@ -318,8 +318,12 @@ def detect_anomalies(
     lookback: int = 6 * 60,
     threshold: float = DEFAULT_THRESHOLD,
     latest: int | None = None,
+    earlier: list[Anomaly] | None = None,
 ) -> tuple[list[Anomaly], list[ScoredSeries]]:
     """Anomalous series of `entities` (all when None), strongest first, plus every series' score.
+
+    Resources that moved and settled back before the first alert are not this incident's
+    anomalies; when `earlier` is given they are appended to it (an earlier, settled event).
 
     Onsets are searched from `lookback` before the first alert (`fired_at`) to a
     few minutes after the last one (`latest`): in an alert storm the alert that
@@ -346,8 +350,10 @@ def detect_anomalies(
         inside = [t for t in source.timestamps if sc.onset <= t <= end]
         if not inside:
             continue
-        if sc is not ramp and sc.family not in SYMPTOM_FAMILIES and recovered_before(s, sc, fired_at, end):
-            continue  # a resource that was over before anyone was alerted: an earlier event
+        # A resource that was over before anyone was alerted: an earlier event, kept apart (`earlier`).
+        early = sc is not ramp and sc.family not in SYMPTOM_FAMILIES and recovered_before(s, sc, fired_at, end)
+        if early and earlier is None:
+            continue
         start, stop = inside[0], inside[-1]
         shape = "ramp" if sc is ramp else shape_of(s, sc.onset, end, sc.baseline, sc.after, sc.peak)
         direction: Literal["up", "down"] = "up" if sc.signed > 0 else "down"
@@ -356,7 +362,7 @@ def detect_anomalies(
             f"{s.service} {what} {direction} from {_fmt(sc.baseline)} to {_fmt(sc.after)} "
             f"(peak {_fmt(sc.peak)}, robust z {sc.signed:+.1f}) since {_clock(sc.onset)}"
         )
-        anomalies.append(
+        (earlier if early and earlier is not None else anomalies).append(
             Anomaly(
                 service=s.service,
                 metric=base_metric,

@@ -17,8 +17,10 @@ from pydantic import BaseModel, Field
 
 from rootward.context.anomaly import Anomaly, ScoredSeries, detect_anomalies
 from rootward.context.changes import ChangeItem, recent_changes
+from rootward.context.k8s_events import event_text
 from rootward.context.log_shifts import LogShift, log_shifts
 from rootward.context.log_signals import LogSignal, log_signals
+from rootward.context.recovery import AlertState, alert_states, current_firings, recovery_of
 from rootward.context.topology import Subgraph, connecting, dependency_closure, subgraph
 from rootward.context.window import IncidentWindow, derive_onset, incident_window, with_onset
 from rootward.domain.alert import Alert
@@ -72,6 +74,14 @@ class Context(BaseModel):
     knowledge: list[KnowledgeItem] = Field(default_factory=list)
     gaps: list[str] = Field(default_factory=list)
     redacted_lines: int = 0
+    # Is it still happening (`context/recovery.py`): each alert's resolution and signal, when moved series
+    # settled (cite -> epoch seconds), which ones were already at that level before, and the resources that
+    # moved and settled before the first alert (an earlier event, not among `anomalies`).
+    alert_states: list[AlertState] = Field(default_factory=list)
+    settled: dict[str, int] = Field(default_factory=dict)
+    chronic: list[str] = Field(default_factory=list)
+    earlier: list[Anomaly] = Field(default_factory=list)
+    data_end: datetime | None = None  # the last metric sample: "now", as far as the data knows
 
     def missing_source(self, kind: str) -> str | None:
         """The gap naming `kind` (logs, metrics, changes, topology, knowledge) as missing for the whole incident."""
@@ -88,9 +98,7 @@ class Context(BaseModel):
 
 def _alert_items(alerts: Sequence[Alert]) -> list[AlertItem]:
     seen: dict[str, AlertItem] = {}
-    for a in alerts:
-        if a.status != "firing" or a.fingerprint in seen:
-            continue
+    for a in current_firings(alerts):  # a monitor that fired, cleared and fired again: its open episode
         summary = a.annotations.get("summary") or a.annotations.get("description") or a.name
         seen[a.fingerprint] = AlertItem(
             fingerprint=a.fingerprint,
@@ -150,7 +158,8 @@ def assemble_context(
 ) -> Context:
     """Gather, window, score and cite everything about one incident."""
     gaps: list[str] = list(extra_gaps)
-    alerts = _alert_items(sources.alerts.alerts())
+    raw_alerts = sources.alerts.alerts()
+    alerts = _alert_items(raw_alerts)
     alerting = list(dict.fromkeys(a.service for a in alerts))
     window = incident_window(meta.fired_at, before=before, after=after)
     # Alerts that join the group later stretch the window (bounded: a group is one incident).
@@ -189,13 +198,16 @@ def assemble_context(
     # whatever in there turns out abnormal joins the scope with the path that links it.
     reachable = set(base.entities) | dependency_closure(topology, alerting)
 
+    earlier: list[Anomaly] = []
     anomalies, scored = detect_anomalies(
         series,
         fired_at=int(meta.fired_at.timestamp()),
         end=int(window.end.timestamp()),
         entities=reachable,
         latest=int(last_alert.timestamp()),
+        earlier=earlier,
     )
+
     # Slow climbs (leaks) start long before the incident; its onset is where things broke.
     onset = derive_onset([(a.onset, a.score) for a in anomalies if a.shape != "ramp"])
     window = with_onset(window, datetime.fromtimestamp(onset, meta.fired_at.tzinfo) if onset else None)
@@ -210,7 +222,7 @@ def assemble_context(
     redacted = 0
     if sources.logs is not None:
         try:
-            records = sources.logs.query(None, window.baseline_start, window.end)
+            records = [event_text(r) for r in sources.logs.query(None, window.baseline_start, window.end)]
             for r in records:
                 if r.service in reachable and "logs" not in telemetry.get(r.service, []):
                     telemetry.setdefault(r.service, []).append("logs")
@@ -230,15 +242,14 @@ def assemble_context(
     abnormal = {a.service for a in anomalies} | {s.service for s in logs if s.changed and s.is_failure}
     abnormal |= {s.service for s in shifts if s.appeared}  # a template new at the onset, even at INFO
     named = {
-        e
-        for e in topology.entities
-        for s in logs
-        if s.changed and s.is_failure and e != s.service and _names(s, e)
+        e for e in topology.entities for s in logs if s.changed and s.is_failure and e != s.service and _names(s, e)
     }
     extra = connecting(topology, alerting, (abnormal | named) - set(base.entities)) if has_topology else set()
     scope = subgraph(topology, alerting, hops=hops, extra=extra) if extra else base
     members = set(scope.entities)
     anomalies = [a for a in anomalies if a.service in members]
+    earlier = [a for a in earlier if a.service in members]
+    settled, chronic = recovery_of(series, anomalies, int(data_end.timestamp()))
     scored = [x for x in scored if x.service in members]
     logs = [s for s in logs if s.service in members]
     shifts = [s for s in shifts if s.service in members]
@@ -256,9 +267,7 @@ def assemble_context(
     knowledge: list[KnowledgeItem] = []
     if sources.knowledge is not None:
         try:
-            knowledge = _knowledge(
-                sources.knowledge.documents(), members, {a.name for a in alerts}, retrieve_knowledge
-            )
+            knowledge = _knowledge(sources.knowledge.documents(), members, {a.name for a in alerts}, retrieve_knowledge)
         except SourceUnavailable as exc:
             gaps.append(f"no knowledge: {_reason(exc, 'knowledge')}")
 
@@ -279,7 +288,17 @@ def assemble_context(
         knowledge=knowledge,
         gaps=gaps,
         redacted_lines=redacted,
+        alert_states=alert_states(raw_alerts, series, data_end, {a.fingerprint: a.evidence for a in alerts}),
+        settled=settled,
+        chronic=chronic,
+        earlier=earlier,
+        data_end=_last_sample(series, data_end),
     )
+
+
+def _last_sample(series: Sequence[MetricSeries], bound: datetime) -> datetime | None:
+    last = max((s.timestamps[-1] for s in series if s.timestamps), default=None)
+    return None if last is None else min(bound, datetime.fromtimestamp(last, bound.tzinfo))
 
 
 def _names(signal: LogSignal, entity: str) -> bool:

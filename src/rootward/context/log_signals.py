@@ -46,6 +46,7 @@ class LogSignal(BaseModel):
     failure_words: bool  # the text itself says something failed
     first_ts: datetime | None
     evidence: EvidenceRef
+    last_ts: datetime | None = None
     example: str = ""  # the representative line's raw text (masking hides host names in templates)
 
     @property
@@ -122,6 +123,7 @@ def log_signals(
                     severity=severity,
                     failure_words=failure,
                     first_ts=c.first_ts,
+                    last_ts=c.last_ts,
                     example=c.example[:500],
                     evidence=EvidenceRef("log", log_cite(c.representative), f"{service}: {excerpt} (x{c.count})"),
                 )

@@ -19,7 +19,7 @@ from rootward.domain.proposal import Proposal
 
 FindingStatus = Literal["validated", "invalidated", "inconclusive"]
 HypothesisStatus = Literal["validated", "invalidated", "inconclusive", "untested"]
-InvestigationStatus = Literal["validated", "inconclusive", "failed"]
+InvestigationStatus = Literal["validated", "inconclusive", "no_fault", "failed"]
 ToolStatus = Literal["ok", "no_data", "error", "unavailable"]
 # Who wrote the summary a notification leads with: the model, the rule templates, or nobody
 # (no claim could be made: a template with the raw facts).
@@ -116,7 +116,7 @@ class TraceEntry(BaseModel):
 
 
 class RuledOut(BaseModel):
-    """A candidate cause the investigation excluded, and on what evidence (filled by a later issue)."""
+    """A candidate cause the investigation excluded: what was checked, why it is not the cause, cited."""
 
     entity: str
     fault_type: str
@@ -152,6 +152,7 @@ class InvestigationResult(BaseModel):
         return [self.evidence[e].cite for e in evidence_ids if e in self.evidence]
 
     def dangling_evidence_ids(self) -> list[str]:
-        """Evidence ids named by a hypothesis or claim but absent from `evidence`."""
+        """Evidence ids named by a hypothesis, claim or ruled-out line but absent from `evidence`."""
         named = [e for h in self.hypotheses for e in h.evidence] + [e for c in self.claims for e in c.evidence]
+        named += [e for r in self.ruled_out for e in r.evidence]
         return sorted({e for e in named if e not in self.evidence})

@@ -17,10 +17,14 @@ from rootward.domain.investigation import (
     EvidenceItem,
     HypothesisOut,
     InvestigationResult,
+    RuledOut,
     SummarySource,
     Timing,
 )
+from rootward.engine.lead import lead_sentence
+from rootward.engine.ruled_out import ruled_out
 from rootward.engine.supervisor import Assessment
+from rootward.engine.verdict import NoFaultVerdict
 
 FAULT_WORDS: dict[str, str] = {
     "cpu_saturation": "CPU saturation",
@@ -49,6 +53,8 @@ ALTERNATIVE_WORDS: dict[str, str] = {
     "untested": "not tested",
 }
 MAX_ALTERNATIVES = 3
+# Under a no-fault verdict every hypothesis is ruled out; none keeps more confidence than this.
+NO_FAULT_HYPOTHESIS_CAP = 0.1
 
 
 class EvidenceBook:
@@ -83,25 +89,36 @@ def build_result(
     first_hypothesis_ms: int | None,
     total_ms: int,
     extra_claims: list[Claim] | None = None,
+    verdict: NoFaultVerdict | None = None,
 ) -> InvestigationResult:
+    """The result JSON; with a no-fault verdict its claims say why and every hypothesis stands ruled out."""
     book = EvidenceBook()
     hypotheses: list[HypothesisOut] = []
     for i, a in enumerate(assessments):
         refs = list(a.hypothesis.evidence) + [e for f in a.findings if f.status == "validated" for e in f.evidence]
-        confidence = gate.confidence if (i == 0 and gate is not None) else a.confidence
+        confidence = gate.confidence if (i == 0 and gate is not None and verdict is None) else a.confidence
         hypotheses.append(
             HypothesisOut(
                 id=a.hypothesis.id,
                 entity=a.hypothesis.entity,
                 fault_type=a.hypothesis.fault_type,
-                status=a.status,
-                confidence=confidence,
+                status="invalidated" if verdict is not None else a.status,
+                confidence=min(confidence, NO_FAULT_HYPOTHESIS_CAP) if verdict is not None else confidence,
                 evidence=book.ids(refs),
             )
         )
-    claims = template_claims(ctx, assessments, book, gate)
+    if verdict is not None:
+        claims = no_fault_claims(verdict, book)
+        gate = ConfidenceGates(confidence=0.0, analysis_only=True, needs_human=False, evidence_missing=False)
+        extra_claims = None
+    else:
+        claims = template_claims(ctx, assessments, book, gate)
     if extra_claims:
         claims = [c for c in extra_claims if c.evidence and all(e in book.items for e in c.evidence)] + claims
+    excluded = [
+        RuledOut(entity=x.entity, fault_type=x.fault_type, reason=x.reason, evidence=book.ids(list(x.evidence)))
+        for x in ruled_out(ctx, assessments, verdict)
+    ]
     result = InvestigationResult(
         bundle=ctx.bundle,
         status=status,  # type: ignore[arg-type]
@@ -112,8 +129,29 @@ def build_result(
         timing=Timing(first_hypothesis_ms=first_hypothesis_ms, total_ms=total_ms),
         gates=gate,
         summary_source=summary_source_of(claims),
+        no_fault=verdict is not None,
+        ruled_out=excluded,
     )
     return result
+
+
+def no_fault_claims(verdict: NoFaultVerdict, book: EvidenceBook) -> list[Claim]:
+    """The lead sentence says there is no current fault and why; the rest are the cited facts behind it."""
+    lead, *more = verdict.reasons
+    claims = [Claim(text=_sentence(verdict.headline), evidence=book.ids(list(lead.evidence)))]
+    claims += [Claim(text=_sentence(r.text), evidence=book.ids(list(r.evidence))) for r in more]
+    claims += [
+        Claim(text=_sentence(o.text, upper=False), evidence=book.ids(list(o.evidence))) for o in verdict.observations
+    ]
+    return [c for c in claims if c.evidence]
+
+
+def _sentence(text: str, *, upper: bool = True) -> str:
+    """One sentence: a full stop at the end, a capital at the start unless it opens with a name."""
+    text = text.strip().rstrip(".")
+    if not text:
+        return text
+    return (text[0].upper() if upper else text[0]) + text[1:] + "."
 
 
 def summary_source_of(claims: list[Claim]) -> SummarySource:
@@ -128,6 +166,12 @@ def template_claims(
     ctx: Context, assessments: list[Assessment], book: EvidenceBook, gate: ConfidenceGates | None
 ) -> list[Claim]:
     claims: list[Claim] = []
+    if assessments:  # the lead: what failed, where, since when, why, in the evidence's own words
+        top = assessments[0]
+        words = FAULT_WORDS.get(top.hypothesis.fault_type, top.hypothesis.fault_type)
+        text, refs = lead_sentence(ctx, top, words, gate.confidence if gate else top.confidence)
+        if refs:
+            claims.append(Claim(text=text, evidence=book.ids(refs)))
     if ctx.alerts:
         services = ", ".join(ctx.alerting_services[:5])
         names = ", ".join(sorted({a.name for a in ctx.alerts})[:3])
@@ -198,6 +242,9 @@ def render_markdown(result: InvestigationResult) -> str:
     lines += ["## Root-cause analysis", ""]
     for c in result.claims:
         lines.append(f"- {c.text} [{', '.join(c.evidence)}]")
+    if result.ruled_out:
+        lines += ["", "## Ruled out", ""]
+        lines += [f"- {r.entity} {r.fault_type}: {r.reason} [{', '.join(r.evidence)}]" for r in result.ruled_out]
     lines += [
         "",
         "## Hypotheses",

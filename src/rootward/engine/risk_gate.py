@@ -70,7 +70,12 @@ class ActionPlan:
 def plan_actions(
     result: InvestigationResult, topology: Topology | None, tier: str, severity: str, incident: Incident
 ) -> ActionPlan:
-    """Everything the runtime does with a recorded investigation, decided from its result."""
+    """Everything the runtime does with a recorded investigation, decided from its result.
+
+    A `no_fault` verdict drops the incident to L0: nothing runs and nothing is proposed.
+    """
+    if result.status == "no_fault":
+        return ActionPlan()
     safe = safe_actions(result, topology, tier, severity, incident) if tier in ACTING_TIERS else []
     return ActionPlan(tuple(safe), remediation_request(result))
 

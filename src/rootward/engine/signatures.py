@@ -27,7 +27,11 @@ LOG_SIGNATURES: dict[str, re.Pattern[str]] = {
         r"max_?connections|remaining connection slots|waiting for (a|an idle) connection|pool timeout",
         re.I,
     ),
-    "disk_full": re.compile(r"no space|enospc|disk (is )?full|quota exceeded|read-only file ?system|inodes?\b", re.I),
+    "disk_full": re.compile(
+        r"no space|enospc|disk (is )?full|quota exceeded|read-only file ?system|inodes?\b|diskpressure|"
+        r"ephemeral-storage",
+        re.I,
+    ),
     "oom_kill": re.compile(r"oom ?kill|out of memory|killed process|memory cgroup|exit code 137|oomkilled", re.I),
     "memory_leak": re.compile(r"outofmemoryerror|heap|gc overhead|allocation fail|memory pressure|high memory", re.I),
     "crash_loop": re.compile(
@@ -51,7 +55,8 @@ LOG_SIGNATURES: dict[str, re.Pattern[str]] = {
     ),
     "dependency_down": re.compile(
         r"connection refused|econnrefused|\brefused\b|no route to host|unreachable|circuit breaker|"
-        r"service unavailable|\b503\b|no healthy upstream|upstream connect error|not responding|\bis down\b",
+        r"service unavailable|\b503\b|no healthy upstream|upstream connect error|not responding|\bis down\b|"
+        r"readiness probe failed|nodenotready|node is not ready",
         re.I,
     ),
     "packet_loss": re.compile(r"packet loss|retransmi|reset by peer|connection reset|broken pipe|checksum", re.I),
@@ -62,12 +67,13 @@ LOG_SIGNATURES: dict[str, re.Pattern[str]] = {
     "config_error": re.compile(
         r"config|invalid (value|setting|option)|missing (key|setting|env)|unknown (option|flag|key)|feature flag|"
         r"parse error|authentication failed|invalid credentials|permission denied|unauthori[sz]ed|access denied|"
-        r"forbidden|\b40[13]\b",
+        r"forbidden|\b40[13]\b|exceeded quota|createcontainerconfigerror|(secret|configmap) \S+ not found",
         re.I,
     ),
     "deploy_regression": re.compile(
         r"exception|nullpointer|typeerror|attributeerror|undefined|panic|stack ?trace|traceback|"
-        r"internal server error|\b500\b|unhandled",
+        r"internal server error|\b500\b|unhandled|imagepullbackoff|errimagepull|failed to pull image|"
+        r"manifest unknown",
         re.I,
     ),
     "network_latency": re.compile(r"timed? ?out|deadline exceeded|slow|latency", re.I),
@@ -299,6 +305,10 @@ def classify(
         # "A new version introduced it" needs a new version: the change log has deploys, none of this entity.
         sig["deploy_regression"].score *= 0.35
         sig["deploy_regression"].reasons.append("but the change history shows no deploy of it")
+    if "oom_kill" in own_matches and "crash_loop" in sig:
+        # A container killed for memory restarts and backs off: the kill is the mechanism, the loop its echo.
+        sig["crash_loop"].score *= 0.5
+        sig["crash_loop"].reasons.append("but the restarts follow out-of-memory kills")
     hinted = KIND_HINTS.get(profile.kind.lower())
     if hinted and (profile.abnormal or borrowed):
         acc.add(hinted, 0.5, [a.evidence for a in profile.symptoms[:1]], f"a {profile.kind} failing fails this way")

@@ -38,6 +38,7 @@ from rootward.engine.specialists import default_specialists
 from rootward.engine.state import EngineState
 from rootward.engine.supervisor import EXPANDED_HOPS, Assessment, assess, direct_verdict, should_expand
 from rootward.engine.tools import ToolLayer, context_tools
+from rootward.engine.verdict import decide_no_fault
 from rootward.engine.verify import check_result, repair_result, verify
 from rootward.sources.bundle import bundle_sources
 from rootward.worldmodel.dynamics import Dynamics
@@ -212,11 +213,14 @@ def stage_rca(state: EngineState, deps: EngineDeps) -> EngineState:
     assessments = state.assessments
     gate = apply_gates(assessments[0].confidence, assessments[0].findings) if assessments else None
     gaps = _rca_gaps(state, budget)
-    status = _status(assessments, budget)
+    verdict = decide_no_fault(ctx, assessments)  # nothing broken now: said so, with cites (engine/verdict.py)
+    status = "no_fault" if verdict is not None else _status(assessments, budget)
     first = state.first_hypothesis_ms
-    draft = build_result(ctx, assessments, gate, status=status, gaps=gaps, first_hypothesis_ms=first, total_ms=0)
+    draft = build_result(
+        ctx, assessments, gate, status=status, gaps=gaps, first_hypothesis_ms=first, total_ms=0, verdict=verdict
+    )
     try:
-        extra: list[Claim] = deps.reasoner.write(ctx, draft.claims, budget)
+        extra: list[Claim] = [] if verdict is not None else deps.reasoner.write(ctx, draft.claims, budget)
     except BudgetExceeded:
         extra = []
     gaps = list(dict.fromkeys([*gaps, *budget.notes]))
@@ -229,6 +233,7 @@ def stage_rca(state: EngineState, deps: EngineDeps) -> EngineState:
         first_hypothesis_ms=first,
         total_ms=state.ms_since_start(),
         extra_claims=extra,
+        verdict=verdict,
     )
     resolver = BundleCiteResolver(_bundle(state))
     if check_result(result, resolver):  # one repair, then publish with what remains noted

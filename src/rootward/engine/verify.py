@@ -147,6 +147,7 @@ def check_result(result: InvestigationResult, resolver: CiteResolver) -> list[st
         f"{eid}: cite does not resolve: {e.cite}" for eid, e in result.evidence.items() if not resolver.resolves(e.cite)
     ]
     problems += [f"claim without evidence: {c.text}" for c in result.claims if not c.evidence]
+    problems += [f"ruled-out line without evidence: {r.reason}" for r in result.ruled_out if not r.evidence]
     return problems
 
 
@@ -155,6 +156,12 @@ def repair_result(result: InvestigationResult, resolver: CiteResolver) -> Invest
     good = {eid: e for eid, e in result.evidence.items() if resolver.resolves(e.cite)}
     hypotheses = [h.model_copy(update={"evidence": [e for e in h.evidence if e in good]}) for h in result.hypotheses]
     claims = [c.model_copy(update={"evidence": [e for e in c.evidence if e in good]}) for c in result.claims]
+    excluded = [r.model_copy(update={"evidence": [e for e in r.evidence if e in good]}) for r in result.ruled_out]
     return result.model_copy(
-        update={"evidence": good, "hypotheses": hypotheses, "claims": [c for c in claims if c.evidence]}
+        update={
+            "evidence": good,
+            "hypotheses": hypotheses,
+            "claims": [c for c in claims if c.evidence],
+            "ruled_out": [r for r in excluded if r.evidence],
+        }
     )

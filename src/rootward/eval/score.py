@@ -46,6 +46,7 @@ class BundleScore:
     total_ms: int = 0
     wall_ms: int = 0
     error: str | None = None
+    no_fault_truth: bool = False  # a healthy bundle: right when the investigation said `no_fault`
 
     def ac(self, k: int) -> float:
         return 1.0 if self.hit_rank is not None and self.hit_rank <= k else 0.0
@@ -87,8 +88,11 @@ def score_result(
 ) -> BundleScore:
     answers = set(truth.answers)
     order = ranked(result)
-    hit = next((i for i, pair in enumerate(order, 1) if pair in answers), None)
-    entity_hit = next((i for i, (e, _) in enumerate(order, 1) if e in truth.entities), None)
+    if truth.no_fault:  # nothing is broken: the verdict itself is the answer, at rank 1
+        hit = entity_hit = 1 if result.status == "no_fault" else None
+    else:
+        hit = next((i for i, pair in enumerate(order, 1) if pair in answers), None)
+        entity_hit = next((i for i, (e, _) in enumerate(order, 1) if e in truth.entities), None)
     checks = [check(item.cite) for item in result.evidence.values()]
     resolved = [c for c in checks if c.ok]
     truth_seen = hit is not None or any(set(c.entities) & truth.entities for c in resolved)
@@ -96,7 +100,7 @@ def score_result(
         bundle=result.bundle,
         topology=topology or truth.topology or result.bundle.split("-", 1)[0],
         fault_type=truth.fault_type,
-        truth=f"{truth.entity}/{truth.fault_type}",
+        truth="no_fault" if truth.no_fault else f"{truth.entity}/{truth.fault_type}",
         status=result.status,
         top=[f"{e}/{f}" for e, f in order[:3]],
         hit_rank=hit,
@@ -112,6 +116,7 @@ def score_result(
         total_ms=result.timing.total_ms,
         wall_ms=wall_ms,
         error=error,
+        no_fault_truth=truth.no_fault,
     )
 
 
@@ -124,29 +129,47 @@ def _median(values: Iterable[int | None]) -> float | None:
     return float(statistics.median(vals)) if vals else None
 
 
+def no_fault_rates(scores: Sequence[BundleScore]) -> dict[str, Any]:
+    """How often healthy bundles got `no_fault` (recall) and fault bundles wrongly did (false rate)."""
+    healthy = [s for s in scores if s.no_fault_truth]
+    faults = [s for s in scores if not s.no_fault_truth]
+    return {
+        "fault_bundles": len(faults),
+        "no_fault_bundles": len(healthy),
+        "no_fault_recall": _ratio(sum(s.status == "no_fault" for s in healthy), len(healthy)),
+        "false_no_fault_rate": _ratio(sum(s.status == "no_fault" for s in faults), len(faults)),
+    }
+
+
 def summarize(scores: Sequence[BundleScore]) -> dict[str, Any]:
-    """The headline numbers of a set of scored bundles."""
-    n = len(scores)
-    if not n:
+    """The headline numbers of a set of scored bundles.
+
+    AC@k, entity@k and the status rates are over the fault bundles (a healthy one has no
+    root cause to rank); citations and claims over all; `no_fault_rates` covers the healthy ones.
+    """
+    if not scores:
         return {"bundles": 0}
-    cites_total = sum(s.cites_total for s in scores)
-    claims_total = sum(s.claims_total for s in scores)
-    out: dict[str, Any] = {"bundles": n}
+    everything = scores
+    scores = [s for s in everything if not s.no_fault_truth] or list(everything)
+    n = len(scores)
+    cites_total = sum(s.cites_total for s in everything)
+    claims_total = sum(s.claims_total for s in everything)
+    out: dict[str, Any] = {"bundles": len(everything)} | no_fault_rates(everything)
     for k in range(1, K_MAX + 1):
         out[f"ac@{k}"] = round(sum(s.ac(k) for s in scores) / n, 4)
     out["avg@5"] = round(sum(s.avg5 for s in scores) / n, 4)
     out["entity@1"] = round(sum(s.entity_at(1) for s in scores) / n, 4)
     out["entity@3"] = round(sum(s.entity_at(3) for s in scores) / n, 4)
-    out["citation_accuracy"] = _ratio(sum(s.cites_resolved for s in scores), cites_total)
+    out["citation_accuracy"] = _ratio(sum(s.cites_resolved for s in everything), cites_total)
     out["cites"] = cites_total
-    out["claims_with_evidence"] = _ratio(sum(s.claims_with_evidence for s in scores), claims_total)
+    out["claims_with_evidence"] = _ratio(sum(s.claims_with_evidence for s in everything), claims_total)
     out["claims"] = claims_total
-    out["dangling_evidence_ids"] = sum(len(s.dangling) for s in scores)
+    out["dangling_evidence_ids"] = sum(len(s.dangling) for s in everything)
     out["validated_rate"] = round(sum(s.status == "validated" for s in scores) / n, 4)
     out["inconclusive_rate"] = round(sum(s.inconclusive for s in scores) / n, 4)
     out["false_escalation_rate"] = round(sum(s.false_escalation for s in scores) / n, 4)
     out["failed_rate"] = round(sum(s.status == "failed" for s in scores) / n, 4)
-    out["errors"] = sum(1 for s in scores if s.error)
+    out["errors"] = sum(1 for s in everything if s.error)
     out["median_first_hypothesis_ms"] = _median(s.first_hypothesis_ms for s in scores)
     out["median_total_ms"] = _median(s.total_ms for s in scores)
     out["median_wall_ms"] = _median(s.wall_ms for s in scores)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 TRUTH_FILE = "truth.json"
+NO_FAULT = "no_fault"
 
 
 @dataclass(frozen=True)
@@ -23,10 +24,13 @@ class Truth:
     notes: str = ""
     topology: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    no_fault: bool = False  # nothing is broken: the right answer is the `no_fault` verdict
 
     @property
     def answers(self) -> tuple[tuple[str, str], ...]:
         """Every (entity, fault_type) pair that counts as right."""
+        if self.no_fault:
+            return ()
         return ((self.entity, self.fault_type), *self.also_acceptable)
 
     @property
@@ -43,6 +47,15 @@ def parse_truth(text: str, where: str = TRUTH_FILE) -> Truth:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{where}: not valid JSON ({exc.msg})") from None
+    if isinstance(data, dict) and _says_no_fault(data):
+        return Truth(
+            entity="",
+            fault_type=NO_FAULT,
+            notes=str(data.get("notes") or ""),
+            topology=str(data.get("topology") or ""),
+            extra={k: v for k, v in data.items() if k not in ("root_cause", "notes", "topology", "no_fault")},
+            no_fault=True,
+        )
     root = data.get("root_cause") if isinstance(data, dict) else None
     if not isinstance(root, dict) or "entity" not in root or "fault_type" not in root:
         raise ValueError(f"{where}: field 'root_cause' must have 'entity' and 'fault_type'")
@@ -60,6 +73,14 @@ def parse_truth(text: str, where: str = TRUTH_FILE) -> Truth:
         topology=str(data.get("topology") or ""),
         extra={k: v for k, v in data.items() if k not in known},
     )
+
+
+def _says_no_fault(data: dict[str, Any]) -> bool:
+    """`"no_fault": true`, `"status": "no_fault"`, or a root cause whose fault type says there is none."""
+    if data.get("no_fault") is True or data.get("status") == NO_FAULT:
+        return True
+    root = data.get("root_cause")
+    return isinstance(root, dict) and str(root.get("fault_type", "")).lower() in (NO_FAULT, "none", "healthy")
 
 
 def has_truth(bundle: str | Path) -> bool:

@@ -4,7 +4,9 @@ It never fails for lack of an RCA: a failed investigation still yields the
 alert, its event type and the gaps as raw facts (the fallback SLA). The
 summary is labelled with who wrote it, as the engine recorded it
 (`InvestigationResult.summary_source`): the model, the rule templates, or a
-template of the raw facts when no claim could be made.
+template of the raw facts when no claim could be made. A `no_fault` verdict
+is delivered as tier L0 with its reason leading the summary ("No current
+fault: ...") and no action to approve.
 """
 
 from __future__ import annotations
@@ -16,10 +18,15 @@ from rootward.notify.message import Notification
 
 SUMMARY_CLAIMS = 3
 MAX_EVIDENCE = 8
+MAX_RULED_OUT = 3
+# A no-fault verdict needs no one to act: it goes out as the lowest tier, with nothing to approve.
+NO_FAULT_TIER = "L0"
 
 
 def _summary(result: InvestigationResult) -> tuple[str, SummarySource]:
     claims = [c.text for c in result.claims if c.text]
+    if result.status == "no_fault" and claims and not claims[0].lower().startswith("no current fault"):
+        claims[0] = f"No current fault: {claims[0]}"
     if claims:
         source: SummarySource = result.summary_source if result.summary_source != "template" else "rule"
         return " ".join(claims[:SUMMARY_CLAIMS]), source
@@ -31,6 +38,9 @@ def _facts(result: InvestigationResult, *, tier: str, service: str, severity: st
     facts.append(f"event: {tier} on {service} ({severity}), investigation {result.status}")
     for h in result.hypotheses[:3]:
         facts.append(f"{h.id}: {h.entity} {h.fault_type} {h.status} ({h.confidence:.2f})")
+    for r in result.ruled_out[:MAX_RULED_OUT]:
+        cites = ", ".join(result.cites_of(r.evidence)[:2])
+        facts.append(f"ruled out: {r.entity} {r.fault_type}: {r.reason}" + (f" [{cites}]" if cites else ""))
     return facts + [f"gap: {g}" for g in result.gaps]
 
 
@@ -58,8 +68,11 @@ def compose_notification(
     approval_id: str | None = None,
 ) -> Notification:
     summary, source = _summary(result)
+    no_fault = result.status == "no_fault"
+    if no_fault:
+        tier = NO_FAULT_TIER
     link = f"{console_url.rstrip('/')}/incidents/{investigation_id}" if console_url else ""
-    extra: dict[str, Any] = {"approval_id": approval_id} if approval_id else {}
+    extra: dict[str, Any] = {"approval_id": approval_id} if approval_id and not no_fault else {}
     return Notification(
         investigation_id=investigation_id,
         title=title,
@@ -69,7 +82,7 @@ def compose_notification(
         facts=tuple(_facts(result, tier=tier, service=service, severity=severity, alerts=alerts or [])),
         evidence=tuple(_cited(result)),
         executed_actions=tuple(safe_actions or ()),
-        suggested_actions=tuple(p.describe() for p in result.proposals),
+        suggested_actions=() if no_fault else tuple(p.describe() for p in result.proposals),
         console_url=link,
         severity=severity,
         extra=extra,

@@ -21,6 +21,7 @@ from rootward.sim.topologies import BUILT_IN, SimTopology, load_topology
 
 GOLDEN_SEED = 20260601
 GOLDEN_PER_FAULT = 5  # 15 fault types x 5 = 75 bundles across the 3 built-in topologies
+# Plus the hard cases (`sim/hard_cases.py`): 4 healthy kinds and 2 hard fault kinds, 5 of each.
 
 
 @dataclass(frozen=True)
@@ -85,5 +86,10 @@ def generate(
 
 
 def generate_golden(out: Path) -> list[Generated]:
-    """The golden set: 75 bundles, every fault type 5 times, across all built-in topologies."""
-    return generate(out, count=GOLDEN_PER_FAULT * len(FAULT_TYPES), seed=GOLDEN_SEED)
+    """The golden set: every fault type 5 times across all built-in topologies, then the hard cases
+    (20 healthy bundles that must get `no_fault`, 10 dual-fault and missing-series ones)."""
+    from rootward.sim.hard_cases import generate_hard_cases
+
+    written = generate(out, count=GOLDEN_PER_FAULT * len(FAULT_TYPES), seed=GOLDEN_SEED)
+    hard = generate_hard_cases(out, GOLDEN_SEED)
+    return written + [Generated(path, topology, kind, "") for path, topology, kind in hard]

@@ -19,6 +19,7 @@ from rootward.context.anomaly import Anomaly, ScoredSeries, detect_anomalies
 from rootward.context.changes import ChangeItem, recent_changes
 from rootward.context.log_signals import LogSignal, log_signals
 from rootward.context.topology import Subgraph, connecting, dependency_closure, subgraph
+from rootward.context.trace_evidence import TraceFinding, trace_findings
 from rootward.context.window import IncidentWindow, derive_onset, incident_window, with_onset
 from rootward.domain.alert import Alert
 from rootward.domain.evidence import EvidenceRef, alert_cite, knowledge_cite
@@ -66,12 +67,13 @@ class Context(BaseModel):
     series: list[ScoredSeries] = Field(default_factory=list)  # every scored series, anomalous or not
     logs: list[LogSignal] = Field(default_factory=list)
     changes: list[ChangeItem] = Field(default_factory=list)
+    trace_findings: list[TraceFinding] = Field(default_factory=list)  # every span aggregate, changed or not
     knowledge: list[KnowledgeItem] = Field(default_factory=list)
     gaps: list[str] = Field(default_factory=list)
     redacted_lines: int = 0
 
     def missing_source(self, kind: str) -> str | None:
-        """The gap naming `kind` (logs, metrics, changes, topology, knowledge) as missing for the whole incident."""
+        """The gap naming `kind` (logs, metrics, traces, changes, topology, knowledge) as missing for the whole incident."""
         return next((g for g in self.gaps if g.startswith(f"no {kind}:")), None)
 
     def evidence_refs(self) -> list[EvidenceRef]:
@@ -79,6 +81,7 @@ class Context(BaseModel):
         refs += [a.evidence for a in self.anomalies] + [s.evidence for s in self.logs]
         refs += [c.evidence for c in self.changes] + [k.evidence for k in self.knowledge]
         refs += [e.evidence for e in self.topology.edges]
+        refs += [f.evidence for f in self.trace_findings if f.changed]
         return refs
 
 
@@ -224,6 +227,7 @@ def assemble_context(
     else:
         gaps.append("no logs: no log source configured")
 
+    traces = _traces(sources, window, reachable, telemetry, gaps)
     abnormal = {a.service for a in anomalies} | {s.service for s in logs if s.changed and s.is_failure}
     named = {
         e
@@ -238,6 +242,7 @@ def assemble_context(
     scored = [x for x in scored if x.service in members]
     logs = [s for s in logs if s.service in members]
     telemetry = {e: v for e, v in telemetry.items() if e in members}
+    traces = [f for f in traces if f.entity in members or f.caller in members]
 
     changes: list[ChangeItem] = []
     if sources.changes is not None:
@@ -270,10 +275,30 @@ def assemble_context(
         series=scored,
         logs=logs,
         changes=changes,
+        trace_findings=traces,
         knowledge=knowledge,
         gaps=gaps,
         redacted_lines=redacted,
     )
+
+
+def _traces(
+    sources: SourceSet, window: IncidentWindow, reachable: set[str], telemetry: dict[str, list[str]], gaps: list[str]
+) -> list[TraceFinding]:
+    """Span aggregates before vs after the onset; a missing trace source is a named gap."""
+    if sources.traces is None:
+        gaps.append("no traces: no trace source configured")
+        return []
+    try:
+        spans = sources.traces.spans(None, window.baseline_start, window.end)
+    except SourceUnavailable as exc:
+        gaps.append(f"no traces: {_reason(exc, 'traces.jsonl')}")
+        return []
+    for name in dict.fromkeys(s.service for s in spans):
+        if name in reachable and "traces" not in telemetry.get(name, []):
+            telemetry.setdefault(name, []).append("traces")
+    onset = window.onset or window.start
+    return trace_findings(spans, onset=onset, start=window.baseline_start, end=window.end)
 
 
 def _names(signal: LogSignal, entity: str) -> bool:

@@ -1,0 +1,180 @@
+"""Attribution from traces: which service's own work changed, and who is only passing it on.
+
+The loudest span is seldom the culprit: a fault anywhere lengthens every span
+above it, up to the entry service every request goes through. So the trace
+findings (`context.trace_evidence`) are read as causes and effects:
+
+* **own work**: a service's self time rose (its spans got slower with calls out
+  excluded): saturation or a slow code path *here*;
+* **network or queue into a service**: the calls touching it got slower by time
+  its own spans do not cover (client span minus server span). A delay on one
+  service's network shows on every call edge into and out of it, so an edge is
+  blamed on the endpoint whose incident edges grew most consistently: the
+  callee of an edge whose caller's other calls are fine, not the caller;
+* **errors where they originate**: the deepest errored span whose children did
+  not error; the callers that surface them are victims;
+* **a dependency down**: client calls to it that no span of it answered;
+* **victims**: a service whose latency rose while its own work did not, by the
+  time it spent calling one dependency (or whose errors came from a call out).
+
+A hub on every path gets no credit for being on every path: what a service
+scores here comes only from the change attributed to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from rootward.context.trace_evidence import TraceFinding
+from rootward.domain.evidence import EvidenceRef
+from rootward.engine.signals import strength
+
+# A share change of this size (e.g. 0% -> 30% of calls failing) is as strong as a share gets.
+FULL_SHARE = 0.3
+# The other readings of "the calls into it got slower by time its spans do not see".
+QUEUE_SHARE = 0.5
+# An endpoint credited with this fraction of an edge's growth; a leaf with one grown edge
+# gets 0.75, a service whose three edges all grew 0.98: the wider explanation wins ties.
+CONSISTENCY_BASE = 0.25
+# A service is a victim only when what it calls carries clearly more attributed change.
+VICTIM_MARGIN = 1.5
+
+
+@dataclass(frozen=True)
+class FaultHint:
+    """A fault type the trace evidence points at, at one entity (read by `signatures.classify`)."""
+
+    fault_type: str
+    score: float
+    evidence: tuple[EvidenceRef, ...]
+    reason: str
+
+
+@dataclass
+class TraceAttribution:
+    entity: str
+    own: float = 0.0  # 0..1: the strongest change attributed to the entity itself
+    victim_of: str | None = None
+    hints: list[FaultHint] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    evidence: list[EvidenceRef] = field(default_factory=list)
+    symptomatic: bool = False  # its latency or errors moved the harmful way, whoever caused it
+
+    def credit(self, hint: FaultHint) -> None:
+        self.hints.append(hint)
+        self.own = max(self.own, hint.score)
+        self.reasons.append(hint.reason)
+        self.evidence += [e for e in hint.evidence if e not in self.evidence]
+
+
+def share_strength(f: TraceFinding) -> float:
+    return min(1.0, max(0.0, f.after - f.before) / FULL_SHARE) if f.up else 0.0
+
+
+def time_strength(f: TraceFinding) -> float:
+    return strength(f.score) if f.up else 0.0
+
+
+class _Index:
+    def __init__(self, findings: Sequence[TraceFinding]) -> None:
+        self.service: dict[tuple[str, str], TraceFinding] = {}
+        self.edges: dict[str, list[TraceFinding]] = {}
+        for f in findings:
+            if f.caller is None:
+                self.service[(f.entity, f.kind)] = f
+            else:
+                self.edges.setdefault(f.kind, []).append(f)
+
+    def of(self, entity: str, kind: str) -> TraceFinding | None:
+        return self.service.get((entity, kind))
+
+    def touching(self, entity: str, kind: str) -> list[TraceFinding]:
+        return [f for f in self.edges.get(kind, []) if entity in (f.entity, f.caller)]
+
+    def into(self, entity: str, kind: str) -> list[TraceFinding]:
+        return [f for f in self.edges.get(kind, []) if f.entity == entity]
+
+    def out_of(self, entity: str, kind: str) -> list[TraceFinding]:
+        return [f for f in self.edges.get(kind, []) if f.caller == entity]
+
+    def entities(self) -> set[str]:
+        names = {e for e, _ in self.service}
+        names |= {x for fs in self.edges.values() for f in fs for x in (f.entity, f.caller) if x}
+        return names
+
+
+def _network(ix: _Index, entity: str) -> tuple[float, list[TraceFinding]]:
+    """How consistently the calls touching `entity` got slower outside the callee's spans."""
+    incident = ix.touching(entity, "network")
+    grown = [f for f in incident if f.up]
+    if not grown:
+        return 0.0, []
+    consistency = len(grown) / len(incident) * (1.0 - CONSISTENCY_BASE ** len(grown))
+    return max(time_strength(f) for f in grown) * consistency, sorted(grown, key=lambda f: -f.score)
+
+
+def _own(ix: _Index, a: TraceAttribution) -> None:
+    """Credit the entity with the changes that are its own."""
+    e = a.entity
+    self_time = ix.of(e, "self_time")
+    own_work = time_strength(self_time) if self_time else 0.0
+    if self_time is not None and own_work > 0:
+        a.credit(FaultHint("cpu_saturation", own_work, (self_time.evidence,), f"its own work per call rose ({e})"))
+        a.hints.append(FaultHint("deploy_regression", own_work * 0.6, (self_time.evidence,), "a slower code path"))
+    net, grown = _network(ix, e)
+    if net > 0:
+        refs = tuple(f.evidence for f in grown[:3])
+        edges = ", ".join(f.where for f in grown[:3])
+        if own_work > 0:  # its own spans are slower too: requests queue at a saturated service
+            a.credit(FaultHint("cpu_saturation", net, refs, f"calls touching it wait outside its spans ({edges})"))
+        else:
+            a.credit(FaultHint("network_latency", net, refs, f"calls touching it slowed outside its spans ({edges})"))
+            a.hints.append(FaultHint("cpu_saturation", net * QUEUE_SHARE, refs, "or requests queue before it"))
+    origin = ix.of(e, "origin_errors")
+    if origin is not None and share_strength(origin) > 0:
+        hint = FaultHint("deploy_regression", share_strength(origin), (origin.evidence,), "errors originate in its spans")
+        a.credit(hint)
+    down = [f for f in ix.into(e, "unanswered") if f.up]
+    if down:
+        best = max(down, key=share_strength)
+        callers = ", ".join(sorted(f.caller or "" for f in down))
+        reason = f"calls from {callers} get no answer from it (no span of it under them)"
+        a.credit(FaultHint("dependency_down", share_strength(best), tuple(f.evidence for f in down[:3]), reason))
+
+
+def _passed_on(ix: _Index, a: TraceAttribution, by: dict[str, TraceAttribution]) -> None:
+    """Whether the entity's symptoms are time or errors spent in one call out: it is that callee's victim."""
+    e = a.entity
+    latency, errors = ix.of(e, "latency"), ix.of(e, "errors")
+    slow = bool(latency and latency.up) or any(f.up for f in ix.into(e, "call_latency"))
+    failing = bool(errors and errors.up) or any(f.up for f in ix.into(e, "call_errors"))
+    a.symptomatic = slow or failing or a.own > 0
+    candidates: list[tuple[float, str, TraceFinding]] = []
+    if slow:
+        candidates += [(f.after - f.before, f.entity, f) for f in ix.out_of(e, "call_latency") if f.up]
+    if failing:
+        origin = ix.of(e, "origin_errors")
+        if not (origin and origin.up):
+            candidates += [(f.after - f.before, f.entity, f) for f in ix.out_of(e, "call_errors") if f.up]
+    if not candidates:
+        return
+    _, callee, finding = max(candidates, key=lambda c: (c[0], c[1]))
+    callee_own = by[callee].own if callee in by else 0.0
+    if a.own == 0.0 or a.own * VICTIM_MARGIN <= callee_own:
+        a.victim_of = callee
+        a.reasons.append(f"its symptoms are time or failures in its calls to {callee}")
+        a.evidence.append(finding.evidence)
+
+
+def attribute_traces(findings: Iterable[TraceFinding]) -> dict[str, TraceAttribution]:
+    """Per entity seen in the traces: what change is its own, and whose victim it is."""
+    ix = _Index(list(findings))
+    by = {e: TraceAttribution(e) for e in sorted(ix.entities())}
+    for a in by.values():
+        _own(ix, a)
+    for a in by.values():
+        _passed_on(ix, a, by)
+    for a in by.values():
+        a.hints.sort(key=lambda h: (-h.score, h.fault_type))
+    return by

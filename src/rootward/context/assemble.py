@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, Field
 
-from rootward.context.anomaly import Anomaly, ScoredSeries, detect_anomalies
+from rootward.context.anomaly import AFTER_SPAN, Anomaly, ScoredSeries, detect_anomalies
 from rootward.context.changes import ChangeItem, recent_changes
 from rootward.context.log_signals import LogSignal, log_signals
 from rootward.context.topology import Subgraph, connecting, dependency_closure, subgraph
@@ -297,8 +297,12 @@ def _traces(
     for name in dict.fromkeys(s.service for s in spans):
         if name in reachable and "traces" not in telemetry.get(name, []):
             telemetry.setdefault(name, []).append("traces")
+    # After the onset: up to the alert (the fault was surely at work when it fired), and at least the
+    # short stretch metric change points use; not the whole window, where recovery, mitigation or
+    # the next event mixes in.
     onset = window.onset or window.start
-    return trace_findings(spans, onset=onset, start=window.baseline_start, end=window.end)
+    end = min(window.end, max(window.fired_at, onset + timedelta(seconds=AFTER_SPAN)))
+    return trace_findings(spans, onset=onset, start=window.baseline_start, end=end)
 
 
 def _names(signal: LogSignal, entity: str) -> bool:

@@ -34,8 +34,8 @@ from rootward.engine.signals import strength
 FULL_SHARE = 0.3
 # The other readings of "the calls into it got slower by time its spans do not see".
 QUEUE_SHARE = 0.5
-# An endpoint credited with this fraction of an edge's growth; a leaf with one grown edge
-# gets 0.75, a service whose three edges all grew 0.98: the wider explanation wins ties.
+# How much more grown edges count: a leaf with one grown edge has support 0.75, a service whose
+# three edges all grew 0.98, so the wider explanation wins a tie.
 CONSISTENCY_BASE = 0.25
 # A service is a victim only when what it calls carries clearly more attributed change.
 VICTIM_MARGIN = 1.5
@@ -104,17 +104,41 @@ class _Index:
         return names
 
 
-def _network(ix: _Index, entity: str) -> tuple[float, list[TraceFinding]]:
-    """How consistently the calls touching `entity` got slower outside the callee's spans."""
+def _support(ix: _Index, entity: str) -> float:
+    """How consistently the calls touching `entity` slowed outside the callee's spans.
+
+    A delay on one service's network (or a queue in front of it) shows on the calls into it,
+    and often on its calls out; it does not show on its neighbours' other calls. More grown
+    edges make the wider explanation win a tie (a leaf with one grown edge gets 0.75).
+    """
     incident = ix.touching(entity, "network")
-    grown = [f for f in incident if f.up]
+    grown = sum(1 for f in incident if f.up)
     if not grown:
+        return 0.0
+    return grown / len(incident) * (1.0 - CONSISTENCY_BASE**grown)
+
+
+def _network(ix: _Index, entity: str, support: dict[str, float]) -> tuple[float, list[TraceFinding]]:
+    """The network or queue delay attributed to `entity`: each grown edge goes to its better-supported end.
+
+    Ties go to the callee: a slow call whose callee's spans did not slow is the callee's network
+    or queue, not the caller's.
+    """
+    mine: list[tuple[float, TraceFinding]] = []
+    for f in ix.touching(entity, "network"):
+        if not f.up or f.caller is None:
+            continue
+        callee, caller = support.get(f.entity, 0.0), support.get(f.caller, 0.0)
+        blamed = f.entity if callee >= caller else f.caller
+        if blamed == entity and callee + caller > 0:
+            mine.append((time_strength(f) * support[entity] / (callee + caller), f))
+    if not mine:
         return 0.0, []
-    consistency = len(grown) / len(incident) * (1.0 - CONSISTENCY_BASE ** len(grown))
-    return max(time_strength(f) for f in grown) * consistency, sorted(grown, key=lambda f: -f.score)
+    mine.sort(key=lambda x: -x[0])
+    return mine[0][0], [f for _, f in mine]
 
 
-def _own(ix: _Index, a: TraceAttribution) -> None:
+def _own(ix: _Index, a: TraceAttribution, support: dict[str, float]) -> None:
     """Credit the entity with the changes that are its own."""
     e = a.entity
     self_time = ix.of(e, "self_time")
@@ -122,7 +146,7 @@ def _own(ix: _Index, a: TraceAttribution) -> None:
     if self_time is not None and own_work > 0:
         a.credit(FaultHint("cpu_saturation", own_work, (self_time.evidence,), f"its own work per call rose ({e})"))
         a.hints.append(FaultHint("deploy_regression", own_work * 0.6, (self_time.evidence,), "a slower code path"))
-    net, grown = _network(ix, e)
+    net, grown = _network(ix, e, support)
     if net > 0:
         refs = tuple(f.evidence for f in grown[:3])
         edges = ", ".join(f.where for f in grown[:3])
@@ -171,8 +195,9 @@ def attribute_traces(findings: Iterable[TraceFinding]) -> dict[str, TraceAttribu
     """Per entity seen in the traces: what change is its own, and whose victim it is."""
     ix = _Index(list(findings))
     by = {e: TraceAttribution(e) for e in sorted(ix.entities())}
+    support = {e: _support(ix, e) for e in by}
     for a in by.values():
-        _own(ix, a)
+        _own(ix, a, support)
     for a in by.values():
         _passed_on(ix, a, by)
     for a in by.values():

@@ -297,12 +297,15 @@ def _traces(
     for name in dict.fromkeys(s.service for s in spans):
         if name in reachable and "traces" not in telemetry.get(name, []):
             telemetry.setdefault(name, []).append("traces")
-    # After the onset: up to the alert (the fault was surely at work when it fired), and at least the
-    # short stretch metric change points use; not the whole window, where recovery, mitigation or
-    # the next event mixes in.
+    # Before: the baseline up to the onset. After: the stretch up to the alert, when the fault was
+    # surely at work, as long as metric change points use; the time between an early onset
+    # estimate and that stretch is on neither side, and so is what follows the alert (recovery,
+    # mitigation, the next event).
     onset = window.onset or window.start
-    end = min(window.end, max(window.fired_at, onset + timedelta(seconds=AFTER_SPAN)))
-    return trace_findings(spans, onset=onset, start=window.baseline_start, end=end)
+    after = timedelta(seconds=AFTER_SPAN)
+    during_end = min(window.end, max(window.fired_at, onset + after))
+    during = (max(onset, during_end - after), during_end)
+    return trace_findings(spans, baseline=(window.baseline_start, onset), during=during)
 
 
 def _names(signal: LogSignal, entity: str) -> bool:

@@ -116,10 +116,17 @@ def _window(times: np.ndarray) -> tuple[int, int]:
 
 
 class _Builder:
-    def __init__(self, graph: SpanGraph, onset: float) -> None:
+    def __init__(self, graph: SpanGraph, baseline: tuple[float, float], during: tuple[float, float]) -> None:
         self.graph = graph
-        self.onset = onset
+        self.baseline = baseline
+        self.during = during
         self.out: list[TraceFinding] = []
+
+    def sides(self, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which calls are compared at all, and which of those are after the onset."""
+        before = (at >= self.baseline[0]) & (at < self.baseline[1])
+        after = (at >= self.during[0]) & (at <= self.during[1])
+        return before | after, after
 
     def add(
         self,
@@ -177,9 +184,9 @@ class _Builder:
 
 def _services(b: _Builder) -> None:
     g, c = b.graph, b.graph.calls
-    after_all = c.at >= b.onset
-    for code in np.unique(c.service):
-        mine = c.service == code
+    compared, after_all = b.sides(c.at)
+    for code in np.unique(c.service[compared]):
+        mine = (c.service == code) & compared
         name = g.name(int(code))
         at, after = c.at[mine], after_all[mine]
         lo, hi = _window(at[after] if after.any() else at)
@@ -189,16 +196,16 @@ def _services(b: _Builder) -> None:
         if g.has_status:
             b.share("errors", name, None, c.failed[mine], after, cite)
             b.share("origin_errors", name, None, c.originated[mine], after, cite)
-        b.volume("volume", name, None, mine, after_all, cite)
+        b.volume("volume", name, None, mine[compared], after_all[compared], cite)
 
 
 def _edges(b: _Builder) -> None:
     g, e = b.graph, b.graph.edges
-    after_all = e.at >= b.onset
+    compared, after_all = b.sides(e.at)
     width = len(g.services) + 1
     keys = e.caller * width + e.callee
-    for key in np.unique(keys):
-        mine = keys == key
+    for key in np.unique(keys[compared]):
+        mine = (keys == key) & compared
         caller, callee = g.name(int(key // width)), g.name(int(key % width))
         after = after_all[mine]
         seen = e.callee_at[mine]
@@ -216,15 +223,23 @@ def _edges(b: _Builder) -> None:
         if g.has_status:
             b.share("call_errors", callee, caller, e.failed[mine], after, cite)
         b.share("unanswered", callee, caller, e.unanswered[mine], after, cite)
-        b.volume("call_volume", callee, caller, mine, after_all, cite)
+        b.volume("call_volume", callee, caller, mine[compared], after_all[compared], cite)
 
 
-def trace_findings(spans: Sequence[Span], *, onset: datetime, start: datetime, end: datetime) -> list[TraceFinding]:
-    """Every service and call edge aggregate of the spans starting in [start, end], before vs after `onset`."""
-    inside = [s for s in spans if start <= s.start <= end]
+def trace_findings(
+    spans: Sequence[Span], *, baseline: tuple[datetime, datetime], during: tuple[datetime, datetime]
+) -> list[TraceFinding]:
+    """Every service and call edge aggregate, calls starting in `baseline` against calls starting in `during`.
+
+    Spans outside both still link calls (a parent before the baseline's end keeps its children's
+    caller); calls that start between the two windows are compared on neither side.
+    """
+    lo, hi = min(baseline[0], during[0]), max(baseline[1], during[1])
+    inside = [s for s in spans if lo <= s.start <= hi]
     if not inside:
         return []
-    builder = _Builder(span_graph(inside), onset.timestamp())
+    window = (baseline[0].timestamp(), baseline[1].timestamp())
+    builder = _Builder(span_graph(inside), window, (during[0].timestamp(), during[1].timestamp()))
     _services(builder)
     _edges(builder)
     return builder.out

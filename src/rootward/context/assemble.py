@@ -297,11 +297,11 @@ def _traces(
     for name in dict.fromkeys(s.service for s in spans):
         if name in reachable and "traces" not in telemetry.get(name, []):
             telemetry.setdefault(name, []).append("traces")
-    # Before: the baseline up to the onset. After: the stretch up to the alert, when the fault was
+    # Before: the baseline up to the onset (one after the alert is no onset of it). After: the stretch up to the alert, when the fault was
     # surely at work, as long as metric change points use; the time between an early onset
     # estimate and that stretch is on neither side, and so is what follows the alert (recovery,
     # mitigation, the next event).
-    onset = window.onset or window.start
+    onset = window.onset if window.onset is not None and window.onset <= window.fired_at else window.start
     after = timedelta(seconds=AFTER_SPAN)
     during_end = min(window.end, max(window.fired_at, onset + after))
     during = (max(onset, during_end - after), during_end)

@@ -53,6 +53,8 @@ class EdgeCalls:
     callee_at: np.ndarray  # epoch seconds the callee's span started; nan when it has none
     latency_ms: np.ndarray  # the call as the caller saw it (client span, else the callee's span)
     network_ms: np.ndarray  # client span time the callee's span does not cover; nan without both spans
+    callee_ms: np.ndarray  # the callee's entry span duration; nan when it has none
+    callee_self_ms: np.ndarray  # the callee's own work in the call (self time, calls out excluded); nan likewise
     failed: np.ndarray  # bool: the caller's side of the call errored
     unanswered: np.ndarray  # bool: a client span with no span of the callee under it
 
@@ -121,110 +123,106 @@ def _entry_of(entry: np.ndarray, parent: np.ndarray) -> np.ndarray:
         up = nxt
 
 
+@dataclass(frozen=True)
+class _Spans:
+    """The per-span columns the calls and edges are cut from (index = position in the input)."""
+
+    svc: np.ndarray
+    op: np.ndarray
+    parent: np.ndarray
+    start: np.ndarray
+    dur: np.ndarray
+    err: np.ndarray
+    client: np.ndarray
+    unknown_kind: np.ndarray
+    peer: np.ndarray
+
+
 def span_graph(spans: Sequence[Span]) -> SpanGraph:
     """The calls and call edges in `spans`; a span whose parent is not among them starts a call of its own."""
     codes = _Codes()
     ops = _Codes()
     ids = {(s.trace_id, s.span_id): i for i, s in enumerate(spans)}
     n = len(spans)
-    svc = np.fromiter((codes.code(s.service) for s in spans), dtype=np.int64, count=n)
-    op = np.fromiter((ops.code(f"{s.service}\x00{s.operation}") for s in spans), dtype=np.int64, count=n)
-    parent = np.fromiter(
-        (ids.get((s.trace_id, s.parent_id), -1) if s.parent_id else -1 for s in spans), dtype=np.int64, count=n
+    columns = _Spans(
+        svc=np.fromiter((codes.code(s.service) for s in spans), dtype=np.int64, count=n),
+        op=np.fromiter((ops.code(f"{s.service}\x00{s.operation}") for s in spans), dtype=np.int64, count=n),
+        parent=np.fromiter(
+            (ids.get((s.trace_id, s.parent_id), -1) if s.parent_id else -1 for s in spans), dtype=np.int64, count=n
+        ),
+        start=np.fromiter((s.start.timestamp() for s in spans), dtype=np.float64, count=n),
+        dur=np.fromiter((max(0.0, s.duration_ms) for s in spans), dtype=np.float64, count=n),
+        err=np.fromiter((s.status == "error" for s in spans), dtype=bool, count=n),
+        client=np.fromiter((s.kind in CLIENT_KINDS for s in spans), dtype=bool, count=n),
+        unknown_kind=np.fromiter((s.kind is None for s in spans), dtype=bool, count=n),
+        peer=np.fromiter((codes.code(p) if (p := _peer(s)) else -1 for s in spans), dtype=np.int64, count=n),
     )
-    start = np.fromiter((s.start.timestamp() for s in spans), dtype=np.float64, count=n)
-    dur = np.fromiter((max(0.0, s.duration_ms) for s in spans), dtype=np.float64, count=n)
-    err = np.fromiter((s.status == "error" for s in spans), dtype=bool, count=n)
-    client = np.fromiter((s.kind in CLIENT_KINDS for s in spans), dtype=bool, count=n)
-    unknown_kind = np.fromiter((s.kind is None for s in spans), dtype=bool, count=n)
-    peer = np.fromiter((codes.code(p) if (p := _peer(s)) else -1 for s in spans), dtype=np.int64, count=n)
     has_status = any(s.status is not None for s in spans)
-    return _graph(codes, svc, op, parent, start, dur, err, client, unknown_kind, peer, has_status)
-
-
-def _graph(
-    codes: _Codes,
-    svc: np.ndarray,
-    op: np.ndarray,
-    parent: np.ndarray,
-    start: np.ndarray,
-    dur: np.ndarray,
-    err: np.ndarray,
-    client: np.ndarray,
-    unknown_kind: np.ndarray,
-    peer: np.ndarray,
-    has_status: bool,
-) -> SpanGraph:
-    n = svc.size
     if n == 0:
         return _empty(codes, has_status)
+    return _graph(codes, columns, has_status)
+
+
+def _graph(codes: _Codes, c: _Spans, has_status: bool) -> SpanGraph:
+    n = c.svc.size
+    parent = c.parent
     has_parent = parent >= 0
-    psafe = np.where(has_parent, parent, 0)
-    psvc = np.where(has_parent, svc[psafe], NO_CALLER)
-    cross = has_parent & (psvc != svc)
+    psvc = np.where(has_parent, c.svc[np.where(has_parent, parent, 0)], NO_CALLER)
+    cross = has_parent & (psvc != c.svc)
     entry = ~has_parent | cross
     n_child = np.bincount(parent[has_parent], minlength=n)
     n_cross = np.bincount(parent[cross], minlength=n)
-    n_err_child = np.bincount(parent[has_parent & err], minlength=n)
-    start_ms = (start - start.min()) * 1000.0
-    self_ms = np.clip(dur - _covered_by_children(parent, start_ms, start_ms + dur, n), 0.0, None)
+    n_err_child = np.bincount(parent[has_parent & c.err], minlength=n)
+    start_ms = (c.start - c.start.min()) * 1000.0
+    self_ms = np.clip(c.dur - _covered_by_children(parent, start_ms, start_ms + c.dur, n), 0.0, None)
     # The client side of a call: marked so, or (kind unknown) a span whose one child is another
     # service's, and then every span of the same operation, answered or not.
-    calls_out = unknown_kind & ~entry & (n_child == 1) & (n_cross == 1)
-    exit_op = np.zeros(int(op.max()) + 1, dtype=bool)
-    exit_op[op[calls_out]] = True
-    exit_ = client | (unknown_kind & ~entry & exit_op[op])
-    origin = err & (n_err_child == 0)
+    calls_out = c.unknown_kind & ~entry & (n_child == 1) & (n_cross == 1)
+    exit_op = np.zeros(int(c.op.max()) + 1, dtype=bool)
+    exit_op[c.op[calls_out]] = True
+    exit_ = c.client | (c.unknown_kind & ~entry & exit_op[c.op])
+    origin = c.err & (n_err_child == 0)
     entry_of = _entry_of(entry, parent)
     local = ~exit_
     e = np.nonzero(entry)[0]
     own_self = np.bincount(entry_of[local], weights=self_ms[local], minlength=n)
     own_origin = np.bincount(entry_of[local & origin], minlength=n) > 0
-    calls = ServiceCalls(svc[e], psvc[e], start[e], dur[e], own_self[e], err[e], own_origin[e])
-    return SpanGraph(
-        tuple(codes.names), calls, _edges(svc, op, parent, start, dur, err, exit_, cross, peer, self_ms), has_status
-    )
+    calls = ServiceCalls(c.svc[e], psvc[e], c.start[e], c.dur[e], own_self[e], c.err[e], own_origin[e])
+    return SpanGraph(tuple(codes.names), calls, _edges(c, exit_, cross, self_ms, own_self), has_status)
 
 
-def _edges(
-    svc: np.ndarray,
-    op: np.ndarray,
-    parent: np.ndarray,
-    start: np.ndarray,
-    dur: np.ndarray,
-    err: np.ndarray,
-    exit_: np.ndarray,
-    cross: np.ndarray,
-    peer: np.ndarray,
-    self_ms: np.ndarray,
-) -> EdgeCalls:
+def _edges(c: _Spans, exit_: np.ndarray, cross: np.ndarray, self_ms: np.ndarray, own_self: np.ndarray) -> EdgeCalls:
     """Calls seen from the caller: each client span, and each cross-service span without one."""
-    n = svc.size
+    n = c.svc.size
     child = np.nonzero(cross)[0]
-    callee_of = np.full(n, -1, dtype=np.int64)
-    callee_at = np.full(n, np.nan)
-    callee_of[parent[child]] = svc[child]
-    callee_at[parent[child]] = start[child]
+    callee_span = np.full(n, -1, dtype=np.int64)
+    callee_span[c.parent[child]] = child
+    answered = exit_ & (callee_span >= 0)
+    callee_of = np.where(callee_span >= 0, c.svc[np.where(callee_span >= 0, callee_span, 0)], -1)
     # A client span that was never answered names its callee by a peer attribute, or by what
     # the same operation of the same service called when it was answered.
-    learned = np.full(int(op.max()) + 1, -1, dtype=np.int64)
-    answered = exit_ & (callee_of >= 0)
-    learned[op[answered]] = callee_of[answered]
-    unanswered = exit_ & (callee_of < 0)
-    callee_of = np.where(unanswered, np.where(peer >= 0, peer, learned[op]), callee_of)
-    x = np.nonzero(exit_ & (callee_of >= 0) & (callee_of != svc))[0]
+    learned = np.full(int(c.op.max()) + 1, -1, dtype=np.int64)
+    learned[c.op[answered]] = callee_of[answered]
+    unanswered = exit_ & (callee_span < 0)
+    callee_of = np.where(unanswered, np.where(c.peer >= 0, c.peer, learned[c.op]), callee_of)
+    x = np.nonzero(exit_ & (callee_of >= 0) & (callee_of != c.svc))[0]
     # Cross-service spans whose parent is not a client span: the callee's span is all there is.
-    direct = child[~exit_[parent[child]]]
-    caller = np.concatenate([svc[x], svc[parent[direct]]])
-    network = np.where(answered[x], self_ms[x], np.nan)
+    direct = child[~exit_[c.parent[child]]]
+    served = np.concatenate([callee_span[x], direct])  # the callee's entry span of each call, -1 for none
+
+    def of_callee(values: np.ndarray) -> np.ndarray:
+        return np.where(served >= 0, values[np.where(served >= 0, served, 0)], np.nan)
+
     return EdgeCalls(
-        caller=caller,
-        callee=np.concatenate([callee_of[x], svc[direct]]),
-        at=np.concatenate([start[x], start[direct]]),
-        callee_at=np.concatenate([callee_at[x], start[direct]]),
-        latency_ms=np.concatenate([dur[x], dur[direct]]),
-        network_ms=np.concatenate([network, np.full(direct.size, np.nan)]),
-        failed=np.concatenate([err[x], err[direct]]),
+        caller=np.concatenate([c.svc[x], c.svc[c.parent[direct]]]),
+        callee=np.concatenate([callee_of[x], c.svc[direct]]),
+        at=np.concatenate([c.start[x], c.start[direct]]),
+        callee_at=of_callee(c.start),
+        latency_ms=np.concatenate([c.dur[x], c.dur[direct]]),
+        network_ms=np.concatenate([np.where(answered[x], self_ms[x], np.nan), np.full(direct.size, np.nan)]),
+        callee_ms=of_callee(c.dur),
+        callee_self_ms=of_callee(own_self),
+        failed=np.concatenate([c.err[x], c.err[direct]]),
         unanswered=np.concatenate([unanswered[x], np.zeros(direct.size, dtype=bool)]),
     )
 
@@ -236,6 +234,6 @@ def _empty(codes: _Codes, has_status: bool) -> SpanGraph:
     return SpanGraph(
         tuple(codes.names),
         ServiceCalls(i, i, f, f, f, b, b),
-        EdgeCalls(i, i, f, f, f, f, b, b),
+        EdgeCalls(i, i, f, f, f, f, f, f, b, b),
         has_status,
     )

@@ -38,11 +38,15 @@ TraceKind = Literal[
     "volume",  # service: share of all calls that are calls into it
     "call_latency",  # edge: the call as the caller saw it
     "network",  # edge: client span time the callee's span does not cover
+    "callee_latency",  # edge: the callee's span duration, for this caller's calls
+    "callee_self_time",  # edge: the callee's own work in this caller's calls
     "call_errors",  # edge: share of calls that failed on the caller's side
     "unanswered",  # edge: share of client calls with no span of the callee under them
     "call_volume",  # edge: share of all calls that go over this edge
 ]
-TIME_KINDS: frozenset[str] = frozenset({"latency", "self_time", "call_latency", "network"})
+TIME_KINDS: frozenset[str] = frozenset(
+    {"latency", "self_time", "call_latency", "network", "callee_latency", "callee_self_time"}
+)
 # A median shift of this many baseline spreads, as for metric anomalies.
 Z_CHANGED = 4.0
 # A share whose binomial z reaches this (about one chance in a thousand by luck).
@@ -63,6 +67,8 @@ _WHAT: dict[str, str] = {
     "volume": "share of all calls",
     "call_latency": "call latency seen by the caller",
     "network": "time in the call the callee's span does not cover (network, queue)",
+    "callee_latency": "the callee's span duration",
+    "callee_self_time": "the callee's own work (self time, its calls out excluded)",
     "call_errors": "share of failed calls",
     "unanswered": "share of calls with no span of the callee",
     "call_volume": "share of all calls",
@@ -220,6 +226,8 @@ def _edges(b: _Builder) -> None:
             cite = f"traces.jsonl:{caller}@{lo}-{hi}"
         b.times("call_latency", callee, caller, e.latency_ms[mine], after, cite)
         b.times("network", callee, caller, e.network_ms[mine], after, cite)
+        b.times("callee_latency", callee, caller, e.callee_ms[mine], after, cite)
+        b.times("callee_self_time", callee, caller, e.callee_self_ms[mine], after, cite)
         if g.has_status:
             b.share("call_errors", callee, caller, e.failed[mine], after, cite)
         b.share("unanswered", callee, caller, e.unanswered[mine], after, cite)

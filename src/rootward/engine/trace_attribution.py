@@ -5,7 +5,8 @@ above it, up to the entry service every request goes through. So the trace
 findings (`context.trace_evidence`) are read as causes and effects:
 
 * **own work**: a service's self time rose (its spans got slower with calls out
-  excluded): saturation or a slow code path *here*;
+  excluded), over all its calls or in one caller's: saturation or a slow code
+  path *here*;
 * **network or queue into a service**: the calls touching it got slower by time
   its own spans do not cover (client span minus server span). A delay on one
   service's network shows on every call edge into and out of it, so an edge is
@@ -141,11 +142,14 @@ def _network(ix: _Index, entity: str, support: dict[str, float]) -> tuple[float,
 def _own(ix: _Index, a: TraceAttribution, support: dict[str, float]) -> None:
     """Credit the entity with the changes that are its own."""
     e = a.entity
-    self_time = ix.of(e, "self_time")
-    own_work = time_strength(self_time) if self_time else 0.0
-    if self_time is not None and own_work > 0:
-        a.credit(FaultHint("cpu_saturation", own_work, (self_time.evidence,), f"its own work per call rose ({e})"))
-        a.hints.append(FaultHint("deploy_regression", own_work * 0.6, (self_time.evidence,), "a slower code path"))
+    # Its own work: over all calls into it, or in one caller's calls (one operation can slow
+    # while the many calls of another keep the service's median where it was).
+    own = [f for f in [ix.of(e, "self_time"), *ix.into(e, "callee_self_time")] if f is not None and f.up]
+    own_work = max((time_strength(f) for f in own), default=0.0)
+    if own_work > 0:
+        top = max(own, key=time_strength)
+        a.credit(FaultHint("cpu_saturation", own_work, (top.evidence,), f"its own work per call rose ({top.where})"))
+        a.hints.append(FaultHint("deploy_regression", own_work * 0.6, (top.evidence,), "or a slower code path"))
     net, grown = _network(ix, e, support)
     if net > 0:
         refs = tuple(f.evidence for f in grown[:3])

@@ -14,10 +14,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from rootward.bundle.write import write_alerts, write_incident, write_topology, write_traces
+from rootward.domain.alert import Alert, Severity
+from rootward.domain.incident import IncidentMeta
 from rootward.domain.telemetry import Span, SpanKind
+from rootward.domain.topology import Entity, Topology
 
 FIRED_AT = datetime(2026, 11, 2, 14, 30, tzinfo=UTC)
 ONSET = FIRED_AT - timedelta(minutes=3)
@@ -107,3 +112,16 @@ def incident_spans(
         for i in range(per_side):
             out += request(side * per_side + i, lo + step * (i + 1), root, calls, phase, rng)
     return out
+
+
+def write_traced_bundle(root: Path, spans: Sequence[Span], calls: Mapping[str, Sequence[str]]) -> Path:
+    """A bundle of an alert on the root of `calls`, its topology and `spans`: no metrics, logs or changes."""
+    root.mkdir(parents=True)
+    meta = IncidentMeta("traced-01", "Front latency", FIRED_AT, FIRED_AT - timedelta(minutes=30), FIRED_AT)
+    write_incident(root, meta)
+    top = next(iter(calls))
+    write_alerts(root, [Alert("fp1", "HighLatency", top, Severity.P1, "firing", FIRED_AT, {"service": top})])
+    names = list(dict.fromkeys([*calls, *(c for cs in calls.values() for c in cs)]))
+    write_topology(root, Topology({n: Entity(n, depends_on=tuple(calls.get(n, ()))) for n in names}))
+    write_traces(root, spans)
+    return root

@@ -8,15 +8,11 @@ from pathlib import Path
 
 from rootward.bundle.cites import BundleCiteResolver
 from rootward.bundle.load import load_bundle
-from rootward.bundle.write import write_alerts, write_incident, write_topology, write_traces
 from rootward.context.assemble import assemble_context
 from rootward.context.trace_evidence import TraceFinding, trace_findings
-from rootward.domain.alert import Alert, Severity
-from rootward.domain.incident import IncidentMeta
 from rootward.domain.telemetry import Span
-from rootward.domain.topology import Entity, Topology
 from rootward.sources.bundle import bundle_sources
-from tests.context.span_factory import BASELINE, DURING, FIRED_AT, Phase, incident_spans
+from tests.context.span_factory import BASELINE, DURING, Phase, incident_spans, write_traced_bundle
 
 CALLS = {"frontend": ["checkout", "catalog"], "checkout": ["payment", "cart"]}
 
@@ -95,22 +91,9 @@ def test_calls_between_an_early_onset_and_the_compared_stretch_count_on_neither_
     assert net.up and net.n_after < 40
 
 
-def _write(root: Path, spans: list[Span]) -> Path:
-    root.mkdir(parents=True)
-    meta = IncidentMeta("traced-01", "Checkout slow", FIRED_AT, FIRED_AT - timedelta(minutes=30), FIRED_AT)
-    write_incident(root, meta)
-    alert = Alert("fp1", "HighLatency", "frontend", Severity.P1, "firing", FIRED_AT, {"service": "frontend"})
-    write_alerts(root, [alert])
-    deps = {"frontend": ("checkout", "catalog"), "checkout": ("payment", "cart")}
-    names = ["frontend", "checkout", "catalog", "payment", "cart"]
-    write_topology(root, Topology({n: Entity(n, depends_on=deps.get(n, ())) for n in names}))
-    write_traces(root, spans)
-    return root
-
-
 def test_every_finding_cites_spans_that_resolve_in_the_bundle(tmp_path: Path) -> None:
     spans = incident_spans(CALLS, "frontend", Phase(), Phase(network_ms={"cart": 80}, down=frozenset({"payment"})))
-    bundle = load_bundle(_write(tmp_path / "b", spans))
+    bundle = load_bundle(write_traced_bundle(tmp_path / "b", spans, CALLS))
     found = trace_findings(bundle.spans or (), baseline=BASELINE, during=DURING)
     resolver = BundleCiteResolver(bundle)
     assert found
@@ -121,7 +104,7 @@ def test_every_finding_cites_spans_that_resolve_in_the_bundle(tmp_path: Path) ->
 
 def test_assembled_context_carries_the_findings_and_a_missing_trace_file_is_a_named_gap(tmp_path: Path) -> None:
     spans = incident_spans(CALLS, "frontend", Phase(), Phase(network_ms={"cart": 80}))
-    root = _write(tmp_path / "b", spans)
+    root = write_traced_bundle(tmp_path / "b", spans, CALLS)
     bundle = load_bundle(root)
     ctx = assemble_context(bundle_sources(bundle), bundle.meta)
     assert any(f.kind == "network" and f.where == "checkout->cart" and f.up for f in ctx.trace_findings)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from rootward.bundle.write import write_alerts, write_incident, write_topology, write_traces
 from rootward.domain.alert import Alert, Severity
@@ -54,7 +54,9 @@ class _Trace:
         self._next += 1
         return f"{self._next:016x}"
 
-    def serve(self, service: str, at: datetime, parent: str | None, calls: Mapping[str, Sequence[str]]) -> tuple[float, bool]:
+    def serve(
+        self, service: str, at: datetime, parent: str | None, calls: Mapping[str, Sequence[str]]
+    ) -> tuple[float, bool]:
         """The server span of `service` and everything under it; returns (duration, errored)."""
         own = self.phase.own_ms.get(service, 2.0) * self.rng.uniform(0.8, 1.2)
         sid = self.span_id()
@@ -68,7 +70,9 @@ class _Trace:
         total = (t - at).total_seconds() * 1000 + own / 2
         status = ("error" if failed else "ok") if self.phase.status else None
         kind: SpanKind | None = "server" if self.phase.kind else None
-        self.spans.insert(index, Span(self.trace_id, sid, service, at, total, parent, status, kind, f"{service}/handle"))
+        self.spans.insert(
+            index, Span(self.trace_id, sid, service, at, total, parent, status, kind, f"{service}/handle")
+        )
         return total, failed
 
     def call(
@@ -89,7 +93,9 @@ class _Trace:
         return ms, failed
 
 
-def request(trace_no: int, at: datetime, root: str, calls: Mapping[str, Sequence[str]], phase: Phase, rng: random.Random) -> list[Span]:
+def request(
+    trace_no: int, at: datetime, root: str, calls: Mapping[str, Sequence[str]], phase: Phase, rng: random.Random
+) -> list[Span]:
     trace = _Trace(trace_no, phase, rng)
     trace.serve(root, at, None, calls)
     return trace.spans

@@ -132,4 +132,6 @@ def _timed(spans: list[Span]) -> float:
 
 def test_an_empty_trace_file_gives_no_findings() -> None:
     now = datetime(2026, 1, 1, tzinfo=UTC)
-    assert trace_findings([], baseline=(now - timedelta(minutes=5), now), during=(now, now + timedelta(minutes=1))) == []
+    assert (
+        trace_findings([], baseline=(now - timedelta(minutes=5), now), during=(now, now + timedelta(minutes=1))) == []
+    )

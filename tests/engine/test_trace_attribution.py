@@ -21,7 +21,9 @@ HUB = {
 }
 
 
-def _attribute(calls: Mapping[str, Sequence[str]], after: Phase, before: Phase | None = None) -> dict[str, TraceAttribution]:
+def _attribute(
+    calls: Mapping[str, Sequence[str]], after: Phase, before: Phase | None = None
+) -> dict[str, TraceAttribution]:
     spans = incident_spans(calls, "frontend", before or Phase(), after)
     return attribute_traces(trace_findings(spans, baseline=BASELINE, during=DURING))
 
@@ -98,7 +100,9 @@ def test_delay_on_a_middle_services_network_is_its_own_not_its_callees() -> None
     calls = {"frontend": ["checkout", "catalog"], "checkout": ["payment", "cart"], "catalog": ["cart"]}
     spans = incident_spans(calls, "frontend", Phase(), Phase(network_ms={"checkout": 60}))
     slow_out = [
-        s.__class__(s.trace_id, s.span_id, s.service, s.start, s.duration_ms + 60, s.parent_id, s.status, s.kind, s.operation)
+        s.__class__(
+            s.trace_id, s.span_id, s.service, s.start, s.duration_ms + 60, s.parent_id, s.status, s.kind, s.operation
+        )
         if s.service == "checkout" and s.kind == "client" and s.start >= DURING[0]
         else s
         for s in spans

@@ -73,7 +73,7 @@ class Context(BaseModel):
     redacted_lines: int = 0
 
     def missing_source(self, kind: str) -> str | None:
-        """The gap naming `kind` (logs, metrics, traces, changes, topology, knowledge) as missing for the whole incident."""
+        """The gap naming `kind` (logs, metrics, traces, changes...) as missing for the whole incident."""
         return next((g for g in self.gaps if g.startswith(f"no {kind}:")), None)
 
     def evidence_refs(self) -> list[EvidenceRef]:
@@ -297,10 +297,10 @@ def _traces(
     for name in dict.fromkeys(s.service for s in spans):
         if name in reachable and "traces" not in telemetry.get(name, []):
             telemetry.setdefault(name, []).append("traces")
-    # Before: the baseline up to the onset (one after the alert is no onset of it). After: the stretch up to the alert, when the fault was
-    # surely at work, as long as metric change points use; the time between an early onset
-    # estimate and that stretch is on neither side, and so is what follows the alert (recovery,
-    # mitigation, the next event).
+    # Before: the baseline up to the onset (an onset after the alert is none of this incident's).
+    # After: the stretch up to the alert, when the fault was surely at work, as long as metric
+    # change points use; the time between an early onset estimate and that stretch is on neither
+    # side, and so is what follows the alert (recovery, mitigation, the next event).
     onset = window.onset if window.onset is not None and window.onset <= window.fired_at else window.start
     after = timedelta(seconds=AFTER_SPAN)
     during_end = min(window.end, max(window.fired_at, onset + after))

@@ -174,13 +174,17 @@ class _Builder:
         if b.size >= MIN_CALLS and a.size >= MIN_CALLS:
             self.add(kind, entity, caller, _shift(b, a), (b.size, a.size), cite)
 
-    def share(self, kind: TraceKind, entity: str, caller: str | None, hit: np.ndarray, after: np.ndarray, cite: str) -> None:
+    def share(
+        self, kind: TraceKind, entity: str, caller: str | None, hit: np.ndarray, after: np.ndarray, cite: str
+    ) -> None:
         nb, na = int((~after).sum()), int(after.sum())
         if nb >= MIN_CALLS and na >= MIN_CALLS:
             kb, ka = int((hit & ~after).sum()), int((hit & after).sum())
             self.add(kind, entity, caller, _share(kb, nb, ka, na), (nb, na), cite)
 
-    def volume(self, kind: TraceKind, entity: str, caller: str | None, mine: np.ndarray, all_after: np.ndarray, cite: str) -> None:
+    def volume(
+        self, kind: TraceKind, entity: str, caller: str | None, mine: np.ndarray, all_after: np.ndarray, cite: str
+    ) -> None:
         """The share of all calls that are these: robust to sampling, and to minutes the data lacks."""
         nb, na = int((~all_after).sum()), int(all_after.sum())
         kb, ka = int((mine & ~all_after).sum()), int((mine & all_after).sum())

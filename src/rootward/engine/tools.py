@@ -246,7 +246,11 @@ def context_tools(ctx: Context) -> dict[str, Tool]:
             read.path_to_alerts,
             PathParams,
         ),
-        Tool("span_changes", "span aggregates of an entity and its call edges, before vs after the onset", read.span_changes),
+        Tool(
+            "span_changes",
+            "span aggregates of an entity and its call edges, before vs after the onset",
+            read.span_changes,
+        ),
         Tool(
             "trace_attribution",
             "the span change attributed to an entity itself, and the dependency it is a victim of",

@@ -161,7 +161,9 @@ def _own(ix: _Index, a: TraceAttribution, support: dict[str, float]) -> None:
             a.hints.append(FaultHint("cpu_saturation", net * QUEUE_SHARE, refs, "or requests queue before it"))
     origin = ix.of(e, "origin_errors")
     if origin is not None and share_strength(origin) > 0:
-        hint = FaultHint("deploy_regression", share_strength(origin), (origin.evidence,), "errors originate in its spans")
+        hint = FaultHint(
+            "deploy_regression", share_strength(origin), (origin.evidence,), "errors originate in its spans"
+        )
         a.credit(hint)
     down = [f for f in ix.into(e, "unanswered") if f.up]
     if down:

@@ -38,6 +38,7 @@ class Phase:
     network_ms: Mapping[str, float] = field(default_factory=dict)  # delay on the network into a service
     failing: frozenset[str] = frozenset()  # errors originate in these services' spans
     down: frozenset[str] = frozenset()  # these services answer no call
+    inner: Mapping[str, float] = field(default_factory=dict)  # share of a service's calls that run an inner step
     kind: bool = True  # whether spans say client/server (many tracers do not)
     status: bool = True  # whether spans carry a status
 
@@ -63,6 +64,9 @@ class _Trace:
         t = at + timedelta(milliseconds=own / 2)
         failed = service in self.phase.failing
         index = len(self.spans)
+        if self.rng.random() < self.phase.inner.get(service, 0.0):
+            kind: SpanKind | None = "internal" if self.phase.kind else None
+            self.spans.append(Span(self.trace_id, self.span_id(), service, t, own / 4, sid, None, kind, "inner step"))
         for callee in calls.get(service, ()):
             ms, err = self.call(service, callee, t, sid, calls)
             t += timedelta(milliseconds=ms)

@@ -62,6 +62,14 @@ def test_errors_originate_in_the_failing_leaf_and_surface_in_its_callers() -> No
     assert f[("call_errors", "checkout->payment")].up
 
 
+def test_a_service_whose_calls_run_other_inner_steps_took_another_code_path() -> None:
+    f = _findings(Phase(inner={"catalog": 0.9, "cart": 0.5}), Phase(inner={"catalog": 0.1, "cart": 0.5}))
+    path = f[("code_path", "catalog")]
+    assert path.changed and path.before > 0.7 and path.after < 0.3
+    assert "(inner step)" in path.evidence.excerpt
+    assert not f[("code_path", "cart")].changed
+
+
 def test_calls_no_span_answers_are_unanswered_and_keep_their_callee_without_span_kinds() -> None:
     # No kinds and no peer attribute: the callee is what the same operation called before.
     f = _findings(Phase(kind=False), Phase(kind=False, down=frozenset({"payment"})))

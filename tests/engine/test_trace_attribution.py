@@ -66,6 +66,13 @@ def test_a_code_fault_in_a_leaf_is_blamed_where_the_errors_originate_not_where_t
     assert (ranked[0].entity, ranked[0].fault_type) == ("payment", "deploy_regression")
 
 
+def test_other_code_paths_read_as_a_code_change_but_weaker_than_originating_errors() -> None:
+    by = _attribute(SHOP, Phase(inner={"catalog": 0.1}), before=Phase(inner={"catalog": 0.9}))
+    assert by["catalog"].hints[0].fault_type == "deploy_regression"
+    assert 0.0 < by["catalog"].own <= 0.5
+    assert "other paths" in by["catalog"].reasons[0]
+
+
 def test_a_dependency_that_answers_no_call_is_down() -> None:
     by = _attribute(SHOP, Phase(down=frozenset({"payment"})))
     assert by["payment"].hints[0].fault_type == "dependency_down"

@@ -15,11 +15,11 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, Field
 
-from rootward.context.anomaly import AFTER_SPAN, Anomaly, ScoredSeries, detect_anomalies
+from rootward.context.anomaly import Anomaly, ScoredSeries, detect_anomalies
 from rootward.context.changes import ChangeItem, recent_changes
 from rootward.context.log_signals import LogSignal, log_signals
 from rootward.context.topology import Subgraph, connecting, dependency_closure, subgraph
-from rootward.context.trace_evidence import TraceFinding, trace_findings
+from rootward.context.trace_evidence import TraceFinding, compared_windows, trace_findings
 from rootward.context.window import IncidentWindow, derive_onset, incident_window, with_onset
 from rootward.domain.alert import Alert
 from rootward.domain.evidence import EvidenceRef, alert_cite, knowledge_cite
@@ -227,7 +227,7 @@ def assemble_context(
     else:
         gaps.append("no logs: no log source configured")
 
-    traces = _traces(sources, window, reachable, telemetry, gaps)
+    traces = _traces(sources, window, series, reachable, telemetry, gaps)
     abnormal = {a.service for a in anomalies} | {s.service for s in logs if s.changed and s.is_failure}
     named = {
         e
@@ -283,7 +283,12 @@ def assemble_context(
 
 
 def _traces(
-    sources: SourceSet, window: IncidentWindow, reachable: set[str], telemetry: dict[str, list[str]], gaps: list[str]
+    sources: SourceSet,
+    window: IncidentWindow,
+    series: Sequence[MetricSeries],
+    reachable: set[str],
+    telemetry: dict[str, list[str]],
+    gaps: list[str],
 ) -> list[TraceFinding]:
     """Span aggregates before vs after the onset; a missing trace source is a named gap."""
     if sources.traces is None:
@@ -297,15 +302,14 @@ def _traces(
     for name in dict.fromkeys(s.service for s in spans):
         if name in reachable and "traces" not in telemetry.get(name, []):
             telemetry.setdefault(name, []).append("traces")
-    # Before: the baseline up to the onset (an onset after the alert is none of this incident's).
-    # After: the stretch up to the alert, when the fault was surely at work, as long as metric
-    # change points use; the time between an early onset estimate and that stretch is on neither
-    # side, and so is what follows the alert (recovery, mitigation, the next event).
-    onset = window.onset if window.onset is not None and window.onset <= window.fired_at else window.start
-    after = timedelta(seconds=AFTER_SPAN)
-    during_end = min(window.end, max(window.fired_at, onset + after))
-    during = (max(onset, during_end - after), during_end)
-    return trace_findings(spans, baseline=(window.baseline_start, onset), during=during)
+    baseline, during = compared_windows(window, _sample_step(series))
+    return trace_findings(spans, baseline=baseline, during=during)
+
+
+def _sample_step(series: Sequence[MetricSeries]) -> timedelta:
+    """The typical sampling interval of the metrics, the resolution of an onset found in them."""
+    steps = [b - a for s in series for a, b in zip(s.timestamps[:8], s.timestamps[1:8], strict=False) if b > a]
+    return timedelta(seconds=sorted(steps)[len(steps) // 2]) if steps else timedelta(0)
 
 
 def _names(signal: LogSignal, entity: str) -> bool:

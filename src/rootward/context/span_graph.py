@@ -18,7 +18,7 @@ operation for a call that was never answered.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -60,11 +60,28 @@ class EdgeCalls:
 
 
 @dataclass(frozen=True)
+class CodePaths:
+    """Which of its own operations each call ran: one row per (call, operation) of the service's inner spans.
+
+    Inner spans are neither the call's entry nor calls out: the work the service's code chose to do.
+    Saturation slows them; only different code (or different data) changes which of them run.
+    """
+
+    call: np.ndarray  # row in `ServiceCalls`
+    op: np.ndarray  # operation code
+
+
+@dataclass(frozen=True)
 class SpanGraph:
     services: tuple[str, ...]  # code -> name (callees named only by peer attributes included)
     calls: ServiceCalls
     edges: EdgeCalls
     has_status: bool  # some span says ok or error; otherwise failures cannot be told
+    paths: CodePaths | None = None
+    operations: tuple[str, ...] = ()  # operation code -> name
+
+    def operation(self, code: int) -> str:
+        return self.operations[code].partition("\x00")[2]
 
     def name(self, code: int) -> str:
         return self.services[code]
@@ -160,7 +177,8 @@ def span_graph(spans: Sequence[Span]) -> SpanGraph:
     has_status = any(s.status is not None for s in spans)
     if n == 0:
         return _empty(codes, has_status)
-    return _graph(codes, columns, has_status)
+    graph = _graph(codes, columns, has_status)
+    return replace(graph, operations=tuple(ops.names))
 
 
 def _graph(codes: _Codes, c: _Spans, has_status: bool) -> SpanGraph:
@@ -188,7 +206,12 @@ def _graph(codes: _Codes, c: _Spans, has_status: bool) -> SpanGraph:
     own_self = np.bincount(entry_of[local], weights=self_ms[local], minlength=n)
     own_origin = np.bincount(entry_of[local & origin], minlength=n) > 0
     calls = ServiceCalls(c.svc[e], psvc[e], c.start[e], c.dur[e], own_self[e], c.err[e], own_origin[e])
-    return SpanGraph(tuple(codes.names), calls, _edges(c, exit_, cross, self_ms, own_self), has_status)
+    row = np.full(n, -1, dtype=np.int64)
+    row[e] = np.arange(e.size)
+    inner = np.nonzero(local & ~entry)[0]
+    pairs = np.unique(row[entry_of[inner]] * (int(c.op.max()) + 1) + c.op[inner])
+    paths = CodePaths(pairs // (int(c.op.max()) + 1), pairs % (int(c.op.max()) + 1))
+    return SpanGraph(tuple(codes.names), calls, _edges(c, exit_, cross, self_ms, own_self), has_status, paths)
 
 
 def _edges(c: _Spans, exit_: np.ndarray, cross: np.ndarray, self_ms: np.ndarray, own_self: np.ndarray) -> EdgeCalls:

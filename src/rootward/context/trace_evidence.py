@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel
 
+from rootward.context.anomaly import AFTER_SPAN
 from rootward.context.span_graph import SpanGraph, span_graph
+from rootward.context.window import IncidentWindow
 from rootward.domain.evidence import EvidenceRef
 from rootward.domain.telemetry import Span
 
@@ -36,6 +38,7 @@ TraceKind = Literal[
     "errors",  # service: share of calls into it that failed
     "origin_errors",  # service: share of calls in which a failure originated in its own spans
     "volume",  # service: share of all calls that are calls into it
+    "code_path",  # service: share of its calls that ran one of its own inner operations (the one that moved most)
     "call_latency",  # edge: the call as the caller saw it
     "network",  # edge: client span time the callee's span does not cover
     "callee_latency",  # edge: the callee's span duration, for this caller's calls
@@ -65,6 +68,7 @@ _WHAT: dict[str, str] = {
     "errors": "share of failed calls",
     "origin_errors": "share of calls with a failure originating in its own spans",
     "volume": "share of all calls",
+    "code_path": "share of its calls that ran its own operation",
     "call_latency": "call latency seen by the caller",
     "network": "time in the call the callee's span does not cover (network, queue)",
     "callee_latency": "the callee's span duration",
@@ -142,13 +146,14 @@ class _Builder:
         stats: tuple[float, float, float, bool],
         sizes: tuple[int, int],
         cite: str,
+        detail: str = "",
     ) -> None:
         before, after, score, changed = stats
         where = f"{caller}->{entity}" if caller else entity
         unit = " ms" if kind in TIME_KINDS else ""
         fmt = "{:.1f}" if kind in TIME_KINDS else "{:.1%}"
         excerpt = (
-            f"{where} {_WHAT[kind]}: {fmt.format(before)}{unit} before the onset, {fmt.format(after)}{unit} "
+            f"{where} {_WHAT[kind]}{detail}: {fmt.format(before)}{unit} before the onset, {fmt.format(after)}{unit} "
             f"after (calls {sizes[0]}/{sizes[1]}, robust z {score:+.1f})"
         )
         self.out.append(
@@ -207,6 +212,26 @@ def _services(b: _Builder) -> None:
             b.share("errors", name, None, c.failed[mine], after, cite)
             b.share("origin_errors", name, None, c.originated[mine], after, cite)
         b.volume("volume", name, None, mine[compared], after_all[compared], cite)
+        _code_path(b, name, mine, after_all, cite)
+
+
+def _code_path(b: _Builder, name: str, mine: np.ndarray, after: np.ndarray, cite: str) -> None:
+    """The inner operation whose share of the service's calls moved most: its code took other paths."""
+    paths = b.graph.paths
+    nb, na = int((mine & ~after).sum()), int((mine & after).sum())
+    if paths is None or nb < MIN_CALLS or na < MIN_CALLS:
+        return
+    here = mine[paths.call]
+    best: tuple[float, float, float, bool] | None = None
+    best_op = -1
+    for op in np.unique(paths.op[here]):
+        rows = paths.call[here & (paths.op == op)]
+        kb, ka = int((~after[rows]).sum()), int(after[rows].sum())
+        stats = _share(kb, nb, ka, na)
+        if best is None or abs(stats[2]) > abs(best[2]):
+            best, best_op = stats, int(op)
+    if best is not None:
+        b.add("code_path", name, None, best, (nb, na), cite, f" ({b.graph.operation(best_op)})")
 
 
 def _edges(b: _Builder) -> None:
@@ -255,3 +280,22 @@ def trace_findings(
     _services(builder)
     _edges(builder)
     return builder.out
+
+
+def compared_windows(
+    window: IncidentWindow, resolution: timedelta = timedelta(0)
+) -> tuple[tuple[datetime, datetime], tuple[datetime, datetime]]:
+    """The baseline and the stretch after the onset that spans are compared over.
+
+    The baseline ends where the fault may have begun: an onset found in samples `resolution`
+    apart lies up to one interval after the real one (and an onset after the alert is none of
+    this incident's). The stretch after it runs up to the alert, when the fault was surely at
+    work, as long as metric change points use: the time between an early onset estimate and
+    that stretch is on neither side, and so is what follows the alert (recovery, mitigation,
+    the next event).
+    """
+    onset = window.onset if window.onset is not None and window.onset <= window.fired_at else window.start
+    began = onset - resolution
+    after = timedelta(seconds=AFTER_SPAN)
+    end = min(window.end, max(window.fired_at, onset + after))
+    return (window.baseline_start, began), (max(began, end - after), end)

@@ -12,6 +12,9 @@ findings (`context.trace_evidence`) are read as causes and effects:
   service's network shows on every call edge into and out of it, so an edge is
   blamed on the endpoint whose incident edges grew most consistently: the
   callee of an edge whose caller's other calls are fine, not the caller;
+* **other code paths**: the share of a service's calls that run one of its own
+  inner operations moved: saturation slows operations, only different code (or
+  data) changes which of them run;
 * **errors where they originate**: the deepest errored span whose children did
   not error; the callers that surface them are victims;
 * **a dependency down**: client calls to it that no span of it answered;
@@ -33,6 +36,8 @@ from rootward.engine.signals import strength
 
 # A share change of this size (e.g. 0% -> 30% of calls failing) is as strong as a share gets.
 FULL_SHARE = 0.3
+# A changed code path may also be callers asking for something else.
+CODE_PATH_SHARE = 0.5
 # The other readings of "the calls into it got slower by time its spans do not see".
 QUEUE_SHARE = 0.5
 # How much more grown edges count: a leaf with one grown edge has support 0.75, a service whose
@@ -159,6 +164,13 @@ def _own(ix: _Index, a: TraceAttribution, support: dict[str, float]) -> None:
         else:
             a.credit(FaultHint("network_latency", net, refs, f"calls touching it slowed outside its spans ({edges})"))
             a.hints.append(FaultHint("cpu_saturation", net * QUEUE_SHARE, refs, "or requests queue before it"))
+    path, volume = ix.of(e, "code_path"), ix.of(e, "volume")
+    asked_differently = volume is not None and volume.changed  # its callers changed, not only its code
+    if path is not None and path.changed and not asked_differently:
+        # Saturation slows a service's own operations; only other code changes which run, or other
+        # requests (callers asking for something else): half the weight of an error's origin.
+        moved = CODE_PATH_SHARE * min(1.0, abs(path.after - path.before) / FULL_SHARE)
+        a.credit(FaultHint("deploy_regression", moved, (path.evidence,), "its code takes other paths"))
     origin = ix.of(e, "origin_errors")
     if origin is not None and share_strength(origin) > 0:
         hint = FaultHint(

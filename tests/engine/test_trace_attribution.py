@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
+from rootward.bundle.validate import parse_traces
 from rootward.context.assemble import Context
 from rootward.context.trace_evidence import trace_findings
 from rootward.engine.hypotheses import rank_hypotheses, score_entities
@@ -123,3 +126,26 @@ def test_no_spans_change_nothing_in_the_ranking() -> None:
     ctx = _context(SHOP, Phase())
     assert all(a.own == 0.0 and a.victim_of is None for a in attribute_traces(ctx.trace_findings).values())
     assert score_entities(ctx) == []
+
+
+# A trimmed piece of a real incident: Nezha (IntelligentDDS/Nezha, MIT licence), Online Boutique,
+# network delay injected into cartservice's pod at 04:27:03 UTC. Twenty requests from before and
+# twenty after, each reduced to the front service's root span and its calls to cartservice and
+# currencyservice. The spans carry no status and no kind, as in the dataset.
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "traces" / "nezha_ob_cart_network_delay.jsonl"
+
+
+def test_on_real_spans_a_delay_on_the_callees_network_is_blamed_on_the_callee() -> None:
+    spans = parse_traces(REAL.read_bytes())
+    at = datetime(2022, 8, 22, 4, 27, 3, tzinfo=UTC)
+    found = trace_findings(
+        spans,
+        baseline=(at - timedelta(minutes=10), at),
+        during=(at + timedelta(seconds=7), at + timedelta(minutes=2)),
+    )
+    net = {f.where: f for f in found if f.kind == "network"}
+    assert net["frontend->cartservice"].up and not net["frontend->currencyservice"].changed
+    by = attribute_traces(found)
+    assert by["cartservice"].hints[0].fault_type == "network_latency"
+    assert by["frontend"].own == 0.0  # the caller of the slow calls is not credited with them
+    assert by["cartservice"].own > 0.5

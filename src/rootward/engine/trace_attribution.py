@@ -145,7 +145,7 @@ def _network(ix: _Index, entity: str, support: dict[str, float]) -> tuple[float,
 
 
 def _own(ix: _Index, a: TraceAttribution, support: dict[str, float]) -> None:
-    """Credit the entity with the changes that are its own."""
+    """Credit the entity with the changes of its own work: slower, queued behind, or other code paths."""
     e = a.entity
     # Its own work: over all calls into it, or in one caller's calls (one operation can slow
     # while the many calls of another keep the service's median where it was).
@@ -153,35 +153,40 @@ def _own(ix: _Index, a: TraceAttribution, support: dict[str, float]) -> None:
     own_work = max((time_strength(f) for f in own), default=0.0)
     if own_work > 0:
         top = max(own, key=time_strength)
-        a.credit(FaultHint("cpu_saturation", own_work, (top.evidence,), f"its own work per call rose ({top.where})"))
+        a.credit(FaultHint("cpu_saturation", own_work, (top.evidence,), f"{e}'s own work per call rose ({top.where})"))
         a.hints.append(FaultHint("deploy_regression", own_work * 0.6, (top.evidence,), "or a slower code path"))
     net, grown = _network(ix, e, support)
     if net > 0:
         refs = tuple(f.evidence for f in grown[:3])
         edges = ", ".join(f.where for f in grown[:3])
         if own_work > 0:  # its own spans are slower too: requests queue at a saturated service
-            a.credit(FaultHint("cpu_saturation", net, refs, f"calls touching it wait outside its spans ({edges})"))
+            a.credit(FaultHint("cpu_saturation", net, refs, f"calls touching {e} wait outside its spans ({edges})"))
         else:
-            a.credit(FaultHint("network_latency", net, refs, f"calls touching it slowed outside its spans ({edges})"))
-            a.hints.append(FaultHint("cpu_saturation", net * QUEUE_SHARE, refs, "or requests queue before it"))
+            a.credit(FaultHint("network_latency", net, refs, f"calls touching {e} slowed outside its spans ({edges})"))
+            a.hints.append(FaultHint("cpu_saturation", net * QUEUE_SHARE, refs, f"or requests queue before {e}"))
     path, volume = ix.of(e, "code_path"), ix.of(e, "volume")
     asked_differently = volume is not None and volume.changed  # its callers changed, not only its code
     if path is not None and path.changed and not asked_differently:
         # Saturation slows a service's own operations; only other code changes which run, or other
         # requests (callers asking for something else): half the weight of an error's origin.
         moved = CODE_PATH_SHARE * min(1.0, abs(path.after - path.before) / FULL_SHARE)
-        a.credit(FaultHint("deploy_regression", moved, (path.evidence,), "its code takes other paths"))
+        a.credit(FaultHint("deploy_regression", moved, (path.evidence,), f"{e}'s code takes other paths"))
+
+
+def _own_failures(ix: _Index, a: TraceAttribution) -> None:
+    """Credit the entity with errors that originate in its spans and calls it never answered."""
+    e = a.entity
     origin = ix.of(e, "origin_errors")
     if origin is not None and share_strength(origin) > 0:
         hint = FaultHint(
-            "deploy_regression", share_strength(origin), (origin.evidence,), "errors originate in its spans"
+            "deploy_regression", share_strength(origin), (origin.evidence,), f"errors originate in {e}'s own spans"
         )
         a.credit(hint)
     down = [f for f in ix.into(e, "unanswered") if f.up]
     if down:
         best = max(down, key=share_strength)
         callers = ", ".join(sorted(f.caller or "" for f in down))
-        reason = f"calls from {callers} get no answer from it (no span of it under them)"
+        reason = f"calls from {callers} get no answer from {e} (no span of it under them)"
         a.credit(FaultHint("dependency_down", share_strength(best), tuple(f.evidence for f in down[:3]), reason))
 
 
@@ -216,6 +221,7 @@ def attribute_traces(findings: Iterable[TraceFinding]) -> dict[str, TraceAttribu
     support = {e: _support(ix, e) for e in by}
     for a in by.values():
         _own(ix, a, support)
+        _own_failures(ix, a)
     for a in by.values():
         _passed_on(ix, a, by)
     for a in by.values():

@@ -29,7 +29,7 @@ def test_a_tool_outside_the_manifest_raises_and_is_audited(examples: Path) -> No
 
 def test_specialists_have_disjoint_narrow_manifests() -> None:
     specialists = default_specialists()
-    assert {s.name for s in specialists} == {"metrics", "logs", "changes", "topology", "runbooks"}
+    assert {s.name for s in specialists} == {"metrics", "logs", "traces", "changes", "topology", "runbooks"}
     for s in specialists:
         assert 1 <= len(s.manifest) <= 4  # logs: templates, shifts, mentions, dependents' logs
     assert not (specialists[0].manifest & specialists[1].manifest)

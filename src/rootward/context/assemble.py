@@ -22,6 +22,7 @@ from rootward.context.log_shifts import LogShift, log_shifts
 from rootward.context.log_signals import LogSignal, log_signals
 from rootward.context.recovery import AlertState, alert_states, current_firings, recovery_of
 from rootward.context.topology import Subgraph, connecting, dependency_closure, subgraph
+from rootward.context.trace_evidence import TraceFinding, compared_windows, trace_findings
 from rootward.context.window import IncidentWindow, derive_onset, incident_window, with_onset
 from rootward.domain.alert import Alert
 from rootward.domain.evidence import EvidenceRef, alert_cite, knowledge_cite
@@ -71,6 +72,7 @@ class Context(BaseModel):
     # Templates whose frequency changed at the onset, at any level (context/log_shifts.py).
     log_shifts: list[LogShift] = Field(default_factory=list)
     changes: list[ChangeItem] = Field(default_factory=list)
+    trace_findings: list[TraceFinding] = Field(default_factory=list)  # every span aggregate, changed or not
     knowledge: list[KnowledgeItem] = Field(default_factory=list)
     gaps: list[str] = Field(default_factory=list)
     redacted_lines: int = 0
@@ -84,7 +86,7 @@ class Context(BaseModel):
     data_end: datetime | None = None  # the last metric sample: "now", as far as the data knows
 
     def missing_source(self, kind: str) -> str | None:
-        """The gap naming `kind` (logs, metrics, changes, topology, knowledge) as missing for the whole incident."""
+        """The gap naming `kind` (logs, metrics, traces, changes...) as missing for the whole incident."""
         return next((g for g in self.gaps if g.startswith(f"no {kind}:")), None)
 
     def evidence_refs(self) -> list[EvidenceRef]:
@@ -93,6 +95,7 @@ class Context(BaseModel):
         refs += [s.evidence for s in self.log_shifts]
         refs += [c.evidence for c in self.changes] + [k.evidence for k in self.knowledge]
         refs += [e.evidence for e in self.topology.edges]
+        refs += [f.evidence for f in self.trace_findings if f.changed]
         return refs
 
 
@@ -239,6 +242,7 @@ def assemble_context(
     else:
         gaps.append("no logs: no log source configured")
 
+    traces = _traces(sources, window, series, reachable, telemetry, gaps)
     abnormal = {a.service for a in anomalies} | {s.service for s in logs if s.changed and s.is_failure}
     abnormal |= {s.service for s in shifts if s.appeared}  # a template new at the onset, even at INFO
     named = {
@@ -254,6 +258,7 @@ def assemble_context(
     logs = [s for s in logs if s.service in members]
     shifts = [s for s in shifts if s.service in members]
     telemetry = {e: v for e, v in telemetry.items() if e in members}
+    traces = [f for f in traces if f.entity in members or f.caller in members]
 
     changes: list[ChangeItem] = []
     if sources.changes is not None:
@@ -285,6 +290,7 @@ def assemble_context(
         logs=logs,
         log_shifts=shifts,
         changes=changes,
+        trace_findings=traces,
         knowledge=knowledge,
         gaps=gaps,
         redacted_lines=redacted,
@@ -299,6 +305,34 @@ def assemble_context(
 def _last_sample(series: Sequence[MetricSeries], bound: datetime) -> datetime | None:
     last = max((s.timestamps[-1] for s in series if s.timestamps), default=None)
     return None if last is None else min(bound, datetime.fromtimestamp(last, bound.tzinfo))
+def _traces(
+    sources: SourceSet,
+    window: IncidentWindow,
+    series: Sequence[MetricSeries],
+    reachable: set[str],
+    telemetry: dict[str, list[str]],
+    gaps: list[str],
+) -> list[TraceFinding]:
+    """Span aggregates before vs after the onset; a missing trace source is a named gap."""
+    if sources.traces is None:
+        gaps.append("no traces: no trace source configured")
+        return []
+    try:
+        spans = sources.traces.spans(None, window.baseline_start, window.end)
+    except SourceUnavailable as exc:
+        gaps.append(f"no traces: {_reason(exc, 'traces.jsonl')}")
+        return []
+    for name in dict.fromkeys(s.service for s in spans):
+        if name in reachable and "traces" not in telemetry.get(name, []):
+            telemetry.setdefault(name, []).append("traces")
+    baseline, during = compared_windows(window, _sample_step(series))
+    return trace_findings(spans, baseline=baseline, during=during)
+
+
+def _sample_step(series: Sequence[MetricSeries]) -> timedelta:
+    """The typical sampling interval of the metrics, the resolution of an onset found in them."""
+    steps = [b - a for s in series for a, b in zip(s.timestamps[:8], s.timestamps[1:8], strict=False) if b > a]
+    return timedelta(seconds=sorted(steps)[len(steps) // 2]) if steps else timedelta(0)
 
 
 def _names(signal: LogSignal, entity: str) -> bool:

@@ -14,6 +14,11 @@ A hypothesis is "fault type F at entity X". Its prior combines:
 * **borrowed evidence**: an entity without telemetry (external API, host) is a
   candidate when its callers name it, or when several of its dependents show
   the same failure signature (a shared host or database);
+* **trace attribution** (`trace_attribution`): the span change attributed to X
+  itself (its own work, the network or queue into it, errors originating in its
+  spans, calls it never answered) is one own-evidence term; a service whose
+  spans only pass on a dependency's slowness or errors is that dependency's
+  victim;
 * the **fault-type signature** of that evidence (`signatures.classify`) and
   team-note hints.
 
@@ -35,12 +40,16 @@ from rootward.domain.hypothesis import Hypothesis
 from rootward.engine import log_shift_evidence as shift_term
 from rootward.engine.signals import EntityProfile, entity_profiles, mentions
 from rootward.engine.signatures import SPECIFICITY, Signature, classify, log_matches
+from rootward.engine.trace_attribution import TraceAttribution, attribute_traces
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
 from rootward.worldmodel.predict import explain_score
 
 MIN_HYPOTHESES = 3
 MAX_HYPOTHESES = 7
 VICTIM_FACTOR = 0.35
+# Span change attributed to the entity itself: as specific as a resource signal, since the
+# attribution has already taken out what it merely passes on.
+TRACE_WEIGHT = 0.5
 # Weight of the world model's explanation (the likelihood of what is abnormal, given a fault at
 # the candidate) against the plain reach coverage. Both read the same graph: measured neutral at
 # 0.1 on the golden, Nezha and three simulated sets; 0.25 and more lost golden cases.
@@ -207,10 +216,12 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     below = {e: set(nx.descendants(g, e)) if e in g else set() for e in profiles}
     world = world_graph(ctx.topology) if ctx.has_topology else None
     shifts = shift_term.shifts_by_entity(ctx.log_shifts)  # log template shifts, any level
+    traces = attribute_traces(ctx.trace_findings)
     out: list[EntityScore] = []
     for e, p in profiles.items():
         b = borrowed[e]
         b_strength = min(1.0, sum(s.onset_count for s in b) / 30) if b else 0.0
+        t = traces.get(e, TraceAttribution(e))
         own = (
             0.35 * p.symptom_strength
             + 0.5 * p.timely_resource_strength(incident_onset)
@@ -218,6 +229,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             + (0.7 if not p.has_telemetry else 0.45) * b_strength  # the silent can only be named by others
             + (0.15 if p.changes and (p.abnormal or b) else 0.0)
             + shift_term.SHIFT_WEIGHT * shift_term.shift_strength(shifts.get(e, []), p.own_logs)
+            + TRACE_WEIGHT * t.own
         )
         if own <= 0:
             continue
@@ -226,8 +238,8 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             coverage = 0.6 * len(alerting & reach) / len(alerting) + 0.4 * len(abnormal & reach) / len(abnormal)
         else:
             coverage = 1.0  # without a graph nothing can be said about propagation: own evidence decides
-        victim_of = _victim_of(e, p, g, profiles, borrowed, incident_onset, b_strength)
-        reasons = [f"own evidence {own:.2f}", f"explains {coverage:.0%} of the abnormal graph"]
+        victim_of = _victim_of(e, p, g, profiles, borrowed, incident_onset, b_strength) or t.victim_of
+        reasons = [f"own evidence {own:.2f}", f"explains {coverage:.0%} of the abnormal graph"] + t.reasons
         if world is not None and world.has_entity(e):
             likelihood = explain_score(world, e, abnormal)
             coverage = (1.0 - WORLD_MODEL_WEIGHT) * coverage + WORLD_MODEL_WEIGHT * likelihood
@@ -248,7 +260,9 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             if own_error_series
             else [a for r in callers if r in profiles for a in profiles[r].symptoms if a.family == "errors"]
         )
-        sigs = classify(p, b, onset=incident_onset, reach_errors=reach_errors, changes_recorded=bool(ctx.changes))
+        sigs = classify(
+            p, b, onset=incident_onset, reach_errors=reach_errors, changes_recorded=bool(ctx.changes), trace=t.hints
+        )
         deployed = any(c.kind == "deploy" for c in p.changes) if ctx.changes else None
         sigs = shift_term.with_shift_signatures(sigs, shifts.get(e, []), p.own_logs, deploy_recorded=deployed)
         out.append(EntityScore(e, score, own, coverage, victim_of, sigs, reasons))

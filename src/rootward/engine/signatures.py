@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rootward.context.anomaly import Anomaly
 from rootward.context.log_signals import LogSignal
 from rootward.domain.evidence import EvidenceRef
 from rootward.engine.signals import EntityProfile, strength
+from rootward.engine.trace_attribution import FaultHint
 
 LOG_SIGNATURES: dict[str, re.Pattern[str]] = {
     "connection_pool_exhaustion": re.compile(
@@ -277,6 +279,7 @@ def classify(
     onset: int | None = None,
     reach_errors: list[Anomaly] | None = None,
     changes_recorded: bool = False,
+    trace: Sequence[FaultHint] = (),
 ) -> list[Signature]:
     """Fault types for a fault *at* this entity, best first, each with its evidence.
 
@@ -288,7 +291,9 @@ def classify(
     saturation and delay show as latency. `changes_recorded` says whether the
     change history of the scope holds anything at all: when it does and shows no
     deploy of this entity, errors alone are weak evidence of a bad deploy; when it
-    is empty (nothing records deploys), errors are all we have.
+    is empty (nothing records deploys), errors are all we have. `trace` are the
+    fault types the span change attributed to this entity points at
+    (`trace_attribution`).
     """
     acc = _Signatures()
     own_matches = log_matches(profile.own_logs)
@@ -300,6 +305,8 @@ def classify(
     _symptom_signatures(
         acc, profile, list(reach_errors or []), mechanism_in_logs=mechanism_in_logs, resource_cause=resource_cause
     )
+    for hint in trace:
+        acc.add(hint.fault_type, hint.score, list(hint.evidence), f"traces: {hint.reason}")
     sig = acc.by_fault
     if changes_recorded and "deploy_regression" in sig and not any(c.kind == "deploy" for c in profile.changes):
         # "A new version introduced it" needs a new version: the change log has deploys, none of this entity.

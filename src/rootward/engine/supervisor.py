@@ -1,7 +1,7 @@
 """The supervisor: turns specialists' findings into hypothesis statuses and decides what next.
 
 A hypothesis is *validated* when a direct-evidence specialist (metrics, logs,
-changes) validated it and topology does not rule it out; *invalidated* when
+traces, changes) validated it and topology does not rule it out; *invalidated* when
 direct evidence speaks against it and none for it. Where direct evidence is
 silent or split, the model specialist (LLM mode) may decide with a cited
 classification; without one a split stays validated (as in rule mode) and
@@ -21,7 +21,7 @@ from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Finding, HypothesisStatus
 from rootward.engine.budget import Budget
 
-DIRECT = frozenset({"metrics", "logs", "changes"})
+DIRECT = frozenset({"metrics", "logs", "traces", "changes"})
 MODEL = "model"  # the LLM specialist (LLM mode only), heard after the direct ones
 DirectVerdict = Literal["validated", "invalidated", "split", "silent"]
 STATUS_WEIGHT: dict[str, float] = {"validated": 1.0, "inconclusive": 0.75, "untested": 0.6, "invalidated": 0.35}

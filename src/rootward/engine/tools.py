@@ -23,6 +23,7 @@ from rootward.context.topology import upstream_closure
 from rootward.domain.investigation import ToolResult, ToolStatus, TraceEntry
 from rootward.engine.budget import Budget
 from rootward.engine.signals import entity_profiles
+from rootward.engine.trace_attribution import attribute_traces
 from rootward.observability.tools import tool_call
 
 
@@ -134,6 +135,7 @@ class ContextTools:
         self.profiles = entity_profiles(ctx)
         self.graph = ctx.topology.graph()
         self.alerting = set(ctx.alerting_services)
+        self.traces = attribute_traces(ctx.trace_findings)
 
     def metric_anomalies(self, entity: str) -> ToolResult:
         found = [a for a in self.ctx.anomalies if a.service == entity]
@@ -211,6 +213,21 @@ class ContextTools:
             evidence=tuple(e.evidence for e in edges),
         )
 
+    def span_changes(self, entity: str) -> ToolResult:
+        """The entity's span aggregates and those of the call edges into and out of it, changed or not."""
+        found = [f for f in self.ctx.trace_findings if entity in (f.entity, f.caller)]
+        status: ToolStatus = "ok" if found else "no_data"
+        changed = tuple(f.evidence for f in found if f.changed)
+        return ToolResult(status, found, f"span_changes(entity={entity!r})", evidence=changed)
+
+    def trace_attribution(self, entity: str) -> ToolResult:
+        """What span change is the entity's own, and whose victim its spans say it is."""
+        found = self.traces.get(entity)
+        invocation = f"trace_attribution(entity={entity!r})"
+        if found is None:
+            return ToolResult("no_data", None, invocation)
+        return ToolResult("ok", found, invocation, evidence=tuple(found.evidence))
+
     def changes_for(self, entity: str) -> ToolResult:
         found = [c for c in self.ctx.changes if c.service == entity]
         status: ToolStatus = "unavailable" if any(g.startswith("no changes") for g in self.ctx.gaps) else "ok"
@@ -240,6 +257,16 @@ def context_tools(ctx: Context) -> dict[str, Tool]:
             "dependency edges from the alerting services down to an entity",
             read.path_to_alerts,
             PathParams,
+        ),
+        Tool(
+            "span_changes",
+            "span aggregates of an entity and its call edges, before vs after the onset",
+            read.span_changes,
+        ),
+        Tool(
+            "trace_attribution",
+            "the span change attributed to an entity itself, and the dependency it is a victim of",
+            read.trace_attribution,
         ),
         Tool("changes_for", "an entity's changes near the onset", read.changes_for),
         Tool("knowledge_for", "runbooks, postmortems and team notes about an entity", read.knowledge_for),

@@ -1,0 +1,301 @@
+"""Trace evidence: per service and per call edge, what changed in the spans at the onset.
+
+For every service: how long it took to answer (latency), how much of that was
+its own work (self time), how often calls into it failed, how often a failure
+originated in its own spans, and its share of all calls. For every call edge
+caller -> callee: the call as the caller saw it, the part of it the callee
+never saw (network and queue), failures, calls the callee never answered, and
+the edge's share of all calls. Each is compared before vs after the onset with
+robust statistics (medians and MAD for times, binomial shares for counts), so a
+handful of pathological requests cannot move it.
+
+Every aggregate with enough calls on both sides is kept, changed or not: the
+attribution in the engine needs "the callee's own work did not change" as much
+as "the call got slower". Each cites the spans it rests on with the bundle's
+cite forms `traces.jsonl:<service>@<start>-<end>` and
+`traces.jsonl:<caller>-><callee>@<start>-<end>`, over the spans after the onset.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel
+
+from rootward.context.anomaly import AFTER_SPAN
+from rootward.context.span_graph import SpanGraph, span_graph
+from rootward.context.window import IncidentWindow
+from rootward.domain.evidence import EvidenceRef
+from rootward.domain.telemetry import Span
+
+TraceKind = Literal[
+    "latency",  # service: entry span duration
+    "self_time",  # service: its own work per call
+    "errors",  # service: share of calls into it that failed
+    "origin_errors",  # service: share of calls in which a failure originated in its own spans
+    "volume",  # service: share of all calls that are calls into it
+    "code_path",  # service: share of its calls that ran one of its own inner operations (the one that moved most)
+    "call_latency",  # edge: the call as the caller saw it
+    "network",  # edge: client span time the callee's span does not cover
+    "callee_latency",  # edge: the callee's span duration, for this caller's calls
+    "callee_self_time",  # edge: the callee's own work in this caller's calls
+    "call_errors",  # edge: share of calls that failed on the caller's side
+    "unanswered",  # edge: share of client calls with no span of the callee under them
+    "call_volume",  # edge: share of all calls that go over this edge
+]
+TIME_KINDS: frozenset[str] = frozenset(
+    {"latency", "self_time", "call_latency", "network", "callee_latency", "callee_self_time"}
+)
+# A median shift of this many baseline spreads, as for metric anomalies.
+Z_CHANGED = 4.0
+# A share whose binomial z reaches this (about one chance in a thousand by luck).
+Z_SHARE = 3.0
+MIN_CALLS = 5
+# A latency change below this fraction of its baseline is not worth an investigator's time.
+MIN_RELATIVE = 0.2
+MIN_SHARE_DELTA = 0.02
+# A spread below this fraction of the median (or this many ms) is resolution, not stability.
+SCALE_FLOOR = 0.05
+MS_FLOOR = 0.01
+
+_WHAT: dict[str, str] = {
+    "latency": "latency",
+    "self_time": "self time (its own work, calls out excluded)",
+    "errors": "share of failed calls",
+    "origin_errors": "share of calls with a failure originating in its own spans",
+    "volume": "share of all calls",
+    "code_path": "share of its calls that ran its own operation",
+    "call_latency": "call latency seen by the caller",
+    "network": "time in the call the callee's span does not cover (network, queue)",
+    "callee_latency": "the callee's span duration",
+    "callee_self_time": "the callee's own work (self time, its calls out excluded)",
+    "call_errors": "share of failed calls",
+    "unanswered": "share of calls with no span of the callee",
+    "call_volume": "share of all calls",
+}
+
+
+class TraceFinding(BaseModel):
+    """One span aggregate of a service (or a call edge), before vs after the onset."""
+
+    kind: TraceKind
+    entity: str  # the service; for an edge, the callee
+    caller: str | None = None  # set for edge aggregates
+    before: float  # median ms, or a share in 0..1
+    after: float
+    n_before: int
+    n_after: int
+    score: float  # signed: robust z of the median shift, or the binomial z of the share
+    changed: bool
+    evidence: EvidenceRef
+
+    @property
+    def where(self) -> str:
+        return f"{self.caller}->{self.entity}" if self.caller else self.entity
+
+    @property
+    def up(self) -> bool:
+        return self.changed and self.score > 0
+
+
+def _shift(before: np.ndarray, after: np.ndarray) -> tuple[float, float, float, bool]:
+    """Median before, median after, the shift in baseline MADs (shrunk for few calls), changed."""
+    mb, ma = float(np.median(before)), float(np.median(after))
+    mad = 1.4826 * float(np.median(np.abs(before - mb)))
+    scale = max(mad, SCALE_FLOOR * abs(mb), MS_FLOOR)
+    n = min(before.size, after.size)
+    z = (ma - mb) / scale * n / (n + MIN_CALLS)
+    changed = abs(z) >= Z_CHANGED and abs(ma - mb) >= MIN_RELATIVE * max(abs(mb), MS_FLOOR)
+    return mb, ma, z, changed
+
+
+def _share(k_before: int, n_before: int, k_after: int, n_after: int) -> tuple[float, float, float, bool]:
+    """Shares before and after, their pooled binomial z, changed."""
+    pb, pa = k_before / n_before, k_after / n_after
+    pooled = (k_before + k_after + 0.5) / (n_before + n_after + 1.0)
+    z = (pa - pb) / math.sqrt(pooled * (1.0 - pooled) * (1.0 / n_before + 1.0 / n_after))
+    return pb, pa, z, abs(z) >= Z_SHARE and abs(pa - pb) >= MIN_SHARE_DELTA
+
+
+def _window(times: np.ndarray) -> tuple[int, int]:
+    return math.floor(float(times.min())), math.ceil(float(times.max()))
+
+
+class _Builder:
+    def __init__(self, graph: SpanGraph, baseline: tuple[float, float], during: tuple[float, float]) -> None:
+        self.graph = graph
+        self.baseline = baseline
+        self.during = during
+        self.out: list[TraceFinding] = []
+
+    def sides(self, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which calls are compared at all, and which of those are after the onset."""
+        before = (at >= self.baseline[0]) & (at < self.baseline[1])
+        after = (at >= self.during[0]) & (at <= self.during[1])
+        return before | after, after
+
+    def add(
+        self,
+        kind: TraceKind,
+        entity: str,
+        caller: str | None,
+        stats: tuple[float, float, float, bool],
+        sizes: tuple[int, int],
+        cite: str,
+        detail: str = "",
+    ) -> None:
+        before, after, score, changed = stats
+        where = f"{caller}->{entity}" if caller else entity
+        unit = " ms" if kind in TIME_KINDS else ""
+        fmt = "{:.1f}" if kind in TIME_KINDS else "{:.1%}"
+        excerpt = (
+            f"{where} {_WHAT[kind]}{detail}: {fmt.format(before)}{unit} before the onset, {fmt.format(after)}{unit} "
+            f"after (calls {sizes[0]}/{sizes[1]}, robust z {score:+.1f})"
+        )
+        self.out.append(
+            TraceFinding(
+                kind=kind,
+                entity=entity,
+                caller=caller,
+                before=round(before, 4),
+                after=round(after, 4),
+                n_before=sizes[0],
+                n_after=sizes[1],
+                score=round(score, 2),
+                changed=changed,
+                evidence=EvidenceRef("trace", cite, excerpt),
+            )
+        )
+
+    def times(
+        self, kind: TraceKind, entity: str, caller: str | None, values: np.ndarray, after: np.ndarray, cite: str
+    ) -> None:
+        ok = ~np.isnan(values)
+        b, a = values[ok & ~after], values[ok & after]
+        if b.size >= MIN_CALLS and a.size >= MIN_CALLS:
+            self.add(kind, entity, caller, _shift(b, a), (b.size, a.size), cite)
+
+    def share(
+        self, kind: TraceKind, entity: str, caller: str | None, hit: np.ndarray, after: np.ndarray, cite: str
+    ) -> None:
+        nb, na = int((~after).sum()), int(after.sum())
+        if nb >= MIN_CALLS and na >= MIN_CALLS:
+            kb, ka = int((hit & ~after).sum()), int((hit & after).sum())
+            self.add(kind, entity, caller, _share(kb, nb, ka, na), (nb, na), cite)
+
+    def volume(
+        self, kind: TraceKind, entity: str, caller: str | None, mine: np.ndarray, all_after: np.ndarray, cite: str
+    ) -> None:
+        """The share of all calls that are these: robust to sampling, and to minutes the data lacks."""
+        nb, na = int((~all_after).sum()), int(all_after.sum())
+        kb, ka = int((mine & ~all_after).sum()), int((mine & all_after).sum())
+        if nb >= MIN_CALLS and na >= MIN_CALLS and kb + ka >= MIN_CALLS:
+            self.add(kind, entity, caller, _share(kb, nb, ka, na), (kb, ka), cite)
+
+
+def _services(b: _Builder) -> None:
+    g, c = b.graph, b.graph.calls
+    compared, after_all = b.sides(c.at)
+    for code in np.unique(c.service[compared]):
+        mine = (c.service == code) & compared
+        name = g.name(int(code))
+        at, after = c.at[mine], after_all[mine]
+        lo, hi = _window(at[after] if after.any() else at)
+        cite = f"traces.jsonl:{name}@{lo}-{hi}"
+        b.times("latency", name, None, c.total_ms[mine], after, cite)
+        b.times("self_time", name, None, c.self_ms[mine], after, cite)
+        if g.has_status:
+            b.share("errors", name, None, c.failed[mine], after, cite)
+            b.share("origin_errors", name, None, c.originated[mine], after, cite)
+        b.volume("volume", name, None, mine[compared], after_all[compared], cite)
+        _code_path(b, name, mine, after_all, cite)
+
+
+def _code_path(b: _Builder, name: str, mine: np.ndarray, after: np.ndarray, cite: str) -> None:
+    """The inner operation whose share of the service's calls moved most: its code took other paths."""
+    paths = b.graph.paths
+    nb, na = int((mine & ~after).sum()), int((mine & after).sum())
+    if paths is None or nb < MIN_CALLS or na < MIN_CALLS:
+        return
+    here = mine[paths.call]
+    best: tuple[float, float, float, bool] | None = None
+    best_op = -1
+    for op in np.unique(paths.op[here]):
+        rows = paths.call[here & (paths.op == op)]
+        kb, ka = int((~after[rows]).sum()), int(after[rows].sum())
+        stats = _share(kb, nb, ka, na)
+        if best is None or abs(stats[2]) > abs(best[2]):
+            best, best_op = stats, int(op)
+    if best is not None:
+        b.add("code_path", name, None, best, (nb, na), cite, f" ({b.graph.operation(best_op)})")
+
+
+def _edges(b: _Builder) -> None:
+    g, e = b.graph, b.graph.edges
+    compared, after_all = b.sides(e.at)
+    width = len(g.services) + 1
+    keys = e.caller * width + e.callee
+    for key in np.unique(keys[compared]):
+        mine = (keys == key) & compared
+        caller, callee = g.name(int(key // width)), g.name(int(key % width))
+        after = after_all[mine]
+        seen = e.callee_at[mine]
+        answered = ~np.isnan(seen)
+        if answered.any():
+            pick = answered & after if (answered & after).any() else answered
+            lo, hi = _window(seen[pick])
+            cite = f"traces.jsonl:{caller}->{callee}@{lo}-{hi}"
+        else:  # the callee never answered: the caller's client spans are the evidence
+            at = e.at[mine]
+            lo, hi = _window(at[after] if after.any() else at)
+            cite = f"traces.jsonl:{caller}@{lo}-{hi}"
+        b.times("call_latency", callee, caller, e.latency_ms[mine], after, cite)
+        b.times("network", callee, caller, e.network_ms[mine], after, cite)
+        b.times("callee_latency", callee, caller, e.callee_ms[mine], after, cite)
+        b.times("callee_self_time", callee, caller, e.callee_self_ms[mine], after, cite)
+        if g.has_status:
+            b.share("call_errors", callee, caller, e.failed[mine], after, cite)
+        b.share("unanswered", callee, caller, e.unanswered[mine], after, cite)
+        b.volume("call_volume", callee, caller, mine[compared], after_all[compared], cite)
+
+
+def trace_findings(
+    spans: Sequence[Span], *, baseline: tuple[datetime, datetime], during: tuple[datetime, datetime]
+) -> list[TraceFinding]:
+    """Every service and call edge aggregate, calls starting in `baseline` against calls starting in `during`.
+
+    Spans outside both still link calls (a parent before the baseline's end keeps its children's
+    caller); calls that start between the two windows are compared on neither side.
+    """
+    lo, hi = min(baseline[0], during[0]), max(baseline[1], during[1])
+    inside = [s for s in spans if lo <= s.start <= hi]
+    if not inside:
+        return []
+    window = (baseline[0].timestamp(), baseline[1].timestamp())
+    builder = _Builder(span_graph(inside), window, (during[0].timestamp(), during[1].timestamp()))
+    _services(builder)
+    _edges(builder)
+    return builder.out
+
+
+def compared_windows(
+    window: IncidentWindow, resolution: timedelta = timedelta(0)
+) -> tuple[tuple[datetime, datetime], tuple[datetime, datetime]]:
+    """The baseline and the stretch after the onset that spans are compared over.
+
+    The baseline ends where the fault may have begun: an onset found in samples `resolution`
+    apart lies up to one interval after the real one (and an onset after the alert is none of
+    this incident's). The stretch after it runs up to the alert, when the fault was surely at
+    work, as long as metric change points use: the time between an early onset estimate and
+    that stretch is on neither side, and so is what follows the alert (recovery, mitigation,
+    the next event).
+    """
+    onset = window.onset if window.onset is not None and window.onset <= window.fired_at else window.start
+    began = onset - resolution
+    after = timedelta(seconds=AFTER_SPAN)
+    end = min(window.end, max(window.fired_at, onset + after))
+    return (window.baseline_start, began), (max(began, end - after), end)

@@ -1,0 +1,229 @@
+"""Attribution from traces: which service's own work changed, and who is only passing it on.
+
+The loudest span is seldom the culprit: a fault anywhere lengthens every span
+above it, up to the entry service every request goes through. So the trace
+findings (`context.trace_evidence`) are read as causes and effects:
+
+* **own work**: a service's self time rose (its spans got slower with calls out
+  excluded), over all its calls or in one caller's: saturation or a slow code
+  path *here*;
+* **network or queue into a service**: the calls touching it got slower by time
+  its own spans do not cover (client span minus server span). A delay on one
+  service's network shows on every call edge into and out of it, so an edge is
+  blamed on the endpoint whose incident edges grew most consistently: the
+  callee of an edge whose caller's other calls are fine, not the caller;
+* **other code paths**: the share of a service's calls that run one of its own
+  inner operations moved: saturation slows operations, only different code (or
+  data) changes which of them run;
+* **errors where they originate**: the deepest errored span whose children did
+  not error; the callers that surface them are victims;
+* **a dependency down**: client calls to it that no span of it answered;
+* **victims**: a service whose latency rose while its own work did not, by the
+  time it spent calling one dependency (or whose errors came from a call out).
+
+A hub on every path gets no credit for being on every path: what a service
+scores here comes only from the change attributed to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from rootward.context.trace_evidence import TraceFinding
+from rootward.domain.evidence import EvidenceRef
+from rootward.engine.signals import strength
+
+# A share change of this size (e.g. 0% -> 30% of calls failing) is as strong as a share gets.
+FULL_SHARE = 0.3
+# A changed code path may also be callers asking for something else.
+CODE_PATH_SHARE = 0.5
+# The other readings of "the calls into it got slower by time its spans do not see".
+QUEUE_SHARE = 0.5
+# How much more grown edges count: a leaf with one grown edge has support 0.75, a service whose
+# three edges all grew 0.98, so the wider explanation wins a tie.
+CONSISTENCY_BASE = 0.25
+# A service is a victim only when what it calls carries clearly more attributed change.
+VICTIM_MARGIN = 1.5
+
+
+@dataclass(frozen=True)
+class FaultHint:
+    """A fault type the trace evidence points at, at one entity (read by `signatures.classify`)."""
+
+    fault_type: str
+    score: float
+    evidence: tuple[EvidenceRef, ...]
+    reason: str
+
+
+@dataclass
+class TraceAttribution:
+    entity: str
+    own: float = 0.0  # 0..1: the strongest change attributed to the entity itself
+    victim_of: str | None = None
+    hints: list[FaultHint] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    evidence: list[EvidenceRef] = field(default_factory=list)
+    symptomatic: bool = False  # its latency or errors moved the harmful way, whoever caused it
+
+    def credit(self, hint: FaultHint) -> None:
+        self.hints.append(hint)
+        self.own = max(self.own, hint.score)
+        self.reasons.append(hint.reason)
+        self.evidence += [e for e in hint.evidence if e not in self.evidence]
+
+
+def share_strength(f: TraceFinding) -> float:
+    return min(1.0, max(0.0, f.after - f.before) / FULL_SHARE) if f.up else 0.0
+
+
+def time_strength(f: TraceFinding) -> float:
+    return strength(f.score) if f.up else 0.0
+
+
+class _Index:
+    def __init__(self, findings: Sequence[TraceFinding]) -> None:
+        self.service: dict[tuple[str, str], TraceFinding] = {}
+        self.edges: dict[str, list[TraceFinding]] = {}
+        for f in findings:
+            if f.caller is None:
+                self.service[(f.entity, f.kind)] = f
+            else:
+                self.edges.setdefault(f.kind, []).append(f)
+
+    def of(self, entity: str, kind: str) -> TraceFinding | None:
+        return self.service.get((entity, kind))
+
+    def touching(self, entity: str, kind: str) -> list[TraceFinding]:
+        return [f for f in self.edges.get(kind, []) if entity in (f.entity, f.caller)]
+
+    def into(self, entity: str, kind: str) -> list[TraceFinding]:
+        return [f for f in self.edges.get(kind, []) if f.entity == entity]
+
+    def out_of(self, entity: str, kind: str) -> list[TraceFinding]:
+        return [f for f in self.edges.get(kind, []) if f.caller == entity]
+
+    def entities(self) -> set[str]:
+        names = {e for e, _ in self.service}
+        names |= {x for fs in self.edges.values() for f in fs for x in (f.entity, f.caller) if x}
+        return names
+
+
+def _support(ix: _Index, entity: str) -> float:
+    """How consistently the calls touching `entity` slowed outside the callee's spans.
+
+    A delay on one service's network (or a queue in front of it) shows on the calls into it,
+    and often on its calls out; it does not show on its neighbours' other calls. More grown
+    edges make the wider explanation win a tie (a leaf with one grown edge gets 0.75).
+    """
+    incident = ix.touching(entity, "network")
+    grown = sum(1 for f in incident if f.up)
+    if not grown:
+        return 0.0
+    return grown / len(incident) * (1.0 - CONSISTENCY_BASE**grown)
+
+
+def _network(ix: _Index, entity: str, support: dict[str, float]) -> tuple[float, list[TraceFinding]]:
+    """The network or queue delay attributed to `entity`: each grown edge goes to its better-supported end.
+
+    Ties go to the callee: a slow call whose callee's spans did not slow is the callee's network
+    or queue, not the caller's.
+    """
+    mine: list[tuple[float, TraceFinding]] = []
+    for f in ix.touching(entity, "network"):
+        if not f.up or f.caller is None:
+            continue
+        callee, caller = support.get(f.entity, 0.0), support.get(f.caller, 0.0)
+        blamed = f.entity if callee >= caller else f.caller
+        if blamed == entity and callee + caller > 0:
+            mine.append((time_strength(f) * support[entity] / (callee + caller), f))
+    if not mine:
+        return 0.0, []
+    mine.sort(key=lambda x: -x[0])
+    return mine[0][0], [f for _, f in mine]
+
+
+def _own(ix: _Index, a: TraceAttribution, support: dict[str, float]) -> None:
+    """Credit the entity with the changes of its own work: slower, queued behind, or other code paths."""
+    e = a.entity
+    # Its own work: over all calls into it, or in one caller's calls (one operation can slow
+    # while the many calls of another keep the service's median where it was).
+    own = [f for f in [ix.of(e, "self_time"), *ix.into(e, "callee_self_time")] if f is not None and f.up]
+    own_work = max((time_strength(f) for f in own), default=0.0)
+    if own_work > 0:
+        top = max(own, key=time_strength)
+        a.credit(FaultHint("cpu_saturation", own_work, (top.evidence,), f"{e}'s own work per call rose ({top.where})"))
+        a.hints.append(FaultHint("deploy_regression", own_work * 0.6, (top.evidence,), "or a slower code path"))
+    net, grown = _network(ix, e, support)
+    if net > 0:
+        refs = tuple(f.evidence for f in grown[:3])
+        edges = ", ".join(f.where for f in grown[:3])
+        if own_work > 0:  # its own spans are slower too: requests queue at a saturated service
+            a.credit(FaultHint("cpu_saturation", net, refs, f"calls touching {e} wait outside its spans ({edges})"))
+        else:
+            a.credit(FaultHint("network_latency", net, refs, f"calls touching {e} slowed outside its spans ({edges})"))
+            a.hints.append(FaultHint("cpu_saturation", net * QUEUE_SHARE, refs, f"or requests queue before {e}"))
+    path, volume = ix.of(e, "code_path"), ix.of(e, "volume")
+    asked_differently = volume is not None and volume.changed  # its callers changed, not only its code
+    if path is not None and path.changed and not asked_differently:
+        # Saturation slows a service's own operations; only other code changes which run, or other
+        # requests (callers asking for something else): half the weight of an error's origin.
+        moved = CODE_PATH_SHARE * min(1.0, abs(path.after - path.before) / FULL_SHARE)
+        a.credit(FaultHint("deploy_regression", moved, (path.evidence,), f"{e}'s code takes other paths"))
+
+
+def _own_failures(ix: _Index, a: TraceAttribution) -> None:
+    """Credit the entity with errors that originate in its spans and calls it never answered."""
+    e = a.entity
+    origin = ix.of(e, "origin_errors")
+    if origin is not None and share_strength(origin) > 0:
+        hint = FaultHint(
+            "deploy_regression", share_strength(origin), (origin.evidence,), f"errors originate in {e}'s own spans"
+        )
+        a.credit(hint)
+    down = [f for f in ix.into(e, "unanswered") if f.up]
+    if down:
+        best = max(down, key=share_strength)
+        callers = ", ".join(sorted(f.caller or "" for f in down))
+        reason = f"calls from {callers} get no answer from {e} (no span of it under them)"
+        a.credit(FaultHint("dependency_down", share_strength(best), tuple(f.evidence for f in down[:3]), reason))
+
+
+def _passed_on(ix: _Index, a: TraceAttribution, by: dict[str, TraceAttribution]) -> None:
+    """Whether the entity's symptoms are time or errors spent in one call out: it is that callee's victim."""
+    e = a.entity
+    latency, errors = ix.of(e, "latency"), ix.of(e, "errors")
+    slow = bool(latency and latency.up) or any(f.up for f in ix.into(e, "call_latency"))
+    failing = bool(errors and errors.up) or any(f.up for f in ix.into(e, "call_errors"))
+    a.symptomatic = slow or failing or a.own > 0
+    candidates: list[tuple[float, str, TraceFinding]] = []
+    if slow:
+        candidates += [(f.after - f.before, f.entity, f) for f in ix.out_of(e, "call_latency") if f.up]
+    if failing:
+        origin = ix.of(e, "origin_errors")
+        if not (origin and origin.up):
+            candidates += [(f.after - f.before, f.entity, f) for f in ix.out_of(e, "call_errors") if f.up]
+    if not candidates:
+        return
+    _, callee, finding = max(candidates, key=lambda c: (c[0], c[1]))
+    callee_own = by[callee].own if callee in by else 0.0
+    if a.own == 0.0 or a.own * VICTIM_MARGIN <= callee_own:
+        a.victim_of = callee
+        a.reasons.append(f"its symptoms are time or failures in its calls to {callee}")
+        a.evidence.append(finding.evidence)
+
+
+def attribute_traces(findings: Iterable[TraceFinding]) -> dict[str, TraceAttribution]:
+    """Per entity seen in the traces: what change is its own, and whose victim it is."""
+    ix = _Index(list(findings))
+    by = {e: TraceAttribution(e) for e in sorted(ix.entities())}
+    support = {e: _support(ix, e) for e in by}
+    for a in by.values():
+        _own(ix, a, support)
+        _own_failures(ix, a)
+    for a in by.values():
+        _passed_on(ix, a, by)
+    for a in by.values():
+        a.hints.sort(key=lambda h: (-h.score, h.fault_type))
+    return by

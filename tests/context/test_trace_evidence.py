@@ -1,0 +1,145 @@
+"""Span aggregates before vs after the onset: what moved, where, and what each rests on."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from rootward.bundle.cites import BundleCiteResolver
+from rootward.bundle.load import load_bundle
+from rootward.context.assemble import assemble_context
+from rootward.context.trace_evidence import TraceFinding, trace_findings
+from rootward.domain.telemetry import Span
+from rootward.sources.bundle import bundle_sources
+from tests.context.span_factory import BASELINE, DURING, Phase, incident_spans, write_traced_bundle
+
+CALLS = {"frontend": ["checkout", "catalog"], "checkout": ["payment", "cart"]}
+
+
+def _findings(before: Phase, after: Phase, **kw: int) -> dict[tuple[str, str], TraceFinding]:
+    spans = incident_spans(CALLS, "frontend", before, after, **kw)
+    return {(f.kind, f.where): f for f in trace_findings(spans, baseline=BASELINE, during=DURING)}
+
+
+def test_network_delay_into_a_callee_lengthens_the_calls_into_it_not_its_own_work() -> None:
+    f = _findings(Phase(), Phase(network_ms={"cart": 80}))
+    assert f[("network", "checkout->cart")].up
+    assert f[("network", "checkout->cart")].after > 60
+    assert not f[("callee_self_time", "checkout->cart")].changed
+    assert not f[("self_time", "cart")].changed
+    assert not f[("latency", "cart")].changed  # its server spans did not see the delay
+    assert not f[("network", "checkout->payment")].changed
+
+
+def test_self_time_excludes_the_time_spent_in_calls_out() -> None:
+    f = _findings(Phase(), Phase(own_ms={"payment": 60}))
+    assert f[("latency", "checkout")].up and f[("latency", "frontend")].up
+    assert not f[("self_time", "checkout")].changed
+    assert not f[("self_time", "frontend")].changed
+    assert f[("self_time", "payment")].up
+    assert f[("callee_self_time", "checkout->payment")].up
+
+
+def test_one_pathological_request_does_not_move_the_median() -> None:
+    spans = incident_spans(CALLS, "frontend", Phase(), Phase())
+    outlier = next(s for s in spans if s.service == "payment" and s.start >= DURING[0])
+    spans[spans.index(outlier)] = Span(
+        outlier.trace_id, outlier.span_id, "payment", outlier.start, 10_000.0, outlier.parent_id, "ok", "server"
+    )
+    found = {(f.kind, f.where): f for f in trace_findings(spans, baseline=BASELINE, during=DURING)}
+    assert not found[("latency", "payment")].changed
+    assert not found[("self_time", "payment")].changed
+    assert found[("latency", "payment")].after < 3
+
+
+def test_errors_originate_in_the_failing_leaf_and_surface_in_its_callers() -> None:
+    f = _findings(Phase(), Phase(failing=frozenset({"payment"})))
+    assert f[("origin_errors", "payment")].up
+    assert f[("errors", "checkout")].up and f[("errors", "frontend")].up
+    assert not f[("origin_errors", "checkout")].changed
+    assert not f[("origin_errors", "frontend")].changed
+    assert f[("call_errors", "checkout->payment")].up
+
+
+def test_a_service_whose_calls_run_other_inner_steps_took_another_code_path() -> None:
+    f = _findings(Phase(inner={"catalog": 0.9, "cart": 0.5}), Phase(inner={"catalog": 0.1, "cart": 0.5}))
+    path = f[("code_path", "catalog")]
+    assert path.changed and path.before > 0.7 and path.after < 0.3
+    assert "(inner step)" in path.evidence.excerpt
+    assert not f[("code_path", "cart")].changed
+
+
+def test_calls_no_span_answers_are_unanswered_and_keep_their_callee_without_span_kinds() -> None:
+    # No kinds and no peer attribute: the callee is what the same operation called before.
+    f = _findings(Phase(kind=False), Phase(kind=False, down=frozenset({"payment"})))
+    unanswered = f[("unanswered", "checkout->payment")]
+    assert unanswered.up and unanswered.before == 0.0 and unanswered.after == 1.0
+    assert not f[("unanswered", "checkout->cart")].changed
+
+
+def test_without_any_span_status_there_are_no_error_aggregates() -> None:
+    f = _findings(Phase(status=False), Phase(status=False, failing=frozenset({"payment"})))
+    assert not any(kind in ("errors", "origin_errors", "call_errors") for kind, _ in f)
+    assert ("latency", "payment") in f
+
+
+def test_too_few_calls_on_either_side_give_no_latency_or_failure_aggregate() -> None:
+    f = _findings(Phase(), Phase(network_ms={"cart": 80}), per_side=4)
+    assert {kind for kind, _ in f} == {"volume", "call_volume"}  # shares of all calls, of which there are enough
+
+
+def test_calls_between_an_early_onset_and_the_compared_stretch_count_on_neither_side() -> None:
+    spans = incident_spans(CALLS, "frontend", Phase(), Phase(network_ms={"cart": 80}))
+    # Claim the baseline runs up to the middle of the faulty stretch: the faulty calls in it
+    # would poison the baseline, so only a later stretch is compared with the one before.
+    middle = DURING[0] + (DURING[1] - DURING[0]) / 2
+    found = trace_findings(spans, baseline=(BASELINE[0], DURING[0]), during=(middle, DURING[1]))
+    net = next(f for f in found if f.kind == "network" and f.where == "checkout->cart")
+    assert net.up and net.n_after < 40
+
+
+def test_every_finding_cites_spans_that_resolve_in_the_bundle(tmp_path: Path) -> None:
+    spans = incident_spans(CALLS, "frontend", Phase(), Phase(network_ms={"cart": 80}, down=frozenset({"payment"})))
+    bundle = load_bundle(write_traced_bundle(tmp_path / "b", spans, CALLS))
+    found = trace_findings(bundle.spans or (), baseline=BASELINE, during=DURING)
+    resolver = BundleCiteResolver(bundle)
+    assert found
+    assert [f.evidence.cite for f in found if not resolver.resolves(f.evidence.cite)] == []
+    cites = {f.evidence.cite.split("@")[0] for f in found}
+    assert "traces.jsonl:checkout->cart" in cites and "traces.jsonl:cart" in cites
+
+
+def test_assembled_context_carries_the_findings_and_a_missing_trace_file_is_a_named_gap(tmp_path: Path) -> None:
+    spans = incident_spans(CALLS, "frontend", Phase(), Phase(network_ms={"cart": 80}))
+    root = write_traced_bundle(tmp_path / "b", spans, CALLS)
+    bundle = load_bundle(root)
+    ctx = assemble_context(bundle_sources(bundle), bundle.meta)
+    assert any(f.kind == "network" and f.where == "checkout->cart" and f.up for f in ctx.trace_findings)
+    assert "traces" in ctx.telemetry["cart"]
+    assert ctx.missing_source("traces") is None
+    (root / "traces.jsonl").unlink()
+    bundle = load_bundle(root)
+    ctx = assemble_context(bundle_sources(bundle), bundle.meta)
+    assert ctx.trace_findings == []
+    assert ctx.missing_source("traces") == "no traces: traces.jsonl missing from bundle"
+
+
+def test_twenty_thousand_spans_are_aggregated_in_well_under_a_second() -> None:
+    spans = incident_spans(CALLS, "frontend", Phase(), Phase(network_ms={"cart": 80}), per_side=1112)
+    assert len(spans) >= 20_000
+    best = min(_timed(spans) for _ in range(3))
+    assert best < 0.25, best  # ~30 ms on one idle core; the bound leaves room for a busy machine
+
+
+def _timed(spans: list[Span]) -> float:
+    started = time.perf_counter()
+    trace_findings(spans, baseline=BASELINE, during=DURING)
+    return time.perf_counter() - started
+
+
+def test_an_empty_trace_file_gives_no_findings() -> None:
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    assert (
+        trace_findings([], baseline=(now - timedelta(minutes=5), now), during=(now, now + timedelta(minutes=1))) == []
+    )

@@ -1,0 +1,151 @@
+"""Attribution from traces: the change is credited where it is the service's own, not where it is loudest."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from rootward.bundle.validate import parse_traces
+from rootward.context.assemble import Context
+from rootward.context.trace_evidence import trace_findings
+from rootward.engine.hypotheses import rank_hypotheses, score_entities
+from rootward.engine.trace_attribution import TraceAttribution, attribute_traces
+from tests.context.span_factory import BASELINE, DURING, Phase, incident_spans
+from tests.engine.small_incidents import incident
+
+SHOP = {"frontend": ["checkout", "catalog"], "checkout": ["payment", "cart"]}
+# `auth` is on every path: everyone calls it, and it calls its user database.
+HUB = {
+    "frontend": ["auth", "checkout", "catalog"],
+    "checkout": ["auth", "payment"],
+    "catalog": ["auth"],
+    "auth": ["userdb"],
+}
+
+
+def _attribute(
+    calls: Mapping[str, Sequence[str]], after: Phase, before: Phase | None = None
+) -> dict[str, TraceAttribution]:
+    spans = incident_spans(calls, "frontend", before or Phase(), after)
+    return attribute_traces(trace_findings(spans, baseline=BASELINE, during=DURING))
+
+
+def _context(calls: Mapping[str, Sequence[str]], after: Phase, before: Phase | None = None) -> Context:
+    """A context with the topology of `calls`, the alert on the root, and only traces as evidence."""
+    spans = incident_spans(calls, "frontend", before or Phase(), after)
+    names = list(dict.fromkeys([*calls, *(c for cs in calls.values() for c in cs)]))
+    edges = [(a, b, "depends_on") for a, cs in calls.items() for b in cs]
+    ctx = incident(kinds={n: "service" for n in names}, edges=edges, alerting=["frontend"])
+    found = trace_findings(spans, baseline=BASELINE, during=DURING)
+    return ctx.model_copy(update={"trace_findings": found, "telemetry": {n: ["traces"] for n in names}})
+
+
+def test_network_delay_at_a_callee_is_the_callees_network_and_the_caller_is_its_victim() -> None:
+    by = _attribute(SHOP, Phase(network_ms={"cart": 80}))
+    cart, checkout = by["cart"], by["checkout"]
+    assert cart.hints[0].fault_type == "network_latency"
+    assert cart.own > 0.5
+    assert cart.hints[0].evidence[0].cite.startswith("traces.jsonl:checkout->cart@")
+    assert checkout.own < cart.own / 2
+    assert checkout.victim_of == "cart"
+    assert by["frontend"].victim_of == "checkout" and by["frontend"].own == 0.0
+
+
+def test_slower_own_work_is_saturation_or_a_slow_code_path_where_it_happens() -> None:
+    by = _attribute(SHOP, Phase(own_ms={"payment": 40}))
+    assert {h.fault_type for h in by["payment"].hints[:2]} == {"cpu_saturation", "deploy_regression"}
+    assert by["checkout"].own == 0.0 and by["checkout"].victim_of == "payment"
+
+
+def test_a_code_fault_in_a_leaf_is_blamed_where_the_errors_originate_not_where_they_surface() -> None:
+    by = _attribute(SHOP, Phase(failing=frozenset({"payment"})))
+    assert by["payment"].hints[0].fault_type == "deploy_regression"
+    assert "originate" in by["payment"].reasons[0]
+    for caller in ("checkout", "frontend"):
+        assert by[caller].own == 0.0
+    assert by["checkout"].victim_of == "payment"
+    ranked = rank_hypotheses(_context(SHOP, Phase(failing=frozenset({"payment"}))))
+    assert (ranked[0].entity, ranked[0].fault_type) == ("payment", "deploy_regression")
+
+
+def test_other_code_paths_read_as_a_code_change_but_weaker_than_originating_errors() -> None:
+    by = _attribute(SHOP, Phase(inner={"catalog": 0.1}), before=Phase(inner={"catalog": 0.9}))
+    assert by["catalog"].hints[0].fault_type == "deploy_regression"
+    assert 0.0 < by["catalog"].own <= 0.5
+    assert "other paths" in by["catalog"].reasons[0]
+
+
+def test_a_dependency_that_answers_no_call_is_down() -> None:
+    by = _attribute(SHOP, Phase(down=frozenset({"payment"})))
+    assert by["payment"].hints[0].fault_type == "dependency_down"
+    assert "no answer" in by["payment"].reasons[0]
+    assert by["checkout"].victim_of == "payment"
+    ranked = rank_hypotheses(_context(SHOP, Phase(down=frozenset({"payment"}))))
+    assert (ranked[0].entity, ranked[0].fault_type) == ("payment", "dependency_down")
+
+
+def test_a_hub_on_every_path_is_not_the_culprit_for_being_on_every_path() -> None:
+    # The hub's callers all slow down, and so does the hub, but the change is its database's network.
+    by = _attribute(HUB, Phase(network_ms={"userdb": 60}))
+    assert by["auth"].victim_of == "userdb"
+    assert by["userdb"].hints[0].fault_type == "network_latency"
+    assert by["userdb"].own > by["auth"].own
+    ranked = rank_hypotheses(_context(HUB, Phase(network_ms={"userdb": 60})))
+    assert (ranked[0].entity, ranked[0].fault_type) == ("userdb", "network_latency")
+    scores = {s.entity: s for s in score_entities(_context(HUB, Phase(network_ms={"userdb": 60})))}
+    assert "auth" not in scores  # nothing of its own changed: it is not even a candidate
+
+
+def test_a_hub_whose_callers_are_slow_for_another_reason_gets_no_trace_credit() -> None:
+    by = _attribute(HUB, Phase(own_ms={"payment": 50}))
+    assert by["auth"].own == 0.0 and by["auth"].victim_of is None
+    ranked = rank_hypotheses(_context(HUB, Phase(own_ms={"payment": 50})))
+    assert ranked[0].entity == "payment"
+    assert "auth" not in [h.entity for h in ranked[:3]]
+
+
+def test_delay_on_a_middle_services_network_is_its_own_not_its_callees() -> None:
+    # Delay into and out of checkout: every edge touching it slows, its callees' other edges do not.
+    calls = {"frontend": ["checkout", "catalog"], "checkout": ["payment", "cart"], "catalog": ["cart"]}
+    spans = incident_spans(calls, "frontend", Phase(), Phase(network_ms={"checkout": 60}))
+    slow_out = [
+        s.__class__(
+            s.trace_id, s.span_id, s.service, s.start, s.duration_ms + 60, s.parent_id, s.status, s.kind, s.operation
+        )
+        if s.service == "checkout" and s.kind == "client" and s.start >= DURING[0]
+        else s
+        for s in spans
+    ]
+    by = attribute_traces(trace_findings(slow_out, baseline=BASELINE, during=DURING))
+    assert by["checkout"].hints[0].fault_type == "network_latency"
+    assert by["checkout"].own > max(by["payment"].own, by["cart"].own)
+
+
+def test_no_spans_change_nothing_in_the_ranking() -> None:
+    ctx = _context(SHOP, Phase())
+    assert all(a.own == 0.0 and a.victim_of is None for a in attribute_traces(ctx.trace_findings).values())
+    assert score_entities(ctx) == []
+
+
+# A trimmed piece of a real incident: Nezha (IntelligentDDS/Nezha, MIT licence), Online Boutique,
+# network delay injected into cartservice's pod at 04:27:03 UTC. Twenty requests from before and
+# twenty after, each reduced to the front service's root span and its calls to cartservice and
+# currencyservice. The spans carry no status and no kind, as in the dataset.
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "traces" / "nezha_ob_cart_network_delay.jsonl"
+
+
+def test_on_real_spans_a_delay_on_the_callees_network_is_blamed_on_the_callee() -> None:
+    spans = parse_traces(REAL.read_bytes())
+    at = datetime(2022, 8, 22, 4, 27, 3, tzinfo=UTC)
+    found = trace_findings(
+        spans,
+        baseline=(at - timedelta(minutes=10), at),
+        during=(at + timedelta(seconds=7), at + timedelta(minutes=2)),
+    )
+    net = {f.where: f for f in found if f.kind == "network"}
+    assert net["frontend->cartservice"].up and not net["frontend->currencyservice"].changed
+    by = attribute_traces(found)
+    assert by["cartservice"].hints[0].fault_type == "network_latency"
+    assert by["frontend"].own == 0.0  # the caller of the slow calls is not credited with them
+    assert by["cartservice"].own > 0.5

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from rootward.domain.evidence import EvidenceRef
 from rootward.engine.signals import EntityProfile
 from rootward.engine.signatures import classify, log_matches
+from rootward.engine.trace_attribution import FaultHint
 from tests.engine.small_incidents import ONSET_S, anomaly, change, log
 
 
@@ -135,3 +137,23 @@ def test_failures_without_any_known_mechanism_fall_back_to_dependency_down() -> 
 
 def test_an_entity_with_no_evidence_has_no_signature() -> None:
     assert classify(EntityProfile("api", "service", True), onset=ONSET_S) == []
+
+
+def _slower_own_work(score: float = 0.8) -> FaultHint:
+    ref = EvidenceRef("trace", "traces.jsonl:api@1000-1300", "api self time p50 12 ms -> 40 ms")
+    return FaultHint("cpu_saturation", score, (ref,), "api's own work per call rose")
+
+
+def test_slower_own_work_in_traces_confirms_the_mechanism_the_resource_series_name() -> None:
+    leak = EntityProfile(
+        "api", "service", True, resources=[anomaly("api", "memory", metric="rss_bytes", shape="ramp", starts_s=-120)]
+    )
+    sigs = classify(leak, onset=ONSET_S, trace=[_slower_own_work()])
+    assert sigs[0].fault_type == "memory_leak"
+    assert any(r.startswith("traces agree") for r in sigs[0].reasons)
+    assert "cpu_saturation" not in {s.fault_type for s in sigs}
+
+
+def test_slower_own_work_in_traces_names_saturation_when_nothing_else_names_a_mechanism() -> None:
+    quiet = EntityProfile("api", "service", True)
+    assert classify(quiet, onset=ONSET_S, trace=[_slower_own_work()])[0].fault_type == "cpu_saturation"

@@ -272,6 +272,45 @@ def _symptom_signatures(
         )
 
 
+# A span change says where, and what kind of thing changed: its own work, the wait around it,
+# errors it raised, calls nobody answered. Each kind is what several mechanisms look like in a
+# trace; when the entity's own logs or resource series name one of them, the trace confirms
+# that mechanism instead of naming its own.
+TRACE_CONSISTENT: dict[str, frozenset[str]] = {
+    "cpu_saturation": frozenset(
+        {
+            "cpu_saturation",
+            "memory_leak",
+            "oom_kill",
+            "db_lock_contention",
+            "connection_pool_exhaustion",
+            "disk_full",
+            "traffic_surge",
+            "config_error",
+        }
+    ),
+    "network_latency": frozenset(
+        {"network_latency", "packet_loss", "cpu_saturation", "connection_pool_exhaustion", "db_lock_contention"}
+    ),
+    "deploy_regression": frozenset(
+        {"deploy_regression", "config_error", "certificate_expiry", "dns_failure", "disk_full", "oom_kill"}
+        | {"crash_loop"}
+    ),
+    "dependency_down": frozenset({"dependency_down", "crash_loop", "oom_kill", "dns_failure", "certificate_expiry"}),
+}
+# A signature from the entity's own logs or resources at least this strong names a mechanism.
+NAMED_MECHANISM = 0.45
+
+
+def _add_trace_hint(acc: _Signatures, hint: FaultHint, named: dict[str, float]) -> None:
+    consistent = [f for f in named if f in TRACE_CONSISTENT.get(hint.fault_type, frozenset({hint.fault_type}))]
+    if not consistent or hint.fault_type in consistent:
+        acc.add(hint.fault_type, hint.score, list(hint.evidence), f"traces: {hint.reason}")
+        return
+    fault = max(consistent, key=lambda f: (named[f], f))
+    acc.add(fault, hint.score, list(hint.evidence), f"traces agree: {hint.reason}")
+
+
 def classify(
     profile: EntityProfile,
     borrowed: list[LogSignal] | None = None,
@@ -302,11 +341,13 @@ def classify(
     surge = [a for a in profile.traffic if a.direction == "up" and a.ratio >= 1.5]
     resource_cause = _metric_signatures(acc, profile, onset, "oom_kill" in own_matches, surge)
     _traffic_and_change_signatures(acc, profile, surge)
+    # What its own logs and resource series name, before the weaker readings of symptoms.
+    named = {f: s.score for f, s in acc.by_fault.items() if s.score >= NAMED_MECHANISM}
     _symptom_signatures(
         acc, profile, list(reach_errors or []), mechanism_in_logs=mechanism_in_logs, resource_cause=resource_cause
     )
     for hint in trace:
-        acc.add(hint.fault_type, hint.score, list(hint.evidence), f"traces: {hint.reason}")
+        _add_trace_hint(acc, hint, named)
     sig = acc.by_fault
     if changes_recorded and "deploy_regression" in sig and not any(c.kind == "deploy" for c in profile.changes):
         # "A new version introduced it" needs a new version: the change log has deploys, none of this entity.

@@ -44,6 +44,7 @@ def mcp_command(
     from rootward.mcp.server import build_server
     from rootward.mcp.transports import serve_http, serve_stdio
     from rootward.store.db import make_engine, make_session_factory
+    from rootward.store.users import list_users
 
     mode: Literal["stdio", "http"]
     if transport not in ("stdio", "http"):
@@ -54,6 +55,8 @@ def mcp_command(
     # stdout is the protocol over stdio: every log line goes to stderr.
     logging.basicConfig(stream=sys.stderr, level=settings.server.log_level.upper())
     sessions = make_session_factory(make_engine(settings.database_url))
+    with sessions() as session:  # an unmigrated or unreachable database is reported here, by the root command
+        list_users(session)
     token = os.environ.get(TOKEN_ENV) if mode == "stdio" else None
     access = TokenAccess(sessions, token=token)
     if mode == "stdio" and access.user_of(token) is None:

@@ -3,7 +3,8 @@
 The table, top to bottom. A module may import its own row and every row below
 it, never a row above. Three rows say more than their position:
 
-- `cli/` and `web/` share the top row ("everything below");
+- `cli/`, `web/`, `mcp/` (the MCP server) and `chat/` (thread Q&A in Slack and Matrix), the surfaces,
+  share the top row ("everything below");
 - `settings.py` "assembles each integration's own settings model": it may import
   only `<folder>.settings` modules of the rows below it, and since it sits above
   every layer but the surfaces and the runtime, nothing below `runtime/` can
@@ -23,7 +24,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "rootward"
 ROWS: list[tuple[str, ...]] = [
-    ("cli", "web"),
+    ("cli", "web", "mcp", "chat"),
     ("runtime",),
     ("settings",),
     ("sim", "eval"),

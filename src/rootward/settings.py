@@ -28,7 +28,16 @@ from pydantic_settings import (
 
 from rootward.actions.settings import ActionsSettings
 from rootward.engine.settings import EngineSettings
-from rootward.ingest.settings import RouterSettings, TierRule, default_tier_rules  # noqa: F401  (the router owns them)
+from rootward.ingest.settings import (  # noqa: F401  (the router and the intake connectors own them)
+    CloudEventsSettings,
+    GrafanaSettings,
+    KeepSettings,
+    OpsgenieSettings,
+    PagerDutySettings,
+    RouterSettings,
+    TierRule,
+    default_tier_rules,
+)
 from rootward.knowledge.settings import KnowledgeSettings
 from rootward.llm.settings import LLMSettings
 from rootward.notify.settings import NotifySettings
@@ -73,6 +82,12 @@ class IntakeSettings(Section):
     )
     max_body_bytes: int = Field(default=1024 * 1024, gt=0, description="Larger request bodies get 413.")
     max_alerts_per_request: int = Field(default=1000, gt=0, description="More alerts in one body get 400.")
+    # One section per intake connector (ingest/<name>.py); a section turns its endpoint on (docs/integrations.md).
+    pagerduty: PagerDutySettings | None = Field(default=None, description="POST /api/v1/alerts/pagerduty (v3, signed)")
+    opsgenie: OpsgenieSettings | None = Field(default=None, description="POST /api/v1/alerts/opsgenie")
+    grafana: GrafanaSettings | None = Field(default=None, description="POST /api/v1/alerts/grafana")
+    keep: KeepSettings | None = Field(default=None, description="POST /api/v1/alerts/keep")
+    cloudevents: CloudEventsSettings | None = Field(default=None, description="POST /api/v1/alerts/cloudevents")
 
 
 class RuntimeSettings(Section):

@@ -62,7 +62,7 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 
 
 def _start_background(settings: Settings, sessions: Any, stop: threading.Event) -> list[threading.Thread]:
-    """Outbox delivery, Matrix approvals and approval expiry, beside the API."""
+    """Outbox delivery, Matrix approvals and thread Q&A, and approval expiry, beside the API."""
     from rootward.actions.approvals import expire_due
     from rootward.notify.dispatch import start_background
 
@@ -74,8 +74,10 @@ def _start_background(settings: Settings, sessions: Any, stop: threading.Event) 
     loops = [expire_approvals]
     if settings.notify.matrix is not None:
         from rootward.actions.matrix_approvals import MatrixApprovals
+        from rootward.chat.matrix_threads import MatrixThreads
 
         loops.append(MatrixApprovals(settings.notify.matrix, sessions).run)
+        loops.append(MatrixThreads(settings.notify.matrix, sessions).run)  # thread Q&A
     return start_background(settings.notify, sessions, stop, extra=loops)
 
 

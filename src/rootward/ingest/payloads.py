@@ -123,10 +123,14 @@ def _admit_all(
     convert: Callable[[Any], tuple[Alert, AlertFields]],
     limits: StoreLimits,
     now: datetime,
+    indexes: list[int] | None = None,
 ) -> AlertBatch:
-    """Convert and admit each item; `prefix` None: a single object whose fields are at the root."""
+    """Convert and admit each item; `prefix` None: a single object whose fields are at the root.
+
+    `indexes`: each item's position in the body, when only some of its items are admitted.
+    """
     batch = AlertBatch()
-    for index, item in enumerate(items):
+    for index, item in zip(indexes if indexes is not None else range(len(items)), items, strict=True):
         item_prefix = f"{prefix}{index}." if prefix is not None else ""
         try:
             alert, fields = convert(item)
@@ -213,3 +217,14 @@ def parse_alertmanager(body: bytes, *, max_alerts: int = 1000, now: datetime | N
 def parse_generic(body: bytes, now: datetime, *, max_alerts: int = 1000) -> list[Alert]:
     """Every alert of a generic body, or a `PayloadError` naming each bad field."""
     return _strict(read_generic(body, now, max_alerts=max_alerts))
+
+
+# What the other connectors (`ingest/<name>.py`) share with these two readers.
+json_payload = _json
+check_count = _check_count
+admit_items = _admit_all
+
+
+def under(batch: AlertBatch, prefix: str) -> AlertBatch:
+    """The batch with each rejection's path seen from the body's root, for an alert that sits under `prefix`."""
+    return replace(batch, rejected=[replace(r, path=prefix + r.path) for r in batch.rejected])

@@ -1,7 +1,9 @@
-"""The `router:` section: grouping window and the action-ladder tier rules.
+"""The `router:` section (grouping window, action-ladder tier rules) and the intake connectors' sections.
 
 The router owns its settings (STYLE: each integration owns its section); the
-root `rootward.settings.Settings` only lists the section.
+root `rootward.settings.Settings` only lists the section. Each intake
+connector (`ingest/<name>.py`) owns its model, imported here for the
+`intake.<name>` sections, where a section turns its endpoint on.
 """
 
 from __future__ import annotations
@@ -12,6 +14,23 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from rootward.domain.alert import Severity, Tier
+from rootward.ingest.cloudevents import CloudEventsSettings
+from rootward.ingest.grafana import GrafanaSettings
+from rootward.ingest.keep import KeepSettings
+from rootward.ingest.opsgenie import OpsgenieSettings
+from rootward.ingest.pagerduty import PagerDutySettings
+
+__all__ = [
+    "CloudEventsSettings",
+    "GrafanaSettings",
+    "KeepSettings",
+    "OpsgenieSettings",
+    "PagerDutySettings",
+    "RouterSettings",
+    "StrictModel",
+    "TierRule",
+    "default_tier_rules",
+]
 
 
 class StrictModel(BaseModel):
@@ -42,9 +61,7 @@ def default_tier_rules() -> list[TierRule]:
     return [
         TierRule(event=["resolved"], tier=Tier.L0, reason="resolved alerts get a template notice only"),
         TierRule(severity=[Severity.P3], tier=Tier.L0, reason="info alerts get a template notice only"),
-        TierRule(
-            severity=[Severity.P0], tier=Tier.L2, human=True, reason="page: investigate and flag a human"
-        ),
+        TierRule(severity=[Severity.P0], tier=Tier.L2, human=True, reason="page: investigate and flag a human"),
         TierRule(
             severity=[Severity.P1],
             in_l2_list=True,
@@ -58,9 +75,7 @@ def default_tier_rules() -> list[TierRule]:
             tier=Tier.L1,
             reason="warning with a trace or log excerpt: summarise",
         ),
-        TierRule(
-            severity=[Severity.P2], tier=Tier.L0, reason="warning without context: template notice only"
-        ),
+        TierRule(severity=[Severity.P2], tier=Tier.L0, reason="warning without context: template notice only"),
     ]
 
 

@@ -27,7 +27,7 @@ from rootward.runtime.intake_writer import IntakeWriter
 from rootward.settings import Settings
 from rootward.store.audit_refusals import RefusalThrottle, flush_refusals
 from rootward.store.db import make_engine, make_session_factory
-from rootward.web import approvals, changes, console, health, intake, metrics
+from rootward.web import approvals, changes, console, health, intake, intake_connectors, metrics, slack_events
 from rootward.web.openapi import complete_openapi
 
 log = logging.getLogger(__name__)
@@ -79,8 +79,10 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
 
     app.include_router(health.router)
     app.include_router(intake.router)
+    app.include_router(intake_connectors.router)
     app.include_router(changes.router)
     app.include_router(approvals.router)
+    app.include_router(slack_events.router)
     app.include_router(console.router)
     app.include_router(metrics.router)
     app.openapi = lambda: complete_openapi(app)  # type: ignore[method-assign]

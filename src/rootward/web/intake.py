@@ -126,6 +126,11 @@ async def _intake(request: Request, source: str, parse: Callable[[bytes, IntakeS
         batch = parse(body, intake)
     except PayloadError as exc:
         return _error(400, f"invalid {source} payload: {exc}", exc.errors)
+    return await store_batch(request, source, batch)
+
+
+async def store_batch(request: Request, source: str, batch: AlertBatch) -> Response:
+    """Hand the admitted alerts of a parsed body to the writer; 202 with their ids, or why not."""
     if not batch.alerts:
         fields = [FieldError(r.path, r.message) for r in batch.rejected]
         message = f"invalid {source} payload: every alert was rejected: {PayloadError(fields)}"

@@ -1,0 +1,75 @@
+"""A question in an incident's thread, from any chat: find the incident, answer once, queue the reply.
+
+The reply's outbox key is the chat event's id, checked and written in the
+same transaction as the command's effect: a retried or replayed event finds
+the key and changes nothing, and two deliveries of one event racing each
+other cannot both commit (the outbox's unique key refuses the second).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from rootward.chat.conversation import respond
+from rootward.notify.outbox import enqueue
+from rootward.notify.threads import ThreadRef, parse_thread_text, thread_reply
+from rootward.store.investigations import InvestigationRow
+from rootward.store.outbox import OutboxRow
+from rootward.store.users import user_by_chat_id
+
+Chat = Literal["slack", "matrix"]
+Outcome = Literal["answered", "duplicate", "not_an_incident_thread"]
+
+
+@dataclass(frozen=True)
+class ThreadMessage:
+    chat: Chat
+    event_id: str  # the chat's own id of the event (Slack event_id, Matrix event id)
+    sender: str  # Slack user id / Matrix user id
+    text: str
+    where: ThreadRef
+
+
+def reply_key(message: ThreadMessage) -> str:
+    return f"{message.chat}-event:{message.event_id}"
+
+
+def investigation_of_post(session: Session, chat: Chat, receipt: str) -> str | None:
+    """The investigation whose RCA post the chat acknowledged with `receipt` (Slack ts / Matrix event id)."""
+    return session.scalars(
+        select(OutboxRow.investigation_id)
+        .where(OutboxRow.channel == chat, OutboxRow.receipt == receipt, OutboxRow.key.startswith("investigation:"))
+        .limit(1)
+    ).first()
+
+
+def _seen(session: Session, chat: Chat, key: str) -> bool:
+    count = session.scalar(
+        select(func.count()).select_from(OutboxRow).where(OutboxRow.channel == chat, OutboxRow.key == key)
+    )
+    return bool(count)
+
+
+def handle(sessions: sessionmaker[Session], message: ThreadMessage, investigation_id: str | None = None) -> Outcome:
+    """Answer `message` (its incident found from the thread root unless given) and queue the reply."""
+    key = reply_key(message)
+    try:
+        with sessions() as session, session.begin():
+            if _seen(session, message.chat, key):
+                return "duplicate"
+            found = investigation_id or investigation_of_post(session, message.chat, message.where.root)
+            row = session.get(InvestigationRow, found) if found else None
+            if row is None:
+                return "not_an_incident_thread"
+            identity = {"slack": message.sender} if message.chat == "slack" else {"matrix": message.sender}
+            user = user_by_chat_id(session, **identity)
+            text = respond(session, row, user, parse_thread_text(message.text), via=message.chat, sender=message.sender)
+            enqueue(session, thread_reply(row.id, text, message.where), [message.chat], key=key)
+    except IntegrityError:
+        return "duplicate"  # the same event, handled at the same moment by another request or replica
+    return "answered"

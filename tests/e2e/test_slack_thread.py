@@ -1,0 +1,116 @@
+"""The Slack thread end to end, every part a real process or a real protocol:
+
+an alert → `rootward serve` investigates it (rule mode) → the RCA is posted
+through slack_sdk to a local server speaking Slack's Web API → an on-call
+engineer asks "what changed before this?" in the RCA's thread (a signed
+Events API delivery) → the answer, citing the deploy, is posted in that
+thread within 5 seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import select
+
+from rootward.domain.roles import Role
+from rootward.sources.replay import ANNOTATION
+from rootward.store.db import make_engine, make_session_factory
+from rootward.store.investigations import InvestigationRow
+from rootward.store.migrate import upgrade
+from rootward.store.users import add_user
+from tests.chat.fake_slack import CHANNEL, FakeSlack, deliver, fake_slack, thread_event
+from tests.runtime.simulated import simulated_bundle, write_config
+from tests.sources.local_http import free_port
+
+pytestmark = pytest.mark.e2e
+SECRET = "e2e-thread-secret"
+CLI = [sys.executable, "-c", "from rootward.cli import main; main()"]
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, FakeSlack, Path]]:
+    bundle = simulated_bundle(tmp_path)
+    port = free_port()
+    with fake_slack() as slack:
+        config = write_config(
+            tmp_path / "rootward.yaml",
+            tmp_path,
+            runtime={"workers": 1, "poll_s": 0.1},
+            notify={
+                "poll_s": 0.2,
+                "slack": {"bot_token": "xoxb-test", "channel": CHANNEL, "api_url": slack.url, "signing_secret": SECRET},
+            },
+        )
+        upgrade(f"sqlite:///{tmp_path / 'rw.db'}")
+        with make_session_factory(make_engine(f"sqlite:///{tmp_path / 'rw.db'}"))() as session, session.begin():
+            add_user(session, "vic", Role.VIEWER, slack_user_id="UVIC")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ROOTWARD_")}
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        log = (tmp_path / "serve.log").open("wb")
+        proc = subprocess.Popen(
+            [*CLI, "serve", "--host", "127.0.0.1", "--port", str(port), "-c", str(config)],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                if proc.poll() is not None:
+                    raise RuntimeError("serve exited: " + (tmp_path / "serve.log").read_text()[-3000:])
+                try:
+                    if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError("serve did not start")
+                time.sleep(0.2)
+            yield url, slack, bundle
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+            log.close()
+
+
+def _fire(url: str, bundle: Path) -> None:
+    """The bundle's alerts, as Alertmanager would post them, each naming the bundle to replay."""
+    for group in json.loads((bundle / "alerts.json").read_text()):
+        for alert in group["alerts"]:
+            alert["annotations"][ANNOTATION] = str(bundle)
+        httpx.post(url + "/api/v1/alerts/alertmanager", json=group, timeout=10).raise_for_status()
+
+
+def test_alert_rca_in_slack_then_a_thread_question_is_answered_citing_the_deploy_within_5_s(
+    served: tuple[str, FakeSlack, Path], tmp_path: Path
+) -> None:
+    url, slack, bundle = served
+    _fire(url, bundle)
+    rca = slack.wait_for(lambda: next((p for p in slack.posts if not p.get("thread_ts")), None), timeout_s=120)
+    with make_session_factory(make_engine(f"sqlite:///{tmp_path / 'rw.db'}"))() as session:
+        row = session.scalars(select(InvestigationRow)).one()
+        deploy = next(e.cite for e in row.investigation.evidence.values() if e.kind == "change")
+
+    asked = time.monotonic()
+    response = deliver(
+        url + "/api/v1/slack/events",
+        SECRET,
+        thread_event("Ev0E2E", "what changed before this?", rca["ts"], user="UVIC", kind="message"),
+    )
+    assert response.status_code == 200 and response.json()["outcome"] == "answered"
+    reply = slack.wait_for(lambda: slack.thread_replies(rca["ts"]), timeout_s=10)[0]
+    took = time.monotonic() - asked
+    print(f"thread answer posted {took:.2f} s after the question")
+    assert took < 5.0, f"answered after {took:.1f} s"
+    assert reply["channel"] == CHANNEL
+    assert deploy.split(":", 1)[1] in reply["text"] and f"`{deploy}`" in reply["text"]

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from rootward.context.anomaly import Anomaly, ScoredSeries, detect_anomalies
 from rootward.context.changes import ChangeItem, recent_changes
 from rootward.context.log_signals import LogSignal, log_signals
+from rootward.context.metric_change import JointOnset, MetricChange, metric_changes
 from rootward.context.topology import Subgraph, connecting, dependency_closure, subgraph
 from rootward.context.window import IncidentWindow, derive_onset, incident_window, with_onset
 from rootward.domain.alert import Alert
@@ -64,6 +65,8 @@ class Context(BaseModel):
     telemetry: dict[str, list[str]] = Field(default_factory=dict)  # entity -> sources with data
     anomalies: list[Anomaly] = Field(default_factory=list)
     series: list[ScoredSeries] = Field(default_factory=list)  # every scored series, anomalous or not
+    metric_onset: JointOnset | None = None  # where all series changed together (context.metric_change)
+    metric_changes: list[MetricChange] = Field(default_factory=list)  # per entity: its best robust change
     logs: list[LogSignal] = Field(default_factory=list)
     changes: list[ChangeItem] = Field(default_factory=list)
     knowledge: list[KnowledgeItem] = Field(default_factory=list)
@@ -77,6 +80,7 @@ class Context(BaseModel):
     def evidence_refs(self) -> list[EvidenceRef]:
         refs: list[EvidenceRef] = [a.evidence for a in self.alerts]
         refs += [a.evidence for a in self.anomalies] + [s.evidence for s in self.logs]
+        refs += [m.evidence for m in self.metric_changes]
         refs += [c.evidence for c in self.changes] + [k.evidence for k in self.knowledge]
         refs += [e.evidence for e in self.topology.edges]
         return refs
@@ -192,6 +196,14 @@ def assemble_context(
         entities=reachable,
         latest=int(last_alert.timestamp()),
     )
+    joint, moved = metric_changes(
+        series,
+        fired_at=int(meta.fired_at.timestamp()),
+        end=int(window.end.timestamp()),
+        entities=reachable,
+        latest=int(last_alert.timestamp()),
+        fallback=int(window.start.timestamp()),
+    )
     # Slow climbs (leaks) start long before the incident; its onset is where things broke.
     onset = derive_onset([(a.onset, a.score) for a in anomalies if a.shape != "ramp"])
     window = with_onset(window, datetime.fromtimestamp(onset, meta.fired_at.tzinfo) if onset else None)
@@ -236,6 +248,7 @@ def assemble_context(
     members = set(scope.entities)
     anomalies = [a for a in anomalies if a.service in members]
     scored = [x for x in scored if x.service in members]
+    moved = [m for m in moved if m.entity in members]
     logs = [s for s in logs if s.service in members]
     telemetry = {e: v for e, v in telemetry.items() if e in members}
 
@@ -268,6 +281,8 @@ def assemble_context(
         telemetry=telemetry,
         anomalies=anomalies,
         series=scored,
+        metric_onset=joint,
+        metric_changes=moved,
         logs=logs,
         changes=changes,
         knowledge=knowledge,

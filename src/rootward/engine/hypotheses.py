@@ -32,6 +32,13 @@ from rootward.context.assemble import Context
 from rootward.context.log_signals import LogSignal
 from rootward.context.topology import Subgraph, upstream_closure
 from rootward.domain.hypothesis import Hypothesis
+from rootward.engine.metric_evidence import (
+    FAMILY_FAULTS,
+    METRIC_CHANGE_WEIGHT,
+    family_signature,
+    metric_change_of,
+    metric_change_strengths,
+)
 from rootward.engine.signals import EntityProfile, entity_profiles, mentions
 from rootward.engine.signatures import SPECIFICITY, Signature, classify, log_matches
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
@@ -205,6 +212,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     }
     below = {e: set(nx.descendants(g, e)) if e in g else set() for e in profiles}
     world = world_graph(ctx.topology) if ctx.has_topology else None
+    changed = metric_change_strengths(ctx)
     out: list[EntityScore] = []
     for e, p in profiles.items():
         b = borrowed[e]
@@ -216,6 +224,8 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             + (0.7 if not p.has_telemetry else 0.45) * b_strength  # the silent can only be named by others
             + (0.15 if p.changes and (p.abnormal or b) else 0.0)
         )
+        # Metric change: the robust before/after score of its most-moved series (engine.metric_evidence).
+        own += METRIC_CHANGE_WEIGHT * changed.get(e, 0.0)
         if own <= 0:
             continue
         reach = _reach(g, e, p, points, below)
@@ -246,6 +256,8 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             else [a for r in callers if r in profiles for a in profiles[r].symptoms if a.family == "errors"]
         )
         sigs = classify(p, b, onset=incident_onset, reach_errors=reach_errors, changes_recorded=bool(ctx.changes))
+        if not sigs and (change := metric_change_of(ctx, e)) is not None:
+            sigs = [s for s in [family_signature(change)] if s is not None]
         out.append(EntityScore(e, score, own, coverage, victim_of, sigs, reasons))
     out.sort(key=lambda s: (-s.score, s.entity))
     return out
@@ -281,18 +293,7 @@ def _alternatives(
     return out
 
 
-ALERT_FAMILY_FAULTS: dict[str, str] = {
-    "cpu": "cpu_saturation",
-    "memory": "memory_leak",
-    "disk": "disk_full",
-    "restarts": "crash_loop",
-    "packet_loss": "packet_loss",
-    "connections": "connection_pool_exhaustion",
-    "network": "network_latency",
-    "latency": "network_latency",
-    "errors": "deploy_regression",
-    "traffic": "traffic_surge",
-}
+ALERT_FAMILY_FAULTS = FAMILY_FAULTS
 
 
 def _from_alerts(ctx: Context, limit: int) -> list[Hypothesis]:

@@ -206,6 +206,8 @@ def assemble_context(
     )
     # Slow climbs (leaks) start long before the incident; its onset is where things broke.
     onset = derive_onset([(a.onset, a.score) for a in anomalies if a.shape != "ramp"])
+    if onset is None and joint is not None and joint.detected:
+        onset = joint.onset  # too few samples for per-series change points (coarse data): the joint one
     window = with_onset(window, datetime.fromtimestamp(onset, meta.fired_at.tzinfo) if onset else None)
 
     telemetry: dict[str, list[str]] = {}

@@ -15,8 +15,10 @@ series picks its own, noisy onset. This module follows the idea of BARO
 2. **A robust change score per series**: the largest departure after the onset
    from the median before it, in units of the interquartile range before it,
    `max|after - median(before)| / IQR(before)`. The scale has a floor (a share
-   of the series' own level or peak) so a flat series that wiggles cannot
-   explode (see `robust_scale`).
+   of the series' own level) so a flat series that wiggles cannot explode (see
+   `robust_scale`). Beyond BARO, the score is weighted by the share of samples
+   after the onset that stayed far out (`sustained_share`), so the lone spike of
+   a spiky series does not outrank a change that holds.
 3. **Per entity**, the best score of its series, citing that series in the
    metrics cite form (so the cite resolves in the bundle).
 
@@ -49,6 +51,8 @@ MIN_BEFORE_CELLS = 3
 # a move of a few percent of what a series reads is no change an operator would page on.
 SCALE_FLOOR_SHARE = 0.05
 SCORE_CAP = 1000.0
+# Tukey's far-out fence: this many scales beyond the quartile is clearly out of the normal range.
+FENCE = 3.0
 # In Page's CUSUM of the joint abnormality, a cell counts as abnormal this many robust spreads above normal.
 ALLOWANCE = 3.0
 # A stretch of joint abnormality ends after this many normal cells in a row.
@@ -257,8 +261,27 @@ def joint_onset(
     return JointOnset(onset=int(cells[max(chosen[0], lo_cell)]), step=step, detected=True, series=len(usable))
 
 
-def change_score(series: MetricSeries, onset: int, end: int) -> SeriesChange | None:
-    """How far the series moved after `onset` from its distribution before, in robust units."""
+def sustained_share(before: np.ndarray, after: np.ndarray, moved: float, scale: float) -> float:
+    """Share of the samples after the onset beyond Tukey's far-out fence of the before, the way the peak went.
+
+    The fence is the quartile plus three times the scale: what a series crosses
+    only when it has really left its normal. A fault keeps a series there; a lone
+    spike of a spiky series (a p99 over a handful of requests) crosses it once.
+    """
+    q1, q3 = np.percentile(before, [25, 75])
+    if moved >= 0:
+        return float(np.mean(after > q3 + FENCE * scale))
+    return float(np.mean(after < q1 - FENCE * scale))
+
+
+def change_score(series: MetricSeries, onset: int, end: int, *, sustained: bool = True) -> SeriesChange | None:
+    """How far the series moved after `onset` from its distribution before, in robust units.
+
+    BARO's score, `max|after - median(before)| / scale(before)`, times (with
+    `sustained`) the share of post-onset samples that stayed beyond the far-out
+    fence: a change that holds counts fully, a single excursion by its share.
+    `sustained=False` is BARO's score alone (the baseline the evaluation compares with).
+    """
     ts = np.asarray(series.timestamps, dtype=np.int64)
     vs = np.asarray(series.values, dtype=float)
     before, after_mask = vs[ts < onset], (ts >= onset) & (ts <= end)
@@ -269,11 +292,14 @@ def change_score(series: MetricSeries, onset: int, end: int) -> SeriesChange | N
     peak = float(after[np.argmax(np.abs(after - med))])
     moved = peak - med
     scale = robust_scale(before, moved)
+    score = min(SCORE_CAP, abs(moved) / scale)
+    if sustained:
+        score *= sustained_share(before, after, moved, scale)
     after_ts = ts[after_mask]
     return SeriesChange(
         service=series.service,
         metric=series.metric,
-        score=min(SCORE_CAP, abs(moved) / scale),
+        score=score,
         direction="up" if moved >= 0 else "down",
         baseline=med,
         peak=peak,
@@ -320,6 +346,7 @@ def metric_changes(
     entities: set[str] | None = None,
     latest: int | None = None,
     fallback: int | None = None,
+    sustained: bool = True,
 ) -> tuple[JointOnset | None, list[MetricChange]]:
     """The joint onset over all series, and each entity's (of `entities`, all when None) best change score.
 
@@ -332,6 +359,8 @@ def metric_changes(
     if onset is None:
         return None, []
     scored = (
-        change_score(s, onset.onset, end) for s in series if entities is None or s.service in entities
+        change_score(s, onset.onset, end, sustained=sustained)
+        for s in series
+        if entities is None or s.service in entities
     )
     return onset, entity_changes((c for c in scored if c is not None), onset.onset)

@@ -212,7 +212,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     }
     below = {e: set(nx.descendants(g, e)) if e in g else set() for e in profiles}
     world = world_graph(ctx.topology) if ctx.has_topology else None
-    changed = metric_change_strengths(ctx)
+    changed = metric_change_strengths(ctx, g, {e for e, p in profiles.items() if p.abnormal or borrowed[e]})
     out: list[EntityScore] = []
     for e, p in profiles.items():
         b = borrowed[e]

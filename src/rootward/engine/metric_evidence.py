@@ -14,15 +14,21 @@ nothing) is read by the family of the series that moved.
 
 from __future__ import annotations
 
-from rootward.context.anomaly import family_of
+import networkx as nx
+
+from rootward.context.anomaly import SYMPTOM_FAMILIES, family_of
 from rootward.context.assemble import Context
 from rootward.context.metric_change import MetricChange
 from rootward.engine.signals import strength
 from rootward.engine.signatures import Signature
 
-# Weight of the metric change term in an entity's own evidence: that of a resource anomaly,
-# the strongest of the existing metric terms (hypotheses.score_entities).
-METRIC_CHANGE_WEIGHT = 0.5
+# Weight of the metric change term in an entity's own evidence (hypotheses.score_entities): half
+# that of a resource anomaly, as it is a second reading of the same series the anomaly terms read.
+METRIC_CHANGE_WEIGHT = 0.25
+# A change measured against a split the data did not confirm (no joint onset found) counts this much.
+UNCONFIRMED_ONSET = 0.5
+# A symptom change passed on from an abnormal dependency counts this much (as hypotheses.VICTIM_FACTOR).
+PASSED_ON = 0.35
 # A change score below this (interquartile ranges) is within what noise does over a window.
 MIN_CHANGE = 4.0
 # What a moved series of a family says, when nothing more specific does.
@@ -42,13 +48,30 @@ FAMILY_FAULTS: dict[str, str] = {
 FAMILY_SIGNATURE_SCORE = 0.3
 
 
-def metric_change_strengths(ctx: Context) -> dict[str, float]:
-    """Per entity, 0..1: how large its best change is (log scale) times how close to the incident's largest."""
+def metric_change_strengths(ctx: Context, graph: nx.DiGraph, abnormal: set[str]) -> dict[str, float]:
+    """Per entity, 0..1: how large its best change is (log scale) times how close to the incident's largest.
+
+    Latency, errors and traffic travel up the call graph: when the entity's best
+    series is one of those and something it depends on is abnormal too (by other
+    evidence, or by a metric change of its own), the change is most likely passed
+    on, and counts PASSED_ON as much. A resource that moved is its own. Against
+    an onset the data did not confirm, every change counts UNCONFIRMED_ONSET.
+    """
     changes = ctx.metric_changes
     top = max((m.score for m in changes), default=0.0)
     if top < MIN_CHANGE:
         return {}
-    return {m.entity: strength(m.score, MIN_CHANGE) * m.score / top for m in changes}
+    moved = {m.entity for m in changes if m.score >= MIN_CHANGE}
+    out = {}
+    for m in changes:
+        value = strength(m.score, MIN_CHANGE) * m.score / top
+        if ctx.metric_onset is not None and not ctx.metric_onset.detected:
+            value *= UNCONFIRMED_ONSET
+        deps = set(graph.successors(m.entity)) if m.entity in graph else set()
+        if family_of(m.metric) in SYMPTOM_FAMILIES and deps & (abnormal | moved):
+            value *= PASSED_ON
+        out[m.entity] = value
+    return out
 
 
 def metric_change_of(ctx: Context, entity: str) -> MetricChange | None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -98,24 +99,44 @@ class MetricChange(BaseModel):
     evidence: EvidenceRef
 
 
+@dataclass(frozen=True)
+class _Samples:
+    """One series as arrays, converted once (tuples of a few thousand floats are slow to convert twice)."""
+
+    series: MetricSeries
+    ts: np.ndarray
+    vs: np.ndarray
+
+
+def _samples(series: Iterable[MetricSeries]) -> list[_Samples]:
+    out = []
+    for s in series:
+        if len(s.timestamps) >= 2:
+            out.append(_Samples(s, np.fromiter(s.timestamps, np.int64), np.fromiter(s.values, float)))
+    return out
+
+
 def sampling_step(series: Sequence[MetricSeries]) -> int:
-    """The typical sampling interval: the median over series of each one's median spacing."""
-    steps = [float(np.median(np.diff(s.timestamps))) for s in series if len(s.timestamps) >= 2]
+    """The typical sampling interval: the median over series of each one's median spacing (0 without any)."""
+    return _step(_samples(series))
+
+
+def _step(samples: Sequence[_Samples]) -> int:
+    steps = [float(np.median(np.diff(s.ts))) for s in samples]
     steps = [x for x in steps if x > 0]
     return max(1, round(float(np.median(steps)))) if steps else 0
 
 
-def _grid(series: Sequence[MetricSeries], step: int, end: int) -> tuple[np.ndarray, np.ndarray]:
+def _grid(samples: Sequence[_Samples], step: int, end: int) -> tuple[np.ndarray, np.ndarray]:
     """(cell starts, one row per series of cell means, NaN where a series has no sample)."""
-    t0 = min(s.timestamps[0] for s in series)
-    t1 = min(end, max(s.timestamps[-1] for s in series))
+    t0 = min(int(s.ts[0]) for s in samples)
+    t1 = min(end, max(int(s.ts[-1]) for s in samples))
     n = max(1, (t1 - t0) // step + 1)
-    grid = np.full((len(series), n), np.nan)
-    for i, s in enumerate(series):
-        ts = np.asarray(s.timestamps, dtype=np.int64)
-        keep = ts <= t1
-        idx = (ts[keep] - t0) // step
-        sums = np.bincount(idx, weights=np.asarray(s.values, dtype=float)[keep], minlength=n)
+    grid = np.full((len(samples), n), np.nan)
+    for i, s in enumerate(samples):
+        keep = s.ts <= t1
+        idx = (s.ts[keep] - t0) // step
+        sums = np.bincount(idx, weights=s.vs[keep], minlength=n)
         counts = np.bincount(idx, minlength=n)
         with np.errstate(invalid="ignore", divide="ignore"):
             grid[i] = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
@@ -125,6 +146,14 @@ def _grid(series: Sequence[MetricSeries], step: int, end: int) -> tuple[np.ndarr
 def scale_floor(level: float) -> float:
     """The smallest spread a series at `level` is measured in: a share of what it reads."""
     return SCALE_FLOOR_SHARE * abs(level)
+
+
+def _scales(iqr: np.ndarray, med: np.ndarray, excursion: np.ndarray, moved: np.ndarray) -> np.ndarray:
+    """`robust_scale` for many series at once, from their statistics before the split."""
+    scale = np.maximum(iqr, SCALE_FLOOR_SHARE * np.abs(med))
+    scale = np.where(scale > 0, scale, excursion)
+    scale = np.where(scale > 0, scale, SCALE_FLOOR_SHARE * np.abs(moved))
+    return np.where(scale > 0, scale, 1.0)
 
 
 def robust_scale(before: np.ndarray, moved: float) -> float:
@@ -137,15 +166,9 @@ def robust_scale(before: np.ndarray, moved: float) -> float:
     departure as SCALE_FLOOR_SHARE of its own size, so leaving a perfectly flat
     line scores 1 / SCALE_FLOOR_SHARE, strong but finite.
     """
-    med = float(np.median(before))
-    q1, q3 = np.percentile(before, [25, 75])
-    scale = max(float(q3 - q1), scale_floor(med))
-    if scale > 0:
-        return scale
-    excursion = float(np.max(np.abs(before - med)))
-    if excursion > 0:
-        return excursion
-    return SCALE_FLOOR_SHARE * abs(moved) or 1.0
+    q1, med, q3 = np.percentile(before, [25, 50, 75])
+    excursion = np.max(np.abs(before - med))
+    return float(_scales(np.asarray(q3 - q1), np.asarray(med), np.asarray(excursion), np.asarray(moved)))
 
 
 def _deviations(grid: np.ndarray, reference: np.ndarray) -> np.ndarray:
@@ -155,17 +178,18 @@ def _deviations(grid: np.ndarray, reference: np.ndarray) -> np.ndarray:
     `robust_scale` there, the same unit the change score uses. The log keeps one
     series with a huge move from drowning the others.
     """
-    out = np.zeros_like(grid)
-    for i, row in enumerate(grid):
-        ref = row[reference]
-        ref = ref[~np.isnan(ref)]
-        if len(ref) < 2:
-            continue
-        med = float(np.median(ref))
-        dev = np.abs(row - med)
-        scale = robust_scale(ref, float(np.nanmax(dev)))
-        out[i] = np.nan_to_num(np.log1p(dev / scale), nan=0.0)
-    return out
+    ref = grid[:, reference]
+    usable = np.sum(~np.isnan(ref), axis=1) >= 2
+    grid, ref = grid[usable], ref[usable]
+    if not len(grid):
+        return np.zeros((1, reference.shape[0]))
+    with np.errstate(all="ignore"):
+        percentile = np.percentile if not np.isnan(ref).any() else np.nanpercentile
+        q1, med, q3 = percentile(ref, [25, 50, 75], axis=1)
+        dev = np.abs(grid - med[:, None])
+        excursion = np.nanmax(np.abs(ref - med[:, None]), axis=1)
+        scale = _scales(q3 - q1, med, excursion, np.nanmax(dev, axis=1))
+        return np.nan_to_num(np.log1p(dev / scale[:, None]), nan=0.0)
 
 
 def abnormality(deviations: np.ndarray) -> np.ndarray:
@@ -233,11 +257,16 @@ def joint_onset(
     earlier than the look-back). Without one, it is `fallback` (the caller's default
     onset) or else the most abnormal cell in reach, marked `detected=False`.
     """
-    usable = [s for s in series if len(s.timestamps) >= 2]
-    step = sampling_step(usable)
+    return _joint_onset(_samples(series), fired_at=fired_at, end=end, latest=latest, fallback=fallback)
+
+
+def _joint_onset(
+    usable: Sequence[_Samples], *, fired_at: int, end: int, latest: int | None, fallback: int | None
+) -> JointOnset | None:
+    step = _step(usable)
     if not usable or step <= 0:
         return None
-    span = min(end, max(s.timestamps[-1] for s in usable)) - min(s.timestamps[0] for s in usable)
+    span = min(end, max(int(s.ts[-1]) for s in usable)) - min(int(s.ts[0]) for s in usable)
     step = max(step, math.ceil(span / MAX_CELLS))
     cells, grid = _grid(usable, step, end)
     reference = cells < fired_at
@@ -261,14 +290,13 @@ def joint_onset(
     return JointOnset(onset=int(cells[max(chosen[0], lo_cell)]), step=step, detected=True, series=len(usable))
 
 
-def sustained_share(before: np.ndarray, after: np.ndarray, moved: float, scale: float) -> float:
+def sustained_share(after: np.ndarray, q1: float, q3: float, moved: float, scale: float) -> float:
     """Share of the samples after the onset beyond Tukey's far-out fence of the before, the way the peak went.
 
     The fence is the quartile plus three times the scale: what a series crosses
     only when it has really left its normal. A fault keeps a series there; a lone
     spike of a spiky series (a p99 over a handful of requests) crosses it once.
     """
-    q1, q3 = np.percentile(before, [25, 75])
     if moved >= 0:
         return float(np.mean(after > q3 + FENCE * scale))
     return float(np.mean(after < q1 - FENCE * scale))
@@ -282,30 +310,33 @@ def change_score(series: MetricSeries, onset: int, end: int, *, sustained: bool 
     fence: a change that holds counts fully, a single excursion by its share.
     `sustained=False` is BARO's score alone (the baseline the evaluation compares with).
     """
-    ts = np.asarray(series.timestamps, dtype=np.int64)
-    vs = np.asarray(series.values, dtype=float)
-    before, after_mask = vs[ts < onset], (ts >= onset) & (ts <= end)
-    after = vs[after_mask]
+    found = _samples([series])
+    return _change(found[0], onset, end, sustained) if found else None
+
+
+def _change(s: _Samples, onset: int, end: int, sustained: bool) -> SeriesChange | None:
+    split, stop = np.searchsorted(s.ts, onset), np.searchsorted(s.ts, end, side="right")
+    before, after = s.vs[:split], s.vs[split:stop]
     if len(before) < 2 or len(after) == 0:
         return None
-    med = float(np.median(before))
+    q1, med, q3 = (float(q) for q in np.percentile(before, [25, 50, 75]))
     peak = float(after[np.argmax(np.abs(after - med))])
     moved = peak - med
-    scale = robust_scale(before, moved)
+    excursion = np.max(np.abs(before - med))
+    scale = float(_scales(np.asarray(q3 - q1), np.asarray(med), np.asarray(excursion), np.asarray(moved)))
     score = min(SCORE_CAP, abs(moved) / scale)
     if sustained:
-        score *= sustained_share(before, after, moved, scale)
-    after_ts = ts[after_mask]
+        score *= sustained_share(after, q1, q3, moved, scale)
     return SeriesChange(
-        service=series.service,
-        metric=series.metric,
+        service=s.series.service,
+        metric=s.series.metric,
         score=score,
         direction="up" if moved >= 0 else "down",
         baseline=med,
         peak=peak,
         scale=scale,
-        start=int(after_ts[0]),
-        end=int(after_ts[-1]),
+        start=int(s.ts[split]),
+        end=int(s.ts[stop - 1]),
     )
 
 
@@ -355,12 +386,13 @@ def metric_changes(
     split to score against when no joint change is found (the caller's default
     incident start).
     """
-    onset = joint_onset(series, fired_at=fired_at, end=end, latest=latest, fallback=fallback)
+    samples = _samples(series)
+    onset = _joint_onset(samples, fired_at=fired_at, end=end, latest=latest, fallback=fallback)
     if onset is None:
         return None, []
     scored = (
-        change_score(s, onset.onset, end, sustained=sustained)
-        for s in series
-        if entities is None or s.service in entities
+        _change(s, onset.onset, end, sustained)
+        for s in samples
+        if entities is None or s.series.service in entities
     )
     return onset, entity_changes((c for c in scored if c is not None), onset.onset)

@@ -391,8 +391,6 @@ def metric_changes(
     if onset is None:
         return None, []
     scored = (
-        _change(s, onset.onset, end, sustained)
-        for s in samples
-        if entities is None or s.series.service in entities
+        _change(s, onset.onset, end, sustained) for s in samples if entities is None or s.series.service in entities
     )
     return onset, entity_changes((c for c in scored if c is not None), onset.onset)

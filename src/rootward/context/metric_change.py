@@ -67,7 +67,7 @@ class JointOnset(BaseModel):
 
     onset: int  # epoch seconds: start of the first grid cell after the change
     step: int  # grid step in seconds (the typical sampling interval)
-    detected: bool  # a stretch of joint abnormality was under way at the alert (else: the most abnormal cell)
+    detected: bool  # a stretch of joint abnormality was under way at the alert (else: a fallback split)
     series: int  # series that took part
 
 

@@ -20,6 +20,7 @@ from rootward.context.changes import ChangeItem, recent_changes
 from rootward.context.k8s_events import event_text
 from rootward.context.log_shifts import LogShift, log_shifts
 from rootward.context.log_signals import LogSignal, log_signals
+from rootward.context.metric_change import JointOnset, MetricChange, metric_changes
 from rootward.context.recovery import AlertState, alert_states, current_firings, recovery_of
 from rootward.context.topology import Subgraph, connecting, dependency_closure, subgraph
 from rootward.context.trace_evidence import TraceFinding, compared_windows, trace_findings
@@ -68,6 +69,8 @@ class Context(BaseModel):
     telemetry: dict[str, list[str]] = Field(default_factory=dict)  # entity -> sources with data
     anomalies: list[Anomaly] = Field(default_factory=list)
     series: list[ScoredSeries] = Field(default_factory=list)  # every scored series, anomalous or not
+    metric_onset: JointOnset | None = None  # where all series changed together (context.metric_change)
+    metric_changes: list[MetricChange] = Field(default_factory=list)  # per entity: its best robust change
     logs: list[LogSignal] = Field(default_factory=list)
     # Templates whose frequency changed at the onset, at any level (context/log_shifts.py).
     log_shifts: list[LogShift] = Field(default_factory=list)
@@ -93,6 +96,7 @@ class Context(BaseModel):
         refs: list[EvidenceRef] = [a.evidence for a in self.alerts]
         refs += [a.evidence for a in self.anomalies] + [s.evidence for s in self.logs]
         refs += [s.evidence for s in self.log_shifts]
+        refs += [m.evidence for m in self.metric_changes]
         refs += [c.evidence for c in self.changes] + [k.evidence for k in self.knowledge]
         refs += [e.evidence for e in self.topology.edges]
         refs += [f.evidence for f in self.trace_findings if f.changed]
@@ -211,8 +215,18 @@ def assemble_context(
         earlier=earlier,
     )
 
+    joint, moved = metric_changes(
+        series,
+        fired_at=int(meta.fired_at.timestamp()),
+        end=int(window.end.timestamp()),
+        entities=reachable,
+        latest=int(last_alert.timestamp()),
+        fallback=int(window.start.timestamp()),
+    )
     # Slow climbs (leaks) start long before the incident; its onset is where things broke.
     onset = derive_onset([(a.onset, a.score) for a in anomalies if a.shape != "ramp"])
+    if onset is None and joint is not None and joint.detected:
+        onset = joint.onset  # too few samples for per-series change points (coarse data): the joint one
     window = with_onset(window, datetime.fromtimestamp(onset, meta.fired_at.tzinfo) if onset else None)
 
     telemetry: dict[str, list[str]] = {}
@@ -255,6 +269,7 @@ def assemble_context(
     earlier = [a for a in earlier if a.service in members]
     settled, chronic = recovery_of(series, anomalies, int(data_end.timestamp()))
     scored = [x for x in scored if x.service in members]
+    moved = [m for m in moved if m.entity in members]
     logs = [s for s in logs if s.service in members]
     shifts = [s for s in shifts if s.service in members]
     telemetry = {e: v for e, v in telemetry.items() if e in members}
@@ -287,6 +302,8 @@ def assemble_context(
         telemetry=telemetry,
         anomalies=anomalies,
         series=scored,
+        metric_onset=joint,
+        metric_changes=moved,
         logs=logs,
         log_shifts=shifts,
         changes=changes,

@@ -38,6 +38,13 @@ from rootward.context.log_signals import LogSignal
 from rootward.context.topology import Subgraph, upstream_closure
 from rootward.domain.hypothesis import Hypothesis
 from rootward.engine import log_shift_evidence as shift_term
+from rootward.engine.metric_evidence import (
+    FAMILY_FAULTS,
+    METRIC_CHANGE_WEIGHT,
+    family_signature,
+    metric_change_of,
+    metric_change_strengths,
+)
 from rootward.engine.signals import EntityProfile, entity_profiles, mentions
 from rootward.engine.signatures import SPECIFICITY, Signature, classify, log_matches
 from rootward.engine.trace_attribution import TraceAttribution, attribute_traces
@@ -217,6 +224,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     world = world_graph(ctx.topology) if ctx.has_topology else None
     shifts = shift_term.shifts_by_entity(ctx.log_shifts)  # log template shifts, any level
     traces = attribute_traces(ctx.trace_findings)
+    changed = metric_change_strengths(ctx, g, {e for e, p in profiles.items() if p.abnormal or borrowed[e]})
     out: list[EntityScore] = []
     for e, p in profiles.items():
         b = borrowed[e]
@@ -231,6 +239,8 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             + shift_term.SHIFT_WEIGHT * shift_term.shift_strength(shifts.get(e, []), p.own_logs)
             + TRACE_WEIGHT * t.own
         )
+        # Metric change: the robust before/after score of its most-moved series (engine.metric_evidence).
+        own += METRIC_CHANGE_WEIGHT * changed.get(e, 0.0)
         if own <= 0:
             continue
         reach = _reach(g, e, p, points, below)
@@ -265,6 +275,8 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         )
         deployed = any(c.kind == "deploy" for c in p.changes) if ctx.changes else None
         sigs = shift_term.with_shift_signatures(sigs, shifts.get(e, []), p.own_logs, deploy_recorded=deployed)
+        if not sigs and (change := metric_change_of(ctx, e)) is not None:
+            sigs = [s for s in [family_signature(change)] if s is not None]
         out.append(EntityScore(e, score, own, coverage, victim_of, sigs, reasons))
     out.sort(key=lambda s: (-s.score, s.entity))
     return out
@@ -300,18 +312,7 @@ def _alternatives(
     return out
 
 
-ALERT_FAMILY_FAULTS: dict[str, str] = {
-    "cpu": "cpu_saturation",
-    "memory": "memory_leak",
-    "disk": "disk_full",
-    "restarts": "crash_loop",
-    "packet_loss": "packet_loss",
-    "connections": "connection_pool_exhaustion",
-    "network": "network_latency",
-    "latency": "network_latency",
-    "errors": "deploy_regression",
-    "traffic": "traffic_surge",
-}
+ALERT_FAMILY_FAULTS = FAMILY_FAULTS
 
 
 def _from_alerts(ctx: Context, limit: int) -> list[Hypothesis]:

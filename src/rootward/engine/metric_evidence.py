@@ -1,0 +1,91 @@
+"""Metric change scores as evidence in the hypothesis priors.
+
+`context.metric_change` gives each entity its best robust before/after change
+around the incident's joint onset (BARO's idea). Here that becomes one term of
+an entity's own evidence: strong when the change is large in robust units
+*and* close to the largest change of the incident, so the entity whose series
+moved most, in units of its own normal variation, leads, while a hub whose
+change is smaller in those units does not, however loud it is in raw numbers.
+
+It is also the fault type of last resort: an entity whose only evidence is a
+metric change (coarse samples, where the per-series change points find
+nothing) is read by the family of the series that moved.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from rootward.context.anomaly import SYMPTOM_FAMILIES, family_of
+from rootward.context.assemble import Context
+from rootward.context.metric_change import MetricChange
+from rootward.engine.signals import strength
+from rootward.engine.signatures import Signature
+
+# Weight of the metric change term in an entity's own evidence (hypotheses.score_entities): half
+# that of a resource anomaly, as it is a second reading of the same series the anomaly terms read.
+METRIC_CHANGE_WEIGHT = 0.25
+# A change measured against a split the data did not confirm (no joint onset found) counts this much.
+UNCONFIRMED_ONSET = 0.5
+# A symptom change passed on from an abnormal dependency counts this much (as hypotheses.VICTIM_FACTOR).
+PASSED_ON = 0.35
+# A change score below this (interquartile ranges) is within what noise does over a window.
+MIN_CHANGE = 4.0
+# What a moved series of a family says, when nothing more specific does.
+FAMILY_FAULTS: dict[str, str] = {
+    "cpu": "cpu_saturation",
+    "memory": "memory_leak",
+    "disk": "disk_full",
+    "restarts": "crash_loop",
+    "packet_loss": "packet_loss",
+    "connections": "connection_pool_exhaustion",
+    "network": "network_latency",
+    "latency": "network_latency",
+    "errors": "deploy_regression",
+    "traffic": "traffic_surge",
+}
+# A signature read from the family alone is a weak one: any specific evidence outranks it.
+FAMILY_SIGNATURE_SCORE = 0.3
+
+
+def metric_change_strengths(ctx: Context, graph: nx.DiGraph, abnormal: set[str]) -> dict[str, float]:
+    """Per entity, 0..1: how large its best change is (log scale) times how close to the incident's largest.
+
+    Latency, errors and traffic travel up the call graph: when the entity's best
+    series is one of those and something it depends on is abnormal too (by other
+    evidence, or by a metric change of its own), the change is most likely passed
+    on, and counts PASSED_ON as much. A resource that moved is its own. Against
+    an onset the data did not confirm, every change counts UNCONFIRMED_ONSET.
+    """
+    changes = ctx.metric_changes
+    top = max((m.score for m in changes), default=0.0)
+    if top < MIN_CHANGE:
+        return {}
+    moved = {m.entity for m in changes if m.score >= MIN_CHANGE}
+    out = {}
+    for m in changes:
+        value = strength(m.score, MIN_CHANGE) * m.score / top
+        if ctx.metric_onset is not None and not ctx.metric_onset.detected:
+            value *= UNCONFIRMED_ONSET
+        deps = set(graph.successors(m.entity)) if m.entity in graph else set()
+        if family_of(m.metric) in SYMPTOM_FAMILIES and deps & (abnormal | moved):
+            value *= PASSED_ON
+        out[m.entity] = value
+    return out
+
+
+def metric_change_of(ctx: Context, entity: str) -> MetricChange | None:
+    return next((m for m in ctx.metric_changes if m.entity == entity), None)
+
+
+def family_signature(change: MetricChange) -> Signature | None:
+    """The fault type the family of the most-moved series suggests, citing that series."""
+    fault = FAMILY_FAULTS.get(family_of(change.metric))
+    if fault is None or change.score < MIN_CHANGE:
+        return None
+    return Signature(
+        fault,
+        FAMILY_SIGNATURE_SCORE,
+        [change.evidence],
+        [f"its {change.metric} moved most, {change.score:.1f} interquartile ranges from before the onset"],
+    )

@@ -1,0 +1,100 @@
+"""Metric change scores in the hypothesis priors (`engine/metric_evidence.py` through `engine/hypotheses.py`)."""
+
+from __future__ import annotations
+
+from rootward.context.assemble import Context
+from rootward.context.metric_change import JointOnset, MetricChange
+from rootward.domain.evidence import EvidenceRef, metric_cite
+from rootward.engine.hypotheses import rank_hypotheses, score_entities
+from rootward.engine.metric_evidence import METRIC_CHANGE_WEIGHT, metric_change_strengths
+from tests.engine.small_incidents import ONSET_S, anomaly, incident
+
+SHOP = {"frontend": "service", "checkout": "service", "payments": "service", "ads": "service"}
+EDGES = [
+    ("frontend", "checkout", "depends_on"),
+    ("frontend", "ads", "depends_on"),
+    ("checkout", "payments", "depends_on"),
+]
+
+
+def moved(entity: str, metric: str, score: float) -> MetricChange:
+    cite = metric_cite(entity, metric, ONSET_S, ONSET_S + 600)
+    return MetricChange(
+        entity=entity,
+        metric=metric,
+        score=score,
+        direction="up",
+        baseline=1.0,
+        peak=2.0,
+        onset=ONSET_S,
+        series=3,
+        evidence=EvidenceRef("metric", cite, f"{entity} {metric} moved {score} interquartile ranges"),
+    )
+
+
+def with_changes(ctx: Context, *changes: MetricChange, detected: bool = True) -> Context:
+    onset = JointOnset(onset=ONSET_S, step=300, detected=detected, series=12)
+    return ctx.model_copy(update={"metric_changes": list(changes), "metric_onset": onset})
+
+
+def _coarse(*changes: MetricChange, detected: bool = True) -> Context:
+    """5-minute samples: the per-series change points found nothing, only the metric changes speak."""
+    return with_changes(incident(kinds=SHOP, edges=EDGES, alerting=["frontend"]), *changes, detected=detected)
+
+
+def test_a_quiet_cause_with_a_strong_robust_change_outranks_the_loud_hub_above_it() -> None:
+    # The hub's latency is loud in milliseconds but a few of its own interquartile ranges;
+    # the leaf's CPU is far outside its own narrow range.
+    ctx = _coarse(moved("frontend", "latency_p99_ms", 9.0), moved("ads", "cpu_usage", 80.0))
+    ranked = rank_hypotheses(ctx)
+    assert ranked[0].entity == "ads" and ranked[0].fault_type == "cpu_saturation"
+    assert ranked[0].evidence[0].cite.startswith("metrics.csv:ads/cpu_usage@")
+
+
+def test_without_metric_changes_a_coarse_incident_knows_only_its_alert() -> None:
+    ranked = rank_hypotheses(incident(kinds=SHOP, edges=EDGES, alerting=["frontend"]))
+    assert [h.entity for h in ranked] == ["frontend"]
+
+
+def test_a_latency_change_passed_on_from_an_abnormal_dependency_counts_less_than_the_dependencys_own() -> None:
+    # checkout's latency moved most, but what it calls moved too: its latency is most likely passed on.
+    ctx = _coarse(moved("checkout", "latency_p99_ms", 60.0), moved("payments", "cpu_usage", 40.0))
+    scores = {s.entity: s.score for s in score_entities(ctx)}
+    assert max(scores, key=lambda e: scores[e]) == "payments"
+    strengths = metric_change_strengths(ctx, ctx.topology.graph(), set())
+    assert strengths["checkout"] < strengths["payments"]
+
+
+def test_a_resource_change_is_its_own_even_under_an_abnormal_dependency() -> None:
+    ctx = _coarse(moved("checkout", "cpu_usage", 60.0), moved("payments", "cpu_usage", 40.0))
+    strengths = metric_change_strengths(ctx, ctx.topology.graph(), set())
+    assert strengths["checkout"] > strengths["payments"]
+
+
+def test_the_term_is_the_entitys_change_relative_to_the_incidents_largest() -> None:
+    ctx = _coarse(moved("ads", "cpu_usage", 100.0), moved("payments", "memory_bytes", 25.0))
+    strengths = metric_change_strengths(ctx, ctx.topology.graph(), set())
+    assert strengths["ads"] == 1.0 and 0 < strengths["payments"] < 0.25
+    own = {s.entity: s.own for s in score_entities(ctx)}
+    assert own["ads"] == METRIC_CHANGE_WEIGHT
+
+
+def test_changes_within_noise_and_against_an_unconfirmed_onset_count_less() -> None:
+    quiet = _coarse(moved("ads", "cpu_usage", 3.0))
+    assert metric_change_strengths(quiet, quiet.topology.graph(), set()) == {}
+    guessed = _coarse(moved("ads", "cpu_usage", 100.0), detected=False)
+    assert metric_change_strengths(guessed, guessed.topology.graph(), set())["ads"] == 0.5
+
+
+def test_specific_evidence_still_decides_the_fault_type_of_an_entity_that_also_moved() -> None:
+    ctx = with_changes(
+        incident(
+            kinds=SHOP,
+            edges=EDGES,
+            alerting=["frontend"],
+            anomalies=[anomaly("payments", "memory", metric="memory_bytes", baseline=1e9, after=3e9, shape="ramp")],
+        ),
+        moved("payments", "cpu_usage", 50.0),
+    )
+    ranked = rank_hypotheses(ctx)
+    assert ranked[0].entity == "payments" and ranked[0].fault_type != "cpu_saturation"

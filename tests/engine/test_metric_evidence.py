@@ -98,3 +98,14 @@ def test_specific_evidence_still_decides_the_fault_type_of_an_entity_that_also_m
     )
     ranked = rank_hypotheses(ctx)
     assert ranked[0].entity == "payments" and ranked[0].fault_type != "cpu_saturation"
+
+
+def test_a_latency_change_the_spans_do_not_attribute_to_the_entity_counts_as_passed_on() -> None:
+    # ads is a leaf: nothing below it is abnormal, but its spans were traced and show no change of its own.
+    ctx = _coarse(moved("ads", "latency_p99_ms", 60.0), moved("payments", "cpu_usage", 40.0))
+    graph = ctx.topology.graph()
+    untraced = metric_change_strengths(ctx, graph, set())
+    traced = metric_change_strengths(ctx, graph, set(), unchanged_in_traces=frozenset({"ads", "payments"}))
+    assert untraced["ads"] > untraced["payments"]
+    assert traced["ads"] < traced["payments"]  # a resource change stays its own
+    assert traced["payments"] == untraced["payments"]

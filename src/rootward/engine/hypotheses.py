@@ -224,7 +224,12 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     world = world_graph(ctx.topology) if ctx.has_topology else None
     shifts = shift_term.shifts_by_entity(ctx.log_shifts)  # log template shifts, any level
     traces = attribute_traces(ctx.trace_findings)
-    changed = metric_change_strengths(ctx, g, {e for e, p in profiles.items() if p.abnormal or borrowed[e]})
+    traced_quiet = frozenset(
+        e for e, kinds in ctx.telemetry.items() if "traces" in kinds and (e not in traces or traces[e].own <= 0)
+    )
+    changed = metric_change_strengths(
+        ctx, g, {e for e, p in profiles.items() if p.abnormal or borrowed[e]}, unchanged_in_traces=traced_quiet
+    )
     out: list[EntityScore] = []
     for e, p in profiles.items():
         b = borrowed[e]

@@ -48,13 +48,18 @@ FAMILY_FAULTS: dict[str, str] = {
 FAMILY_SIGNATURE_SCORE = 0.3
 
 
-def metric_change_strengths(ctx: Context, graph: nx.DiGraph, abnormal: set[str]) -> dict[str, float]:
+def metric_change_strengths(
+    ctx: Context, graph: nx.DiGraph, abnormal: set[str], unchanged_in_traces: frozenset[str] = frozenset()
+) -> dict[str, float]:
     """Per entity, 0..1: how large its best change is (log scale) times how close to the incident's largest.
 
     Latency, errors and traffic travel up the call graph: when the entity's best
     series is one of those and something it depends on is abnormal too (by other
     evidence, or by a metric change of its own), the change is most likely passed
-    on, and counts PASSED_ON as much. A resource that moved is its own. Against
+    on, and counts PASSED_ON as much. The same holds when the entity's spans were
+    traced and the trace attribution found no change of its own
+    (`unchanged_in_traces`): the spans measure that latency with attribution, the
+    series without. A resource that moved is its own. Against
     an onset the data did not confirm, every change counts UNCONFIRMED_ONSET.
     """
     changes = ctx.metric_changes
@@ -68,7 +73,8 @@ def metric_change_strengths(ctx: Context, graph: nx.DiGraph, abnormal: set[str])
         if ctx.metric_onset is not None and not ctx.metric_onset.detected:
             value *= UNCONFIRMED_ONSET
         deps = set(graph.successors(m.entity)) if m.entity in graph else set()
-        if family_of(m.metric) in SYMPTOM_FAMILIES and deps & (abnormal | moved):
+        passed_on = deps & (abnormal | moved) or m.entity in unchanged_in_traces
+        if family_of(m.metric) in SYMPTOM_FAMILIES and passed_on:
             value *= PASSED_ON
         out[m.entity] = value
     return out

@@ -72,7 +72,13 @@ def context_command(
     except BundleError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    ctx = assemble_context(bundle_sources(loaded), loaded.meta, hops=hops, retrieve_knowledge=retrieve_knowledge)
+    ctx = assemble_context(
+        bundle_sources(loaded),
+        loaded.meta,
+        hops=hops,
+        extra_gaps=loaded.partial_gaps(),
+        retrieve_knowledge=retrieve_knowledge,
+    )
     if as_json:
         sys.stdout.write(ctx.model_dump_json(indent=1) + "\n")
         return

@@ -67,7 +67,13 @@ def initial_state(bundle_path: str | Path, deps: EngineDeps | None = None) -> En
 
 def stage_assemble_context(state: EngineState, deps: EngineDeps) -> EngineState:
     bundle = _bundle(state)
-    ctx = assemble_context(bundle_sources(bundle), bundle.meta, hops=state.hops, retrieve_knowledge=retrieve_knowledge)
+    ctx = assemble_context(
+        bundle_sources(bundle),
+        bundle.meta,
+        hops=state.hops,
+        extra_gaps=bundle.partial_gaps(),  # a live snapshot's notes, verbatim
+        retrieve_knowledge=retrieve_knowledge,
+    )
     gaps = list(dict.fromkeys([*state.gaps, *ctx.gaps]))
     if ctx.redacted_lines:
         gaps.append(f"{ctx.redacted_lines} log line(s) that looked like instructions to a model were set aside")

@@ -319,7 +319,8 @@ def test_snapshot_asks_each_alerting_entity_and_names_the_one_prometheus_knows_n
     live = read_live(tmp_path / "snap")
     assert live is not None
     query = live.metric_query("payment", "error_rate")
-    assert query is not None and query.query.startswith('PromQL (sum by (service) (rate(http_requests_total{service="pay')
+    assert query is not None
+    assert query.query.startswith('PromQL (sum by (service) (rate(http_requests_total{service="pay')
     assert query.url.startswith(prometheus.url + "/graph?")
     assert live.alert_links == {"fp-payment": "http://prom/graph?g0.expr=x", "fp-orders": "http://prom/graph?g0.expr=x"}
     (orders,) = [c for c in live.coverage if c.entity == "orders"]

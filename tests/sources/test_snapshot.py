@@ -78,3 +78,31 @@ def test_no_trace_source_configured_is_a_named_gap(tmp_path: Path) -> None:
     gaps = snapshot_bundle(tmp_path / "snap", meta=original.meta, alerts=original.alerts, sources=sources)
     assert gaps["traces.jsonl"] == "no trace source configured"
     assert "traces.jsonl: no trace source configured" in load_bundle(tmp_path / "snap").gaps()
+
+
+def test_a_dead_loki_reaches_the_rca_as_the_snapshot_said_it(tmp_path: Path) -> None:
+    from rootward.engine.entry_point import investigate_bundle
+    from rootward.sources.loki import LokiSettings, LokiSource
+    from tests.sources.local_http import free_port
+
+    original = load_bundle(write_bundle(tmp_path / "live"))
+    loki = LokiSource(LokiSettings(base_url=f"http://127.0.0.1:{free_port()}", timeout_s=2))
+    sources = SourceSet(alerts=bundle_sources(original).alerts, logs=loki)
+    gaps = snapshot_bundle(tmp_path / "snap", meta=original.meta, alerts=original.alerts, sources=sources)
+    assert gaps["logs.jsonl"] == "Loki: query_range cannot connect (connection refused)"
+    result = investigate_bundle(tmp_path / "snap")
+    assert "no logs: Loki: query_range cannot connect (connection refused)" in result.gaps
+
+
+def test_a_combined_source_with_one_dead_part_keeps_its_file_and_names_the_dead_part(tmp_path: Path) -> None:
+    from rootward.sources.combined import CombinedTraceSource
+
+    original = load_bundle(write_bundle(tmp_path / "live"))
+    live = bundle_sources(original)
+    traces = CombinedTraceSource([DeadTraces(), live.traces])
+    sources = SourceSet(alerts=live.alerts, traces=traces)
+    gaps = snapshot_bundle(tmp_path / "snap", meta=original.meta, alerts=original.alerts, sources=sources)
+    assert gaps["traces.jsonl"] == "some trace sources failed: jaeger: timed out after 10s"
+    snap = load_bundle(tmp_path / "snap")
+    assert snap.spans and "traces.jsonl" not in snap.missing
+    assert snap.partial_gaps() == ["some trace sources failed: jaeger: timed out after 10s"]

@@ -29,6 +29,7 @@ from rootward.domain.topology import Topology
 from rootward.engine.budget import Budget, BudgetExceeded
 from rootward.engine.confidence_gates import apply_gates
 from rootward.engine.dependencies import EngineDeps, WorldModelSource
+from rootward.engine.evidence_scope import keep_linked
 from rootward.engine.hypotheses import MIN_HYPOTHESES, rank_hypotheses
 from rootward.engine.knowledge_context import retrieve_knowledge
 from rootward.engine.memory import InMemoryWorkingMemory
@@ -88,12 +89,16 @@ def stage_hypotheses(state: EngineState, deps: EngineDeps) -> EngineState:
         extra = deps.reasoner.propose(ctx, ranked, budget)
     except BudgetExceeded:
         extra = []
-    ranked = _merge_proposals(ranked, extra)
+    ranked, unlinked = keep_linked(ctx, _merge_proposals(ranked, extra))  # never borrow another entity's evidence
     update: dict[str, object] = {"hypotheses": ranked, "budget": budget}
+    if unlinked:
+        update["gaps"] = list(dict.fromkeys([*state.gaps, *unlinked]))
     if state.first_hypothesis_ms is None:
         update["first_hypothesis_ms"] = state.ms_since_start()
     if len(ranked) < MIN_HYPOTHESES:
-        update["gaps"] = [*state.gaps, f"only {len(ranked)} hypothesis(es): too little abnormal evidence"]
+        gaps = update.get("gaps", state.gaps)
+        assert isinstance(gaps, list)
+        update["gaps"] = [*gaps, f"only {len(ranked)} hypothesis(es): too little abnormal evidence"]
     return state.model_copy(update=update)
 
 

@@ -36,6 +36,7 @@ COMMAND_MODULES = (
     "actions",  # executor, approvals, users, tokens (action ladder)
     "console",  # import (record bundle investigations for the console)
     "costs",  # costs --by service|model|provider (LLM spend)
+    "sources",  # sources check (live connectors)
 )
 
 

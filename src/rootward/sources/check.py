@@ -161,7 +161,8 @@ def _loki(source: Any, start: datetime, end: datetime) -> Probe:
             return "ok", f'log streams with {label}="{service}" in the last hour'
         return "warn", f'no log stream with {label}="{service}" in the last hour ({len(values)} {label} values seen)'
 
-    return Probe(f"{source.settings.base_url} answers; {len(values)} values of stream label {label}", values, per_service)
+    detail = f"{source.settings.base_url} answers; {len(values)} values of stream label {label}"
+    return Probe(detail, values, per_service)
 
 
 def _jaeger(source: Any, start: datetime, end: datetime) -> Probe:

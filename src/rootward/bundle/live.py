@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rootward.domain.investigation import EvidenceItem, InvestigationResult
 from rootward.domain.live import EntityCoverage, LiveQuery, TemplateMatch
 
 LIVE_FILE = "live.json"
@@ -71,3 +72,38 @@ def _coverage(raw: dict[str, Any]) -> EntityCoverage:
     fields["discovered"] = tuple(fields.get("discovered", []))
     fields["notes"] = tuple(fields.get("notes", []))
     return EntityCoverage(**fields)
+
+
+def _live_query_of(cite: str, record: LiveRecord) -> tuple[str, str]:
+    """(query, url) behind one bundle cite, from what the snapshot asked; ("", "") when unknown."""
+    kind, _, rest = cite.partition(":")
+    if kind == "metrics.csv":
+        service, _, tail = rest.partition("/")
+        found = record.metric_query(service, tail.rsplit("@", 1)[0])
+    elif kind == "logs.jsonl":
+        found = record.first("logs")
+    elif kind == "traces.jsonl":
+        service = rest.split("@", 1)[0].split("->")[-1] if "@" in rest else ""
+        found = record.first("traces", service)
+    elif kind == "alerts.json":
+        url = record.alert_links.get(rest, "")
+        return "", url
+    else:
+        found = None
+    return (found.query, found.url) if found is not None else ("", "")
+
+
+def link_evidence(result: InvestigationResult, record: LiveRecord | None) -> InvestigationResult:
+    """The result with each live evidence item's exact query and UI link (`query`, `url`) beside its cite.
+
+    Cites keep pointing into the bundle (they must resolve against files that stay put); the query
+    is how to see the same data in the live source again."""
+    if record is None:
+        return result
+    evidence: dict[str, EvidenceItem] = {}
+    for eid, item in result.evidence.items():
+        query, url = _live_query_of(item.cite, record)
+        url = url if url.startswith(("http://", "https://")) else ""  # a generatorURL is sender-supplied
+        extra = {k: v for k, v in (("query", query), ("url", url)) if v}
+        evidence[eid] = item.model_copy(update=extra) if extra else item
+    return result.model_copy(update={"evidence": evidence})

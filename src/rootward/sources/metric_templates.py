@@ -135,7 +135,7 @@ _LOCAL_FS = 'fstype!~"tmpfs|ramfs|overlay|squashfs|nsfs|fuse.*"'
 
 
 def _rate(name: str, extra: str = "") -> str:
-    return f"rate({name}{{{{selector}}{extra}}}[5m])"
+    return f"rate({name}{{{{selector}}{extra}}}[{{window}}])"
 
 
 def _ratio_of_errors(total: str, errors: list[str]) -> str:
@@ -268,7 +268,7 @@ def _defaults() -> tuple[Template, ...]:
         ),
         _service(
             "container_cpu_by_name",
-            'sum(rate(container_cpu_usage_seconds_total{container="{service}"}[5m]))',
+            'sum(rate(container_cpu_usage_seconds_total{container="{service}"}[{window}]))',
             "cpu_usage",
             "saturation",
             cad,
@@ -289,8 +289,8 @@ def _defaults() -> tuple[Template, ...]:
         ),
         _service(
             "container_cpu_throttling",
-            'sum(rate(container_cpu_cfs_throttled_periods_total{container="{service}"}[5m]))'
-            ' / clamp_min(sum(rate(container_cpu_cfs_periods_total{container="{service}"}[5m])), 1e-9)',
+            'sum(rate(container_cpu_cfs_throttled_periods_total{container="{service}"}[{window}]))'
+            ' / clamp_min(sum(rate(container_cpu_cfs_periods_total{container="{service}"}[{window}])), 1e-9)',
             "cpu_throttled_ratio",
             "saturation",
             cad,
@@ -370,8 +370,9 @@ def _defaults() -> tuple[Template, ...]:
     ]
     # Hosts (node_exporter).
     out += [
-        _host("node_cpu", 'sum(rate(node_cpu_seconds_total{{selector},mode!~"idle|iowait|steal"}[5m]))', "cpu_usage"),
-        _host("node_load", "max(node_load1{{selector}})", "load1"),
+        _host(
+            "node_cpu", 'sum(rate(node_cpu_seconds_total{{selector},mode!~"idle|iowait|steal"}[{window}]))', "cpu_usage"
+        ),
         _host(
             "node_memory",
             "1 - sum(node_memory_MemAvailable_bytes{{selector}}) / sum(node_memory_MemTotal_bytes{{selector}})",
@@ -383,18 +384,11 @@ def _defaults() -> tuple[Template, ...]:
             f" / node_filesystem_size_bytes{{{{selector}},{_LOCAL_FS}}})",
             "disk_used_ratio",
         ),
-        _host("node_disk_busy", "max(rate(node_disk_io_time_seconds_total{{selector}}[5m]))", "disk_busy_ratio"),
         _host(
             "node_network_drops",
-            "sum(rate(node_network_receive_drop_total{{selector}}[5m]))"
-            " + sum(rate(node_network_transmit_drop_total{{selector}}[5m]))",
+            "sum(rate(node_network_receive_drop_total{{selector}}[{window}]))"
+            " + sum(rate(node_network_transmit_drop_total{{selector}}[{window}]))",
             "packets_dropped_per_s",
-        ),
-        _host(
-            "node_network_errors",
-            "sum(rate(node_network_receive_errs_total{{selector}}[5m]))"
-            " + sum(rate(node_network_transmit_errs_total{{selector}}[5m]))",
-            "network_errors_per_s",
         ),
     ]
     return tuple(out)

@@ -39,6 +39,7 @@ from rootward.sources.prometheus_entities import (
     EntityMatch,
     discoverable,
     escape_label_value,
+    host_namespaces,
     match_entity,
     render,
 )
@@ -47,6 +48,7 @@ from rootward.sources.resilience import ConnectorSettings, Guard, SourceResponse
 SOURCE = "Prometheus"
 _METRIC_NAME_RE = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
 _RATE_SUFFIXES = ("_total", "_count", "_sum")
+MAX_RAW_SERIES = 4  # a discovered metric with more series than this is left out
 DEFAULT_SERVICE_LABELS = ["service", "service_name", "app_kubernetes_io_name", "app", "k8s_app", "job"]
 DEFAULT_HOST_LABELS = ["node", "kubernetes_node", "nodename", "host", "instance"]
 
@@ -67,6 +69,11 @@ class PrometheusSettings(ConnectorSettings):
         "(`instance` is matched with or without its port).",
     )
     step: float = Field(default=30.0, gt=0, description="Resolution of range queries, in seconds.")
+    rate_window: str = Field(
+        default="5m",
+        pattern=r"^[0-9]+(ms|s|m|h)$",
+        description="Range of rate() in the templates (`{window}`); at least four scrape intervals.",
+    )
     metrics: dict[str, MetricTemplate | str | None] = Field(
         default_factory=dict,
         description="Templates by name, merged with the defaults: the same name replaces a default, null removes "
@@ -132,12 +139,12 @@ class _Run:
     results: dict[str, TemplateMatch] = field(default_factory=dict)
 
 
-def discovered_query(name: str, selector: str) -> str | None:
+def discovered_query(name: str, selector: str, window: str = "5m") -> str | None:
     """PromQL for a raw discovered metric; None for histogram buckets (quantiles come from templates)."""
     if name.endswith("_bucket"):
         return None
     vector = f"{name}{{{selector}}}"
-    return f"rate({vector}[5m])" if name.endswith(_RATE_SUFFIXES) else vector
+    return f"rate({vector}[{window}])" if name.endswith(_RATE_SUFFIXES) else vector
 
 
 def invocation_text(expr: str, start: datetime, end: datetime, step: float) -> str:
@@ -178,7 +185,7 @@ def series_name(metric: str, labels: dict[str, str], siblings: int, entity_label
     """`metric` for a single result; `metric{pod="a"}` when a query returned several series."""
     if siblings <= 1:
         return metric
-    keep = {k: v for k, v in sorted(labels.items()) if k not in ("__name__", entity_label)}
+    keep = {k: v for k, v in sorted(labels.items()) if k not in ("__name__", "job", "instance", entity_label)}
     if not keep:
         return metric
     return metric + "{" + ",".join(f'{k}="{v}"' for k, v in keep.items()) + "}"
@@ -333,13 +340,14 @@ class PrometheusSource:
 
     def _queries(self, run: _Run, metric: str | None) -> list[_Query]:
         m = run.match
-        queries = [_Query(t.metric, render(t.promql, m.selector, m.label, m.entity), t) for t in m.matched]
+        window = self.settings.rate_window
+        queries = [_Query(t.metric, render(t.promql, m.selector, m.label, m.entity, window), t) for t in m.matched]
         if metric is not None and not self._knows(metric):
-            expr = discovered_query(metric, m.selector) if m.selector else None
+            expr = discovered_query(metric, m.selector, window) if m.selector else None
             return [_Query(metric, expr)] if expr else []
         if metric is None and self.settings.discover:
-            for name in discoverable(m, self.settings.max_discovered):
-                expr = discovered_query(name, m.selector)
+            for name in discoverable(m, self.settings.max_discovered, host_namespaces(self.templates)):
+                expr = discovered_query(name, m.selector, window)
                 if expr is not None:
                     queries.append(_Query(name, expr))
         return queries
@@ -365,6 +373,8 @@ class PrometheusSource:
             run.results[t.name] = TemplateMatch(t.name, t.metric, t.signal, t.exporter, True, bool(results))
             if results:
                 run.produced.add(t.metric)
+        elif len(results) > MAX_RAW_SERIES:
+            return  # a raw metric split many ways (per CPU, per device) is no one signal of the entity
         url = self.link(query.expr, start, end)
         for prom in results:
             label = series_name(query.name, prom.labels, len(results), run.match.label)

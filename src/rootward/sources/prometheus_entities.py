@@ -12,15 +12,16 @@ distinct matcher set. Nothing here runs a range query.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from rootward.sources.metric_templates import Template
 
 # Metric names under a matcher list (`job="orders"`): the connector's label-values lookup.
 NameLookup = Callable[[str], set[str]]
-# Raw names not worth a series of their own: timestamps, constant info, the scrape's bookkeeping.
-_NOT_SIGNALS = re.compile(r"(_created|_info|_bucket)$|^scrape_|^up$")
+# Raw names not worth a series of their own: timestamps, constant info, the scrape's and the rule
+# engine's bookkeeping, and the client libraries' runtime internals (their CPU and memory come from templates).
+_NOT_SIGNALS = re.compile(r"(_created|_info|_bucket)$|^(scrape_|ALERTS|go_|python_|process_|promhttp_)|^up$")
 
 
 def escape_label_value(value: str) -> str:
@@ -34,9 +35,10 @@ def label_matcher(label: str, entity: str) -> str:
     return f'{label}="{escape_label_value(entity)}"'
 
 
-def render(template: str, selector: str, by: str, entity: str) -> str:
-    """Fill `{selector}`, `{by}` and `{service}`; PromQL's own braces stay untouched."""
-    return template.replace("{selector}", selector).replace("{service}", escape_label_value(entity)).replace("{by}", by)
+def render(template: str, selector: str, by: str, entity: str, window: str = "5m") -> str:
+    """Fill `{selector}`, `{by}`, `{service}` and `{window}`; PromQL's own braces stay untouched."""
+    out = template.replace("{selector}", selector).replace("{service}", escape_label_value(entity))
+    return out.replace("{by}", by).replace("{window}", window)
 
 
 @dataclass
@@ -92,10 +94,18 @@ def _satisfied(template: Template, found: EntityMatch, cache: dict[str, set[str]
     return True
 
 
-def discoverable(found: EntityMatch, limit: int) -> list[str]:
-    """Raw metric names to read beside the templates: not read by a matched template, not bookkeeping."""
+def host_namespaces(templates: Sequence[Template]) -> set[str]:
+    """The metric namespaces the host templates read (`node` of node_exporter): a host's, not a service's."""
+    return {name.split("_", 1)[0] + "_" for t in templates if t.entity == "host" for name, _ in t.needs}
+
+
+def discoverable(found: EntityMatch, limit: int, foreign: Collection[str] = ()) -> list[str]:
+    """Raw metric names to read beside the templates: not read by a matched template, not bookkeeping,
+    not of a host exporter's namespace (`foreign`: the host agent's own scrape job is not a service)."""
     if found.kind == "host" or not found.selector or limit <= 0:
         return []  # a host's matcher also selects every service on it: only host templates are its own
     used = {name for t in found.matched for name, _ in t.needs}
-    picked = sorted(n for n in found.names if n not in used and not _NOT_SIGNALS.search(n))
+    picked = sorted(
+        n for n in found.names if n not in used and not _NOT_SIGNALS.search(n) and not n.startswith(tuple(foreign))
+    )
     return picked[:limit]

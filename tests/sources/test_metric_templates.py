@@ -11,7 +11,7 @@ from rootward.sources.metric_templates import (
     required_vectors,
 )
 from rootward.sources.prometheus import PrometheusSettings
-from rootward.sources.prometheus_entities import discoverable, label_matcher, match_entity
+from rootward.sources.prometheus_entities import discoverable, host_namespaces, label_matcher, match_entity
 from rootward.sources.snapshot_scope import entity_kind, snapshot_entities
 
 
@@ -55,7 +55,7 @@ def test_the_older_single_service_label_still_configures() -> None:
 def test_an_entity_is_named_by_the_first_label_with_series_and_matches_templates_by_what_exists() -> None:
     held = {
         'job="orders"': {"http_requests_total", "process_cpu_seconds_total", "python_gc_objects_collected_total",
-                         "python_info", "http_requests_created", "up"},
+                         "python_info", "http_requests_created", "up", "orders_queue_depth", "node_load1"},
         'container="orders"': {"container_memory_working_set_bytes"},
     }  # fmt: skip
     asked: list[str] = []
@@ -71,8 +71,8 @@ def test_an_entity_is_named_by_the_first_label_with_series_and_matches_templates
     assert {"http_request_rate", "http_error_rate", "process_cpu", "scrape_up", "container_memory_by_name"} <= matched
     assert "http_latency_p99" not in matched and "node_cpu" not in matched
     assert all(t.entity == "service" for t in found.tried)
-    # Discovery keeps what no matched template reads and no bookkeeping series.
-    assert discoverable(found, 40) == ["python_gc_objects_collected_total"]
+    # Discovery keeps what no matched template reads: no bookkeeping, runtime internals or host exporter series.
+    assert discoverable(found, 40, host_namespaces(DEFAULT_TEMPLATES)) == ["orders_queue_depth"]
 
 
 def test_a_host_is_matched_with_or_without_its_port() -> None:

@@ -24,6 +24,7 @@ from sqlalchemy import Engine
 from rootward import __version__
 from rootward.observability.tracing import configure_tracing
 from rootward.runtime.intake_writer import IntakeWriter
+from rootward.runtime.topology_links import topology_links_for
 from rootward.settings import Settings
 from rootward.store.audit_refusals import RefusalThrottle, flush_refusals
 from rootward.store.db import make_engine, make_session_factory
@@ -48,7 +49,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     configure_tracing(settings.tracing)
     engine = engine or make_engine(settings.database_url, echo=settings.database.echo)
     sessions = make_session_factory(engine)
-    writer = IntakeWriter(sessions, settings.router)
+    writer = IntakeWriter(sessions, settings.router, links=topology_links_for(settings))
     refusals = RefusalThrottle()
 
     @asynccontextmanager

@@ -12,7 +12,12 @@ ONSET = FIRED - 240
 
 
 def _bundle(
-    root: Path, *, topology: str | None, sick: str, metrics: tuple[str, ...] = ("request_rate", "cpu_usage")
+    root: Path,
+    *,
+    topology: str | None,
+    sick: str,
+    metrics: tuple[str, ...] = ("request_rate", "cpu_usage"),
+    levels: tuple[float, float] = (100, 300),
 ) -> Path:
     """ServiceDown on orders, with no data for orders; `sick` steps up in each of `metrics` just before."""
     root.mkdir(parents=True)
@@ -33,7 +38,8 @@ def _bundle(
     rows = ["timestamp,service,metric,value"]
     for t in range(FIRED - 3600, FIRED + 600, 30):
         for metric in metrics:
-            rows.append(f"{t},{sick},{metric},{(300 if t >= ONSET else 100) + t % 7}")
+            level = levels[1] if t >= ONSET else levels[0]
+            rows.append(f"{t},{sick},{metric},{level * (1 + (t % 7) / 500):.5f}")
     (root / "metrics.csv").write_text("\n".join(rows) + "\n")
     if topology is not None:
         (root / "topology.yaml").write_text(topology)
@@ -78,3 +84,15 @@ def test_a_callers_surge_reaches_what_it_calls(tmp_path: Path) -> None:
     assert ("web", "traffic_surge") in found
     assert ("web", "cpu_saturation") not in found  # web's own CPU cannot reach what it calls
     assert any("web looked abnormal (cpu_saturation" in g for g in result.gaps)
+
+
+ON_HOST = "entities:\n  orders: {kind: service, runs_on: [host1]}\n  host1: {kind: host}\n"
+
+
+def test_a_utilisation_ratio_far_from_its_limit_is_not_exhaustion(tmp_path: Path) -> None:
+    quiet = _bundle(tmp_path / "a", topology=ON_HOST, sick="host1", metrics=("memory_used_ratio",), levels=(0.07, 0.09))
+    result = investigate_bundle(quiet)
+    assert ("host1", "memory_leak") not in {(h.entity, h.fault_type) for h in result.hypotheses}
+    assert any(g.startswith("host1 memory_used_ratio moved but peaked at 0.09") for g in result.gaps), result.gaps
+    full = _bundle(tmp_path / "b", topology=ON_HOST, sick="host1", metrics=("disk_used_ratio",), levels=(0.6, 0.97))
+    assert ("host1", "disk_full") in {(h.entity, h.fault_type) for h in investigate_bundle(full).hypotheses}

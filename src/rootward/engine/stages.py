@@ -30,6 +30,7 @@ from rootward.engine.budget import Budget, BudgetExceeded
 from rootward.engine.confidence_gates import apply_gates
 from rootward.engine.dependencies import EngineDeps, WorldModelSource
 from rootward.engine.evidence_scope import keep_linked
+from rootward.engine.headroom import drop_far_from_limit
 from rootward.engine.hypotheses import MIN_HYPOTHESES, rank_hypotheses
 from rootward.engine.knowledge_context import retrieve_knowledge
 from rootward.engine.memory import InMemoryWorkingMemory
@@ -89,10 +90,11 @@ def stage_hypotheses(state: EngineState, deps: EngineDeps) -> EngineState:
         extra = deps.reasoner.propose(ctx, ranked, budget)
     except BudgetExceeded:
         extra = []
-    ranked, unlinked = keep_linked(ctx, _merge_proposals(ranked, extra))  # never borrow another entity's evidence
+    ranked, far = drop_far_from_limit(ctx, _merge_proposals(ranked, extra))  # a ratio far from its limit
+    ranked, unlinked = keep_linked(ctx, ranked)  # never borrow another entity's evidence
     update: dict[str, object] = {"hypotheses": ranked, "budget": budget}
-    if unlinked:
-        update["gaps"] = list(dict.fromkeys([*state.gaps, *unlinked]))
+    if far or unlinked:
+        update["gaps"] = list(dict.fromkeys([*state.gaps, *far, *unlinked]))
     if state.first_hypothesis_ms is None:
         update["first_hypothesis_ms"] = state.ms_since_start()
     if len(ranked) < MIN_HYPOTHESES:

@@ -97,3 +97,16 @@ def test_snapshot_asks_the_alerting_entities_then_what_they_depend_on_then_calle
     assert picked[0].alerting and not picked[1].alerting and picked[2].kind == "host"
     assert [e.name for e in snapshot_entities(["orders"], None)] == ["orders"]
     assert [e.name for e in snapshot_entities(["orders"], topology, limit=2)] == ["orders", "db"]
+
+
+def test_a_connector_without_its_own_probe_is_asked_its_cheapest_question() -> None:
+    from datetime import UTC, datetime
+
+    from rootward.sources.check import _any
+
+    class Topo:
+        def graph(self) -> Topology:
+            return Topology()
+
+    now = datetime(2026, 3, 1, tzinfo=UTC)
+    assert _any(Topo(), now, now).detail == "answers graph()"

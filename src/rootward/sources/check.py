@@ -93,7 +93,7 @@ def _probe_all(
             continue
         began = time.monotonic()
         try:
-            probe = PROBES[connector.name](source, start, end)
+            probe = PROBES.get(connector.name, _any)(source, start, end)
         except SourceUnavailable as exc:
             ms = (time.monotonic() - began) * 1000
             lines.append(CheckLine(connector.name, "reachable", "fail", _auth_words(exc.gap), round(ms, 1)))
@@ -212,6 +212,21 @@ def _github(source: Any, start: datetime, end: datetime) -> Probe:
         return "ok", f"{counts[service]} deployment(s) of {repos[service].repo} in 7 days"
 
     return Probe(f"{source.settings.base_url} answers; {len(repos)} repositories", set(repos), per_service)
+
+
+def _any(source: Any, start: datetime, end: datetime) -> Probe:
+    """A connector without a probe of its own: the cheapest protocol question it answers, not asked per service."""
+    recent = end - timedelta(minutes=1)
+    for method, call in (
+        ("graph", lambda: source.graph()),
+        ("recent", lambda: source.recent(None, recent, end)),
+        ("spans", lambda: source.spans(None, recent, end)),
+        ("query", lambda: source.query(None, recent, end)),
+    ):
+        if hasattr(source, method):
+            call()
+            return Probe(f"answers {method}()")
+    return Probe("built (no protocol call to make)")
 
 
 PROBES: dict[str, Callable[[Any, datetime, datetime], Probe]] = {

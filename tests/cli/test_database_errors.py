@@ -41,6 +41,7 @@ NO_DATABASE = {
     "sim vary",
     "sim stream",
     "graph backtest",
+    "sources check",
 }
 # Verbs that migrate the database and then run until stopped: run here only against an unreachable one.
 LONG_RUNNING = {"serve", "worker"}

@@ -99,14 +99,66 @@ def test_l0_group_gets_its_investigation_when_an_alert_escalates_it() -> None:
     assert r(alert("c", severity=Severity.P0)).investigate == []
 
 
-def test_resolved_group_is_not_joined_and_refiring_opens_a_new_occurrence() -> None:
+def test_resolved_group_is_not_joined_and_refiring_after_the_quiet_period_opens_a_new_occurrence() -> None:
     r = Router()
     first = r(alert("a"))
     r(alert("a", status="resolved"))
-    again = r(alert("a"), now=T0 + timedelta(minutes=1))
+    again = r(alert("a"), now=T0 + timedelta(minutes=6))
     assert again.decisions[0].action == "new_group"
     assert again.new_alerts[0].id != first.new_alerts[0].id
     assert len(again.investigate) == 1
+
+
+def test_a_flap_within_the_quiet_period_rejoins_its_group_without_a_new_investigation() -> None:
+    r = Router()
+    first = r(alert("a"))
+    r(alert("a", status="resolved"), now=T0 + timedelta(minutes=1))
+    again = r(alert("a"), now=T0 + timedelta(minutes=3))
+    assert again.decisions[0].action == "joined_group"
+    assert again.decisions[0].group_id == first.decisions[0].group_id
+    assert "re-fired within the quiet period" in again.decisions[0].reason
+    assert next(iter(again.groups.values())).status == "open"
+    assert again.investigate == []
+    quiet = RouterSettings(refire_quiet_period=timedelta(0))
+    r(alert("a", status="resolved"), now=T0 + timedelta(minutes=4))
+    assert r(alert("a"), now=T0 + timedelta(minutes=5), settings=quiet).decisions[0].action == "new_group"
+
+
+def _linked(a: str, b: str) -> bool:
+    return {a, b} <= {"checkout", "payments", "db"}
+
+
+def test_alerts_of_linked_services_share_one_group_and_one_investigation_with_topology_grouping() -> None:
+    r = Router()
+    plan = route(
+        [alert("a", service="checkout"), alert("b", service="payments"), alert("c", service="search")],
+        now=T0,
+        known=r.known,
+        groups_by_id=r.groups,
+        open_groups=r.open,
+        settings=RouterSettings(),
+        new_id=r.new_id,
+        linked=_linked,
+    )
+    assert [d.action for d in plan.decisions] == ["new_group", "joined_group", "new_group"]
+    assert plan.decisions[1].group_id == plan.decisions[0].group_id
+    assert "payments is linked to checkout in the topology" in plan.decisions[1].reason
+    assert len(plan.investigate) == 2
+    group = r.groups[plan.decisions[0].group_id]
+    assert group.services == {"checkout", "payments"} and group.alert_count == 2
+    # By service, the same alerts are three groups.
+    s = Router()
+    by_service = route(
+        [alert("a", service="checkout"), alert("b", service="payments")],
+        now=T0,
+        known=s.known,
+        groups_by_id=s.groups,
+        open_groups=s.open,
+        settings=RouterSettings(group_by="service"),
+        new_id=s.new_id,
+        linked=_linked,
+    )
+    assert [d.action for d in by_service.decisions] == ["new_group", "new_group"]
 
 
 def test_resolution_of_an_unseen_alert_is_stored_without_investigation() -> None:

@@ -95,3 +95,47 @@ def test_failure_while_storing_writes_nothing(sessions: sessionmaker[Session]) -
         )
     for model in (AlertRow, AlertGroupRow, RoutingDecisionRow, AuditRow):
         assert count(sessions, model) == 0
+
+
+def test_a_cascade_across_linked_services_is_one_group_and_one_investigation(sessions: sessionmaker[Session]) -> None:
+    from rootward.domain.topology import Entity, Topology
+    from rootward.ingest.topology_links import topology_links
+
+    topology = Topology(
+        entities={
+            "checkout": Entity("checkout", depends_on=("payments",), runs_on=("node-1",)),
+            "payments": Entity("payments", runs_on=("node-1",)),
+            "search": Entity("search", runs_on=("node-1",)),  # same host, no call: not linked
+        }
+    )
+    linked = topology_links(topology, hops=2)
+    settings = RouterSettings()
+    first = accept_alerts(sessions, [alert("a", "checkout")], source="am", settings=settings, now=T0, linked=linked)
+    later = T0 + timedelta(seconds=40)
+    second = accept_alerts(sessions, [alert("b", "payments")], source="am", settings=settings, now=later, linked=linked)
+    third = accept_alerts(sessions, [alert("c", "search")], source="am", settings=settings, now=later, linked=linked)
+    assert second.decisions[0].group_id == first.decisions[0].group_id
+    assert third.decisions[0].group_id != first.decisions[0].group_id
+    assert count(sessions, Job) == 2
+    with sessions() as s:
+        group = s.get(AlertGroupRow, first.decisions[0].group_id)
+        reason = s.scalar(
+            select(RoutingDecisionRow.reason).where(RoutingDecisionRow.alert_id == second.decisions[0].alert_id)
+        )
+    assert group is not None and group.alert_count == 2
+    assert reason is not None and "payments is linked to checkout in the topology" in reason
+
+
+def test_a_flap_within_the_quiet_period_rejoins_its_stored_group(sessions: sessionmaker[Session]) -> None:
+    settings = RouterSettings()
+    first = accept_alerts(sessions, [alert("a")], source="am", settings=settings, now=T0)
+    accept_alerts(sessions, [alert("a", status="resolved")], source="am", settings=settings, now=T0)
+    flap = accept_alerts(sessions, [alert("a")], source="am", settings=settings, now=T0 + timedelta(minutes=2))
+    assert flap.decisions[0].group_id == first.decisions[0].group_id
+    later = accept_alerts(
+        sessions, [alert("a", status="resolved")], source="am", settings=settings, now=T0 + timedelta(minutes=3)
+    )
+    assert later.decisions[0].action == "resolved"
+    new = accept_alerts(sessions, [alert("a")], source="am", settings=settings, now=T0 + timedelta(minutes=30))
+    assert new.decisions[0].group_id != first.decisions[0].group_id
+    assert count(sessions, Job) == 2

@@ -129,7 +129,7 @@ def test_a_dead_jaeger_is_a_named_gap_of_the_merged_topology(tmp_path: Path) -> 
     assert isinstance(topology, MergedTopologySource)
     with pytest.raises(SourceUnavailable) as info:
         topology.graph()
-    assert str(info.value) == "topology: Jaeger: /api/dependencies cannot connect (connection refused)"
+    assert str(info.value) == "Jaeger: /api/dependencies cannot connect (connection refused)"
 
 
 def test_jaeger_section_is_in_the_config_schema_and_the_live_sources(tmp_path: Path) -> None:

@@ -17,10 +17,10 @@ from rootward.sources.base import SourceUnavailable
 from rootward.sources.prometheus import (
     PrometheusSettings,
     PrometheusSource,
-    render_template,
     series_name,
     topology_of_targets,
 )
+from rootward.sources.prometheus_entities import render
 from tests.sources.local_http import free_port
 
 pytestmark = [
@@ -164,13 +164,42 @@ def test_all_metrics_of_a_service_include_discovered_raw_series(prometheus: Live
     source = _source(prometheus)
     start, end = prometheus.end - timedelta(minutes=20), prometheus.end
     names = {s.metric for s in source.series("payment", start, end)}
-    assert {"request_rate", "error_rate", "db_connections_in_use"} <= names
-    # Two pods answer the memory template's raw discovery; each keeps its pod label.
-    assert 'container_memory_working_set_bytes{pod="payment-a"}' in names
-    assert "memory_bytes" in names  # the template sums both pods
-    assert 'http_requests_total{status="500"}' in names  # counters are discovered as rates
-    assert "latency_p99_ms" in names
-    assert not any(n.startswith("http_request_duration_seconds_bucket") for n in names)  # buckets stay raw-only
+    # Templates give the words; the raw gauge nobody mapped is discovered under its own name.
+    assert {"request_rate", "error_rate", "latency_p99_ms", "memory_bytes", "db_connections_in_use"} <= names
+    # Raw series a matched template already reads are not read twice.
+    assert not any(n.startswith(("http_requests_total", "container_memory", "http_request_duration")) for n in names)
+
+
+def test_covered_series_says_which_templates_matched_and_which_signals_are_missing(
+    prometheus: LivePrometheus,
+) -> None:
+    source = _source(prometheus)
+    start, end = prometheus.end - timedelta(minutes=20), prometheus.end
+    checkout = source.covered_series("checkout", "service", start, end).coverage
+    assert checkout.selector == 'service="checkout"'
+    assert {t.name for t in checkout.matched} == {"http_request_rate", "http_error_rate"}
+    assert checkout.missing_signals == ("latency", "saturation")
+    assert checkout.summary().startswith(f"2 of {len(checkout.templates)} templates matched for checkout")
+    assert checkout.summary().endswith("no latency series, no saturation series")
+    unknown = source.covered_series("orders", "service", start, end).coverage
+    assert unknown.series == 0 and unknown.selector == ""
+    assert unknown.gap == "no metrics for orders: Prometheus answered but no series names it"
+
+
+def test_service_named_by_a_later_label_is_found_by_that_label(prometheus: LivePrometheus) -> None:
+    source = _source(prometheus, service_labels=["app", "service"])
+    found = source.covered_series("payment", "service", prometheus.end - timedelta(minutes=20), prometheus.end)
+    assert found.coverage.selector == 'service="payment"'
+    assert any('sum by (service)' in q for q in found.invocations)
+
+
+def test_series_carry_a_link_to_the_prometheus_graph(prometheus: LivePrometheus) -> None:
+    source = _source(prometheus)
+    (cited,) = source.series_with_invocations(
+        "payment", prometheus.end - timedelta(minutes=30), prometheus.end, "request_rate"
+    )
+    assert cited.url.startswith(prometheus.url + "/graph?g0.expr=sum%20by%20%28service%29")
+    assert httpx.get(cited.url, timeout=5, follow_redirects=True).status_code == 200  # Debian: the classic UI
 
 
 def test_latency_template_reads_the_histogram_in_milliseconds(prometheus: LivePrometheus) -> None:
@@ -184,7 +213,7 @@ def test_service_without_a_metric_yields_no_series_not_an_empty_one(prometheus: 
     assert source.series("checkout", prometheus.start, prometheus.end, "latency_p99_ms") == []
 
 
-def test_service_none_asks_once_per_template_grouped_by_service(prometheus: LivePrometheus) -> None:
+def test_service_none_asks_about_every_value_of_the_service_labels(prometheus: LivePrometheus) -> None:
     source = _source(prometheus)
     start, end = prometheus.end - timedelta(minutes=10), prometheus.end
     series = source.series(None, start, end)
@@ -195,11 +224,10 @@ def test_service_none_asks_once_per_template_grouped_by_service(prometheus: Live
         ("payment", "latency_p99_ms"),
         ("payment", "memory_bytes"),
     }
-    assert len(source.last_invocations) == len(source.settings.metrics)  # no per-service fan-out
-    assert 'service=~".+"' in source.last_invocations[0]
+    assert any('service="checkout"' in q for q in source.last_invocations)
 
 
-def test_template_without_by_runs_once_per_service_label_value(prometheus: LivePrometheus) -> None:
+def test_user_template_runs_for_each_service_label_value(prometheus: LivePrometheus) -> None:
     source = _source(prometheus, metrics={"requests": "sum(rate(http_requests_total{{selector}}[5m]))"})
     start, end = prometheus.end - timedelta(minutes=10), prometheus.end
     assert {s.service for s in source.series(None, start, end, "requests")} == {"payment", "checkout"}
@@ -223,20 +251,21 @@ def test_target_labels_give_services_running_on_nodes(prometheus: LivePrometheus
     assert topology.entities["node-7"].kind == "host"
 
 
-def test_bad_promql_is_a_readable_gap(prometheus: LivePrometheus) -> None:
-    source = _source(prometheus, metrics={"broken": "sum(rate(x{selector}[5m]"})
-    with pytest.raises(SourceUnavailable) as info:
-        source.series("payment", prometheus.start, prometheus.end, "broken")
-    assert "HTTP 400" in str(info.value) and "Prometheus" in str(info.value)
+def test_bad_promql_is_a_readable_template_error_not_a_dead_source(prometheus: LivePrometheus) -> None:
+    source = _source(prometheus, metrics={"broken": "sum(rate(http_requests_total{{selector}}[5m]"})
+    found = source.covered_series("payment", "service", prometheus.start, prometheus.end)
+    (broken,) = [t for t in found.coverage.templates if t.name == "broken"]
+    assert broken.matched and not broken.returned and "HTTP 400" in broken.error
+    assert any(s.series.metric == "request_rate" for s in found.series)  # the other templates still answer
 
 
 # --- pure parts, no server --------------------------------------------------
 
 
-def test_render_template_fills_selector_and_escapes_quotes() -> None:
-    assert render_template("up{{selector}}", "app", 'a"b') == 'up{app="a\\"b"}'
-    assert render_template('x{job="{service}"}', "service", "pay") == 'x{job="pay"}'
-    assert render_template("sum by ({by}) (up{{selector}})", "app", None) == 'sum by (app) (up{app=~".+"})'
+def test_render_fills_selector_by_and_escaped_service() -> None:
+    assert render("up{{selector}}", 'app="a\\"b"', "app", 'a"b') == 'up{app="a\\"b"}'
+    assert render('x{job="{service}"}', "", "service", 'pa"y') == 'x{job="pa\\"y"}'
+    assert render("sum by ({by}) (up{{selector}})", 'app="x"', "app", "x") == 'sum by (app) (up{app="x"})'
 
 
 def test_series_name_keeps_distinguishing_labels_only_when_several() -> None:
@@ -250,5 +279,53 @@ def test_targets_without_host_label_use_instance_host() -> None:
         "status": "success",
         "data": {"activeTargets": [{"labels": {"job": "api", "instance": "10.0.0.5:9100"}}]},
     }
-    topology = topology_of_targets(body, "service", ["node", "instance"])
+    topology = topology_of_targets(body, ["service"], ["node", "instance"])
     assert topology.entities["api"].runs_on == ("10.0.0.5",)
+
+
+def test_every_default_template_is_promql_this_prometheus_accepts(prometheus: LivePrometheus) -> None:
+    from rootward.sources.metric_templates import DEFAULT_TEMPLATES
+
+    for template in DEFAULT_TEMPLATES:
+        expr = render(template.promql, 'service="payment"', "service", "payment")
+        response = httpx.get(f"{prometheus.url}/api/v1/query", params={"query": expr}, timeout=5)
+        assert response.status_code == 200, (template.name, expr, response.text)
+
+
+def test_snapshot_asks_each_alerting_entity_and_names_the_one_prometheus_knows_nothing_about(
+    prometheus: LivePrometheus, tmp_path: Path
+) -> None:
+    from rootward.bundle.live import read_live
+    from rootward.bundle.load import load_bundle
+    from rootward.domain.alert import Alert, Severity
+    from rootward.domain.incident import IncidentMeta
+    from rootward.engine.entry_point import investigate_bundle
+    from rootward.sources.base import SourceSet
+    from rootward.sources.live import StaticAlerts
+    from rootward.sources.snapshot import snapshot_bundle
+
+    fired = prometheus.end - timedelta(minutes=5)
+    alerts = [
+        Alert(f"fp-{s}", "HighErrorRate", s, Severity.P1, "firing", fired, generator_url="http://prom/graph?g0.expr=x")
+        for s in ("payment", "orders")
+    ]
+    meta = IncidentMeta("inc-live", "HighErrorRate", fired, fired - timedelta(minutes=60), prometheus.end)
+    sources = SourceSet(alerts=StaticAlerts(alerts), metrics=_source(prometheus))
+    gaps = snapshot_bundle(tmp_path / "snap", meta=meta, alerts=alerts, sources=sources)
+    assert gaps["metrics.csv:orders"] == "no metrics for orders: Prometheus answered but no series names it"
+    assert "metrics.csv:payment" not in gaps  # traffic, errors, latency and saturation all came back
+    bundle = load_bundle(tmp_path / "snap")
+    assert {s.service for s in bundle.metrics or []} == {"payment"}
+    live = read_live(tmp_path / "snap")
+    assert live is not None
+    query = live.metric_query("payment", "error_rate")
+    assert query is not None
+    assert query.query.startswith('PromQL (sum by (service) (rate(http_requests_total{service="pay')
+    assert query.url.startswith(prometheus.url + "/graph?")
+    assert live.alert_links == {"fp-payment": "http://prom/graph?g0.expr=x", "fp-orders": "http://prom/graph?g0.expr=x"}
+    (orders,) = [c for c in live.coverage if c.entity == "orders"]
+    assert orders.series == 0 and orders.notes
+    # The engine reports the snapshot's sentence as it was written.
+    result = investigate_bundle(tmp_path / "snap")
+    assert "no metrics for orders: Prometheus answered but no series names it" in result.gaps
+    assert "no logs: no log source configured" in result.gaps

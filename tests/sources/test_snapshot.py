@@ -36,8 +36,8 @@ def test_snapshot_holds_what_the_sources_said_and_names_each_gap(tmp_path: Path)
     )  # fmt: skip
     gaps = snapshot_bundle(tmp_path / "snap", meta=original.meta, alerts=original.alerts, sources=sources)
     snap = load_bundle(tmp_path / "snap")
-    assert gaps == {"logs.jsonl": "source not configured", "metrics.csv": "connection refused"}
-    assert snap.gaps() == ["logs.jsonl: source not configured", "metrics.csv: connection refused"]
+    assert gaps == {"logs.jsonl": "no log source configured", "metrics.csv": "prometheus: connection refused"}
+    assert snap.gaps() == ["logs.jsonl: no log source configured", "metrics.csv: prometheus: connection refused"]
     assert snap.alerts == original.alerts
     assert snap.changes == original.changes
     assert snap.spans == original.spans
@@ -66,15 +66,43 @@ def test_an_unavailable_trace_source_leaves_traces_out_with_its_reason(tmp_path:
     sources = SourceSet(alerts=bundle_sources(original).alerts, traces=DeadTraces())
     gaps = snapshot_bundle(tmp_path / "snap", meta=original.meta, alerts=original.alerts, sources=sources)
     snap = load_bundle(tmp_path / "snap")
-    assert gaps["traces.jsonl"] == "timed out after 10s"
+    assert gaps["traces.jsonl"] == "jaeger: timed out after 10s"
     assert not (tmp_path / "snap" / "traces.jsonl").exists()
     assert snap.spans is None
-    assert "traces.jsonl: timed out after 10s" in snap.gaps()
+    assert "traces.jsonl: jaeger: timed out after 10s" in snap.gaps()
 
 
 def test_no_trace_source_configured_is_a_named_gap(tmp_path: Path) -> None:
     original = load_bundle(write_bundle(tmp_path / "live"))
     sources = SourceSet(alerts=bundle_sources(original).alerts)
     gaps = snapshot_bundle(tmp_path / "snap", meta=original.meta, alerts=original.alerts, sources=sources)
-    assert gaps["traces.jsonl"] == "source not configured"
-    assert "traces.jsonl: source not configured" in load_bundle(tmp_path / "snap").gaps()
+    assert gaps["traces.jsonl"] == "no trace source configured"
+    assert "traces.jsonl: no trace source configured" in load_bundle(tmp_path / "snap").gaps()
+
+
+def test_a_dead_loki_reaches_the_rca_as_the_snapshot_said_it(tmp_path: Path) -> None:
+    from rootward.engine.entry_point import investigate_bundle
+    from rootward.sources.loki import LokiSettings, LokiSource
+    from tests.sources.local_http import free_port
+
+    original = load_bundle(write_bundle(tmp_path / "live"))
+    loki = LokiSource(LokiSettings(base_url=f"http://127.0.0.1:{free_port()}", timeout_s=2))
+    sources = SourceSet(alerts=bundle_sources(original).alerts, logs=loki)
+    gaps = snapshot_bundle(tmp_path / "snap", meta=original.meta, alerts=original.alerts, sources=sources)
+    assert gaps["logs.jsonl"] == "Loki: query_range cannot connect (connection refused)"
+    result = investigate_bundle(tmp_path / "snap")
+    assert "no logs: Loki: query_range cannot connect (connection refused)" in result.gaps
+
+
+def test_a_combined_source_with_one_dead_part_keeps_its_file_and_names_the_dead_part(tmp_path: Path) -> None:
+    from rootward.sources.combined import CombinedTraceSource
+
+    original = load_bundle(write_bundle(tmp_path / "live"))
+    live = bundle_sources(original)
+    traces = CombinedTraceSource([DeadTraces(), live.traces])
+    sources = SourceSet(alerts=live.alerts, traces=traces)
+    gaps = snapshot_bundle(tmp_path / "snap", meta=original.meta, alerts=original.alerts, sources=sources)
+    assert gaps["traces.jsonl"] == "some trace sources failed: jaeger: timed out after 10s"
+    snap = load_bundle(tmp_path / "snap")
+    assert snap.spans and "traces.jsonl" not in snap.missing
+    assert snap.partial_gaps() == ["some trace sources failed: jaeger: timed out after 10s"]

@@ -9,17 +9,21 @@ autonomy identity.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from rootward.actions.approvals import request_approval
 from rootward.actions.autonomy_gate import approve_if_earned
 from rootward.store.approvals import ApprovalRow
+from rootward.store.audit import append_audit
 from rootward.store.worldmodel import DbPredictionLedger
 from rootward.worldmodel.prediction_gate import ProposedAction, commit_prediction
 from rootward.worldmodel.settings import WorldModelSettings
+
+IN_FLIGHT = ("pending", "approved", "executing")
 
 
 def request_remediation(
@@ -33,7 +37,20 @@ def request_remediation(
     settings: WorldModelSettings,
     ttl: timedelta,
 ) -> str | None:
-    """The approval request's id; None when the gate withheld the proposal."""
+    """The approval request's id; None when the gate withheld the proposal.
+
+    One request per action across investigations: when the same action (same hash: verb, target,
+    parameters) already waits for or has an approver's decision in flight, that request is the answer,
+    so one cascade investigated from two groups asks the approver once."""
+    existing = session.scalars(
+        select(ApprovalRow)
+        .where(ApprovalRow.proposal_hash == proposal_hash, ApprovalRow.status.in_(IN_FLIGHT))
+        .where((ApprovalRow.status != "pending") | (ApprovalRow.expires_at > datetime.now(UTC)))
+        .order_by(ApprovalRow.requested_at)
+    ).first()
+    if existing is not None:
+        append_audit(session, "approval.deduplicated", existing.id, {"investigation_id": investigation_id})
+        return existing.id
     ledger = DbPredictionLedger(session)
     if ledger.get(proposal_hash) is None:
         commit_prediction(ledger, action, prediction)

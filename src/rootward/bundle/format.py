@@ -70,3 +70,9 @@ class Bundle:
 
     def gaps(self) -> list[str]:
         return [f"{name}: {self.gap_reasons.get(name, 'source missing from bundle')}" for name in self.missing]
+
+    def partial_gaps(self) -> list[str]:
+        """What a live snapshot noted beyond missing files, verbatim: an alerting entity without metrics
+        (`metrics.csv:<entity>`), a combined source whose parts partly failed (the file's own name)."""
+        notes = sorted((key.endswith(":*"), key) for key in self.gap_reasons if key not in self.missing)
+        return [self.gap_reasons[key] for _, key in notes]

@@ -37,6 +37,7 @@ COMMAND_MODULES = (
     "console",  # import (record bundle investigations for the console)
     "costs",  # costs --by service|model|provider (LLM spend)
     "mcp_server",  # mcp (the MCP server for assistants)
+    "sources",  # sources check (live connectors)
 )
 
 

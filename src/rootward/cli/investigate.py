@@ -37,12 +37,27 @@ def _configured_deps() -> EngineDeps:
 
 
 def investigate_command(
-    bundle: Path = typer.Argument(..., help="Bundle directory or .tar.gz"),
+    bundle: Path = typer.Argument(None, help="Bundle directory or .tar.gz"),
     as_json: bool = typer.Option(False, "--json", help="Print the result JSON of the bundle spec"),
+    rerun: str = typer.Option(
+        None, "--rerun", help="Re-investigate stored investigation ID on fresh live data (queued for the workers)"
+    ),
+    config: Path = typer.Option(None, "--config", help="rootward.yaml (with --rerun: the database to use)"),
 ) -> None:
-    """Investigate one incident bundle and print the RCA (Markdown, or the spec's JSON)."""
+    """Investigate one incident bundle and print the RCA (Markdown, or the spec's JSON).
+
+    With --rerun ID, queue a new investigation of that incident's alert group instead: a fresh
+    snapshot of the live sources, a new investigation linked to the old one by its group.
+    """
     from rootward.engine.entry_point import investigate_bundle
     from rootward.engine.rca import render_markdown
+
+    if rerun is not None:
+        _rerun(rerun, config)
+        return
+    if bundle is None:
+        typer.echo("error: give a BUNDLE, or --rerun ID", err=True)
+        raise typer.Exit(2)
 
     deps = _configured_deps()
     try:
@@ -72,7 +87,13 @@ def context_command(
     except BundleError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    ctx = assemble_context(bundle_sources(loaded), loaded.meta, hops=hops, retrieve_knowledge=retrieve_knowledge)
+    ctx = assemble_context(
+        bundle_sources(loaded),
+        loaded.meta,
+        hops=hops,
+        extra_gaps=loaded.partial_gaps(),
+        retrieve_knowledge=retrieve_knowledge,
+    )
     if as_json:
         sys.stdout.write(ctx.model_dump_json(indent=1) + "\n")
         return
@@ -92,6 +113,25 @@ def context_command(
             typer.echo(f"  {ref.cite}  {ref.excerpt[:140]}")
     for gap in ctx.gaps:
         typer.echo(f"gap: {gap}")
+
+
+def _rerun(investigation_id: str, config: Path | None) -> None:
+    import getpass
+
+    from rootward.cli.serve import settings_or_exit
+    from rootward.runtime.rerun import CannotRerun, rerun_investigation
+    from rootward.store.db import make_engine, make_session_factory
+
+    settings = settings_or_exit(config)
+    engine = make_engine(settings.database_url)
+    try:
+        job_id = rerun_investigation(make_session_factory(engine), investigation_id, by=f"cli:{getpass.getuser()}")
+    except CannotRerun as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    finally:
+        engine.dispose()
+    typer.echo(f"queued re-investigation {job_id} of {investigation_id}; `rootward serve` or `rootward worker` runs it")
 
 
 def register(app: typer.Typer) -> None:

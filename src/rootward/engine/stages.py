@@ -29,6 +29,8 @@ from rootward.domain.topology import Topology
 from rootward.engine.budget import Budget, BudgetExceeded
 from rootward.engine.confidence_gates import apply_gates
 from rootward.engine.dependencies import EngineDeps, WorldModelSource
+from rootward.engine.evidence_scope import keep_linked
+from rootward.engine.headroom import drop_far_from_limit
 from rootward.engine.hypotheses import MIN_HYPOTHESES, rank_hypotheses
 from rootward.engine.knowledge_context import retrieve_knowledge
 from rootward.engine.memory import InMemoryWorkingMemory
@@ -68,7 +70,13 @@ def initial_state(bundle_path: str | Path, deps: EngineDeps | None = None) -> En
 
 def stage_assemble_context(state: EngineState, deps: EngineDeps) -> EngineState:
     bundle = _bundle(state)
-    ctx = assemble_context(bundle_sources(bundle), bundle.meta, hops=state.hops, retrieve_knowledge=retrieve_knowledge)
+    ctx = assemble_context(
+        bundle_sources(bundle),
+        bundle.meta,
+        hops=state.hops,
+        extra_gaps=bundle.partial_gaps(),  # a live snapshot's notes, verbatim
+        retrieve_knowledge=retrieve_knowledge,
+    )
     gaps = list(dict.fromkeys([*state.gaps, *ctx.gaps]))
     if ctx.redacted_lines:
         gaps.append(f"{ctx.redacted_lines} log line(s) that looked like instructions to a model were set aside")
@@ -83,12 +91,17 @@ def stage_hypotheses(state: EngineState, deps: EngineDeps) -> EngineState:
         extra = deps.reasoner.propose(ctx, ranked, budget)
     except BudgetExceeded:
         extra = []
-    ranked = _merge_proposals(ranked, extra)
+    ranked, far = drop_far_from_limit(ctx, _merge_proposals(ranked, extra))  # a ratio far from its limit
+    ranked, unlinked = keep_linked(ctx, ranked)  # never borrow another entity's evidence
     update: dict[str, object] = {"hypotheses": ranked, "budget": budget}
+    if far or unlinked:
+        update["gaps"] = list(dict.fromkeys([*state.gaps, *far, *unlinked]))
     if state.first_hypothesis_ms is None:
         update["first_hypothesis_ms"] = state.ms_since_start()
     if len(ranked) < MIN_HYPOTHESES:
-        update["gaps"] = [*state.gaps, f"only {len(ranked)} hypothesis(es): too little abnormal evidence"]
+        gaps = update.get("gaps", state.gaps)
+        assert isinstance(gaps, list)
+        update["gaps"] = [*gaps, f"only {len(ranked)} hypothesis(es): too little abnormal evidence"]
     return state.model_copy(update=update)
 
 

@@ -4,8 +4,14 @@
   nothing new starts (`duplicate`).
 - `resolved` for a firing alert marks it resolved (`resolved`); a group whose
   alerts are all resolved is resolved.
+- A firing alert whose previous occurrence resolved less than
+  `router.refire_quiet_period` ago rejoins (and reopens) that group: a flapping
+  alert is one incident, not one investigation per flap. After the quiet period
+  it is a new occurrence.
 - Otherwise a new alert joins the open group of its service that saw an alert
-  within `router.group_window` (`joined_group`), or opens a new group
+  within `router.group_window` (`joined_group`), or, with `group_by: topology`
+  and a topology known, the open group of a service linked to its own in the
+  topology (`linked`: one cascade is one incident), or opens a new group
   (`new_group`). A group's tier is the highest tier of its alerts; the first
   time it reaches L1 or above it is marked for exactly one investigation.
 - A group whose investigation ended without a result (failed, expired) is
@@ -20,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal
 
 from rootward.domain.alert import Alert, Severity, Tier
@@ -28,6 +34,8 @@ from rootward.ingest.settings import RouterSettings
 from rootward.ingest.tiers import TIER_ORDER, TierRules, more_severe
 
 Action = Literal["new_group", "joined_group", "duplicate", "resolved"]
+# Whether two services are linked in the topology (what `group_by: topology` groups by).
+Linked = Callable[[str, str], bool]
 
 
 @dataclass
@@ -39,6 +47,7 @@ class KnownAlert:
     group_id: str
     status: str
     count: int
+    resolved_at: datetime | None = None  # when it resolved, for the re-fire quiet period
 
 
 @dataclass
@@ -58,6 +67,10 @@ class GroupState:
     investigation_failed: bool = False  # its job ended failed or expired
     is_new: bool = False
     changed: bool = False
+    services: set[str] = field(default_factory=set)  # of its alerts; the group's own service among them
+
+    def __post_init__(self) -> None:
+        self.services.add(self.service)
 
 
 @dataclass(frozen=True)
@@ -105,6 +118,50 @@ def _escalate(group: GroupState, alert: Alert, tier: Tier, human: bool, reason: 
         group.reason = reason
 
 
+def _close(open_groups: dict[str, GroupState], group: GroupState) -> None:
+    for service in group.services:
+        if open_groups.get(service) is group:
+            del open_groups[service]
+
+
+def _group_to_join(
+    alert: Alert,
+    prev: KnownAlert | None,
+    prev_group: GroupState | None,
+    now: datetime,
+    settings: RouterSettings,
+    open_groups: dict[str, GroupState],
+    groups_by_id: dict[str, GroupState],
+    linked: Linked | None,
+) -> tuple[GroupState | None, str]:
+    """The group a new alert joins, and why; (None, "") for a new group."""
+    quiet: timedelta = settings.refire_quiet_period
+    if (
+        prev is not None
+        and prev_group is not None
+        and alert.status == "firing"
+        and prev.resolved_at is not None
+        and now - prev.resolved_at < quiet
+    ):
+        return prev_group, f"re-fired within the quiet period ({quiet}) after resolving: rejoins its group"
+    window_start = now - settings.group_window
+    own = open_groups.get(alert.service)
+    if own is not None and own.status == "open" and own.last_alert_at >= window_start:
+        return own, f"joined open group of {alert.service} (last alert within the window)"
+    if linked is None:
+        return None, ""
+    candidates = [
+        g
+        for g in groups_by_id.values()
+        if g.status == "open" and g.last_alert_at >= window_start and any(linked(alert.service, s) for s in g.services)
+    ]
+    if not candidates:
+        return None, ""
+    group = max(candidates, key=lambda g: g.last_alert_at)
+    peer = next(s for s in sorted(group.services) if linked(alert.service, s))
+    return group, f"joined open group of {group.service}: {alert.service} is linked to {peer} in the topology"
+
+
 def route(
     alerts: Sequence[Alert],
     *,
@@ -114,15 +171,18 @@ def route(
     open_groups: dict[str, GroupState],
     settings: RouterSettings,
     new_id: Callable[[], str],
+    linked: Linked | None = None,
 ) -> RoutingPlan:
     """Route a batch in order; `known`, `groups_by_id` and `open_groups` are updated in place.
 
     `open_groups` maps a service to its newest open group (any age: the window
-    is checked here); `groups_by_id` holds the groups of the `known` alerts.
+    is checked here); `groups_by_id` holds the groups of the `known` alerts and,
+    when `linked` is given (topology grouping), every open group in the window.
     """
+    if settings.group_by != "topology":
+        linked = None
     plan = RoutingPlan()
     rules = TierRules(settings)
-    window_start = now - settings.group_window
 
     def touch(group: GroupState) -> None:
         group.changed = True
@@ -143,11 +203,11 @@ def route(
                 action: Action = "resolved"
                 reason = "resolved: the alert is marked resolved"
                 update.status = prev.status = "resolved"
-                update.ends_at = alert.ends_at or now
+                update.ends_at = prev.resolved_at = alert.ends_at or now
                 prev_group.firing_count = max(0, prev_group.firing_count - 1)
                 if prev_group.firing_count == 0:
                     prev_group.status = "resolved"
-                    open_groups.pop(prev_group.service, None)
+                    _close(open_groups, prev_group)
             else:
                 action = "duplicate"
                 reason = f"duplicate of alert {prev.id} ({prev.count} notifications); nothing new starts"
@@ -158,10 +218,13 @@ def route(
             continue
 
         alert_id = new_id()
-        group = open_groups.get(alert.service)
-        if group is not None and group.status == "open" and group.last_alert_at >= window_start:
+        group, why = _group_to_join(alert, prev, prev_group, now, settings, open_groups, groups_by_id, linked)
+        if group is not None:
             action = "joined_group"
-            reason = f"joined open group of {alert.service} (last alert within the window); {decision.reason}"
+            reason = f"{why}; {decision.reason}"
+            group.status = "open"
+            group.services.add(alert.service)
+            open_groups[alert.service] = group
             group.alert_count += 1
             group.last_alert_at = now
             if group.investigation_failed and alert.severity.rank < group.severity.rank:
@@ -192,7 +255,7 @@ def route(
             group.firing_count += 1
         elif group.firing_count == 0:
             group.status = "resolved"  # a resolution for an alert never seen firing
-            open_groups.pop(alert.service, None)
+            _close(open_groups, group)
         touch(group)
         known[alert.fingerprint] = KnownAlert(alert_id, alert.fingerprint, group.id, alert.status, 1)
         plan.new_alerts.append(NewAlert(alert_id, alert, group.id, decision.tier, position))

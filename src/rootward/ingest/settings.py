@@ -85,6 +85,18 @@ class RouterSettings(StrictModel):
         description="An alert joins the open group of its service when that group saw an alert within "
         "this window (seconds, or ISO 8601 like PT5M).",
     )
+    group_by: Literal["service", "topology"] = Field(
+        default="topology",
+        description="`topology`: an alert also joins the open group of a service linked to its own in the merged "
+        "topology (depends_on, either way, within `link_hops`), so one cascade is one incident; with no topology "
+        "known this is `service`. `service`: only alerts of the same service share a group.",
+    )
+    link_hops: int = Field(default=2, ge=1, le=5, description="How many depends_on edges apart services are linked.")
+    refire_quiet_period: timedelta = Field(
+        default=timedelta(minutes=5),
+        description="An alert that fires again less than this after it resolved rejoins its group (a flap, no new "
+        "investigation); later, it is a new occurrence with a new group.",
+    )
     l2_alertnames: list[str] = Field(
         default_factory=lambda: [
             "ServiceDown",

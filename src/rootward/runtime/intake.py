@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.domain.alert import Alert, Severity, Tier
 from rootward.ingest.admission import StoreLimits
-from rootward.ingest.router import Decision, GroupState, KnownAlert, NewAlert, RoutingPlan, route
+from rootward.ingest.router import Decision, GroupState, KnownAlert, Linked, NewAlert, RoutingPlan, route
 from rootward.ingest.settings import RouterSettings
 from rootward.runtime.queue import enqueue_investigation
 from rootward.store.alerts import AlertGroupRow, AlertRow, RoutingDecisionRow, utc
@@ -114,30 +114,34 @@ def _group_state(row: Any) -> GroupState:
 
 
 def _load_state(
-    session: Session, alerts: Sequence[Alert], window_start: datetime
+    session: Session, alerts: Sequence[Alert], window_start: datetime, all_open: bool = False
 ) -> tuple[dict[str, KnownAlert], dict[str, GroupState], dict[str, GroupState]]:
+    """What the router needs; `all_open`: every open group in the window (topology grouping), with its services."""
     fingerprints = list({a.fingerprint for a in alerts})
     services = list({a.service for a in alerts})
     known: dict[str, KnownAlert] = {}
     rows = session.execute(
         select(
-            _ALERTS.c.id, _ALERTS.c.fingerprint, _ALERTS.c.group_id, _ALERTS.c.status, _ALERTS.c.count.label("n")
+            _ALERTS.c.id,
+            _ALERTS.c.fingerprint,
+            _ALERTS.c.group_id,
+            _ALERTS.c.status,
+            _ALERTS.c.count.label("n"),
+            _ALERTS.c.ends_at,
         ).where(_ALERTS.c.fingerprint.in_(fingerprints))
     ).all()
     for r in rows:  # ids are time-ordered: keep the newest occurrence
         if r.fingerprint not in known or r.id > known[r.fingerprint].id:
-            known[r.fingerprint] = KnownAlert(r.id, r.fingerprint, r.group_id, r.status, r.n)
+            resolved_at = utc(r.ends_at) if r.status == "resolved" and r.ends_at else None
+            known[r.fingerprint] = KnownAlert(r.id, r.fingerprint, r.group_id, r.status, r.n, resolved_at)
     groups_by_id: dict[str, GroupState] = {}
     open_groups: dict[str, GroupState] = {}
     group_ids = {k.group_id for k in known.values()}
     with_job = select(_GROUPS, _JOBS.c.status.label("job_status")).outerjoin(
         _JOBS, _JOBS.c.id == _GROUPS.c.investigation_job_id
     )
-    candidates = with_job.where(
-        _GROUPS.c.status == "open",
-        _GROUPS.c.service.in_(services),
-        _GROUPS.c.last_alert_at >= window_start,
-    )
+    in_window = [_GROUPS.c.status == "open", _GROUPS.c.last_alert_at >= window_start]
+    candidates = with_job.where(*in_window) if all_open else with_job.where(*in_window, _GROUPS.c.service.in_(services))
     for row in session.execute(candidates):
         state = _group_state(row)
         groups_by_id[state.id] = state
@@ -148,6 +152,10 @@ def _load_state(
     if missing:
         for row in session.execute(with_job.where(_GROUPS.c.id.in_(missing))):
             groups_by_id[row.id] = _group_state(row)
+    if all_open and groups_by_id:
+        members = select(_ALERTS.c.group_id, _ALERTS.c.service).where(_ALERTS.c.group_id.in_(list(groups_by_id)))
+        for group_id, service in session.execute(members.distinct()):
+            groups_by_id[group_id].services.add(service)
     return known, groups_by_id, open_groups
 
 
@@ -285,17 +293,23 @@ def accept_batches(
     settings: RouterSettings,
     now: datetime | None = None,
     enqueue: Enqueue = enqueue_investigation,
+    linked: Linked | None = None,
 ) -> list[AcceptResult]:
     """Route and store several requests' alerts in one transaction (group commit), in order.
 
     Returns one result per submission, each with one decision per alert. `enqueue` queues
-    the investigation of each new or escalated group, inside the same transaction.
+    the investigation of each new or escalated group, inside the same transaction. `linked`
+    (the topology's service links) lets `router.group_by: topology` join linked services' groups.
     """
+    if settings.group_by != "topology":
+        linked = None
     now = now or datetime.now(UTC)
     alerts = [alert for sub in submissions for alert in sub.alerts]
     with sessions.begin() as session:
         lock_audit_chain(session)  # several API replicas on PostgreSQL route one at a time
-        known, groups_by_id, open_groups = _load_state(session, alerts, now - settings.group_window)
+        known, groups_by_id, open_groups = _load_state(
+            session, alerts, now - settings.group_window, all_open=linked is not None
+        )
         plan = route(
             alerts,
             now=now,
@@ -304,6 +318,7 @@ def accept_batches(
             open_groups=open_groups,
             settings=settings,
             new_id=new_id,
+            linked=linked,
         )
         _write(session, plan, submissions, now, enqueue)
     results = []
@@ -322,6 +337,8 @@ def accept_alerts(
     settings: RouterSettings,
     now: datetime | None = None,
     enqueue: Enqueue = enqueue_investigation,
+    linked: Linked | None = None,
 ) -> AcceptResult:
     """Route and store one request's alerts in one transaction; one decision per alert, in order."""
-    return accept_batches(sessions, [Submission(source, alerts)], settings=settings, now=now, enqueue=enqueue)[0]
+    subs = [Submission(source, alerts)]
+    return accept_batches(sessions, subs, settings=settings, now=now, enqueue=enqueue, linked=linked)[0]

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.ingest.router import Linked
 from rootward.ingest.settings import RouterSettings
 from rootward.runtime.intake import AcceptResult, Submission, accept_batches
 
@@ -38,9 +39,11 @@ class IntakeWriter:
         *,
         max_alerts_per_commit: int = 2000,
         max_pending_alerts: int = 50_000,
+        links: Callable[[], Linked | None] | None = None,
     ) -> None:
         self._sessions = sessions
         self._settings = settings
+        self._links = links  # the topology's service links (runtime/topology_links.py), for topology grouping
         self._max = max_alerts_per_commit
         self._max_pending = max_pending_alerts
         self._pending = 0
@@ -48,6 +51,8 @@ class IntakeWriter:
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
+        if self._links is not None:
+            self._links()  # start reading the topology now, so the first alerts can group by it
         self._queue = asyncio.Queue()
         self._task = asyncio.create_task(self._run(), name="rootward-intake-writer")
 
@@ -96,8 +101,9 @@ class IntakeWriter:
                     future.set_result(result)
 
     def _commit(self, submissions: Sequence[Submission]) -> list[AcceptResult | Exception]:
+        linked = self._links() if self._links is not None else None
         try:
-            return list(accept_batches(self._sessions, submissions, settings=self._settings))
+            return list(accept_batches(self._sessions, submissions, settings=self._settings, linked=linked))
         except Exception as exc:
             if len(submissions) == 1:
                 log.warning("storing alerts failed: %s", exc)
@@ -105,7 +111,7 @@ class IntakeWriter:
         out: list[AcceptResult | Exception] = []
         for sub in submissions:
             try:
-                out.append(accept_batches(self._sessions, [sub], settings=self._settings)[0])
+                out.append(accept_batches(self._sessions, [sub], settings=self._settings, linked=linked)[0])
             except Exception as exc:
                 log.warning("storing alerts failed: %s", exc)
                 out.append(exc)

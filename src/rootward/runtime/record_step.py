@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.bundle.live import link_evidence, read_live
 from rootward.bundle.load import load_bundle
 from rootward.domain.investigation import Finding
 from rootward.engine.evidence_view import evidence_data
@@ -23,6 +24,7 @@ class RecordStep:
         self.sessions = sessions
 
     def __call__(self, state: JobState) -> JobState:
+        state = _with_live_links(state)
         result = state.result()
         investigation_id = str(state.job_id)
         with self.sessions() as session, session.begin():
@@ -63,3 +65,11 @@ class RecordStep:
                 return  # written before a crash: never twice
             for finding in findings:
                 memory.add(finding)
+
+
+def _with_live_links(state: JobState) -> JobState:
+    """The engine's result with each live cite's query and UI link (bundle `live.json`), kept for notify too."""
+    if state.engine is None or state.engine.result is None or state.engine_failed or state.bundle_path is None:
+        return state
+    linked = link_evidence(state.engine.result, read_live(state.bundle_path))
+    return state.model_copy(update={"engine": state.engine.model_copy(update={"result": linked})})

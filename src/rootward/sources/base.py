@@ -13,6 +13,7 @@ from typing import Protocol, runtime_checkable
 
 from rootward.domain.alert import Alert
 from rootward.domain.knowledge import Document
+from rootward.domain.live import EntityMetrics, LiveQuery
 from rootward.domain.telemetry import Change, LogRecord, MetricSeries, Span
 from rootward.domain.topology import Topology
 
@@ -20,10 +21,16 @@ from rootward.domain.topology import Topology
 class SourceUnavailable(Exception):
     """The source could not answer; the message is the gap shown to the user."""
 
-    def __init__(self, source: str, reason: str) -> None:
-        super().__init__(f"{source}: {reason}")
+    def __init__(self, source: str, reason: str, *, qualified: bool = False) -> None:
+        super().__init__(reason if qualified else f"{source}: {reason}")
         self.source = source
         self.reason = reason
+        self.qualified = qualified  # the reason already names the sources that failed (a combined source)
+
+    @property
+    def gap(self) -> str:
+        """The sentence for a gap: `Loki: query_range cannot connect (connection refused)`."""
+        return str(self)
 
 
 @runtime_checkable
@@ -38,6 +45,22 @@ class MetricSource(Protocol):
     def series(
         self, service: str | None, start: datetime, end: datetime, metric: str | None = None
     ) -> Sequence[MetricSeries]: ...
+
+
+@runtime_checkable
+class CoveredMetricSource(Protocol):
+    """A metric source that can say, per entity, what it holds and which templates matched (Prometheus)."""
+
+    def covered_series(
+        self, entity: str, kind: str, start: datetime, end: datetime, metric: str | None = None
+    ) -> EntityMetrics: ...
+
+
+@runtime_checkable
+class QueriedSource(Protocol):
+    """A live source that can say which queries its last call ran, with links to its UI."""
+
+    def live_queries(self, start: datetime, end: datetime) -> Sequence[LiveQuery]: ...
 
 
 @runtime_checkable

@@ -21,8 +21,12 @@ from rootward.domain.topology import Topology
 from rootward.sources.base import SourceSet, SourceUnavailable
 
 
-def _require(value: Any, source: str) -> Any:
+def _require(value: Any, source: str, bundle: Bundle) -> Any:
+    """The file's records; for a missing file the reason a live snapshot recorded, verbatim."""
     if value is None:
+        reason = bundle.gap_reasons.get(source)
+        if reason:
+            raise SourceUnavailable(source, reason, qualified=True)
         raise SourceUnavailable(source, "source missing from bundle")
     return value
 
@@ -34,7 +38,7 @@ class BundleLogSource:
     def query(
         self, service: str | None, start: datetime, end: datetime, filter: str | None = None
     ) -> Sequence[LogRecord]:
-        logs: list[LogRecord] = _require(self._bundle.logs, "logs.jsonl")
+        logs: list[LogRecord] = _require(self._bundle.logs, "logs.jsonl", self._bundle)
         needle = filter.lower() if filter else None
         return [
             r
@@ -52,7 +56,7 @@ class BundleMetricSource:
     def series(
         self, service: str | None, start: datetime, end: datetime, metric: str | None = None
     ) -> Sequence[MetricSeries]:
-        all_series: list[MetricSeries] = _require(self._bundle.metrics, "metrics.csv")
+        all_series: list[MetricSeries] = _require(self._bundle.metrics, "metrics.csv", self._bundle)
         lo, hi = int(start.timestamp()), int(end.timestamp())
         out = []
         for s in all_series:
@@ -78,7 +82,7 @@ class BundleTraceSource:
         self._bundle = bundle
 
     def spans(self, service: str | None, start: datetime, end: datetime) -> Sequence[Span]:
-        spans: tuple[Span, ...] = _require(self._bundle.spans, "traces.jsonl")
+        spans: tuple[Span, ...] = _require(self._bundle.spans, "traces.jsonl", self._bundle)
         inside = [s for s in spans if start <= s.start <= end]
         if service is None:
             return inside
@@ -91,7 +95,7 @@ class BundleChangeSource:
         self._bundle = bundle
 
     def recent(self, services: Sequence[str] | None, start: datetime, end: datetime) -> Sequence[Change]:
-        changes: list[Change] = _require(self._bundle.changes, "changes.json")
+        changes: list[Change] = _require(self._bundle.changes, "changes.json", self._bundle)
         wanted = set(services) if services is not None else None
         return sorted(
             (c for c in changes if (wanted is None or c.service in wanted) and start <= c.time <= end),
@@ -105,7 +109,7 @@ class BundleTopologySource:
         self._bundle = bundle
 
     def graph(self) -> Topology:
-        topology: Topology = _require(self._bundle.topology, "topology.yaml")
+        topology: Topology = _require(self._bundle.topology, "topology.yaml", self._bundle)
         return topology
 
 
@@ -114,7 +118,7 @@ class BundleKnowledgeSource:
         self._bundle = bundle
 
     def documents(self) -> Sequence[Document]:
-        docs: list[Document] = _require(self._bundle.documents, "knowledge")
+        docs: list[Document] = _require(self._bundle.documents, "knowledge", self._bundle)
         return docs
 
 

@@ -12,8 +12,16 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Generic, TypeVar
 
+from rootward.domain.live import LiveQuery
 from rootward.domain.telemetry import Change, LogRecord, MetricSeries, Span
-from rootward.sources.base import ChangeSource, LogSource, MetricSource, SourceUnavailable, TraceSource
+from rootward.sources.base import (
+    ChangeSource,
+    LogSource,
+    MetricSource,
+    QueriedSource,
+    SourceUnavailable,
+    TraceSource,
+)
 
 P = TypeVar("P")
 R = TypeVar("R")
@@ -29,6 +37,10 @@ class _Combined(Generic[P]):
         self.parts = list(parts)
         self.gaps: list[str] = []
 
+    def live_queries(self, start: datetime, end: datetime) -> list[LiveQuery]:
+        """The queries the parts that keep them ran (Loki's LogQL, Jaeger's searches...)."""
+        return [q for part in self.parts if isinstance(part, QueriedSource) for q in part.live_queries(start, end)]
+
     def _gather(self, ask: Callable[[P], Sequence[R]]) -> list[R]:
         answers: list[R] = []
         gaps: list[str] = []
@@ -41,7 +53,9 @@ class _Combined(Generic[P]):
                 gaps.append(str(exc))
         self.gaps = gaps
         if not answered:
-            raise SourceUnavailable(self.source, "; ".join(gaps) or f"no {self.noun} source configured")
+            if not gaps:
+                raise SourceUnavailable(self.source, f"no {self.noun} source configured")
+            raise SourceUnavailable(self.source, "; ".join(gaps), qualified=True)
         return answers
 
 

@@ -20,12 +20,14 @@ from typing import Any, TypeVar
 
 from pydantic import Field, SecretStr
 
+from rootward.domain.live import LiveQuery
 from rootward.domain.telemetry import Span
 from rootward.domain.topology import Topology
 from rootward.sources.base import SourceUnavailable
 from rootward.sources.call_graph import topology_from_edges
 from rootward.sources.connector import Connector
 from rootward.sources.httpapi import Params, authenticated_api
+from rootward.sources.links import jaeger_search_url
 from rootward.sources.resilience import ConnectorSettings, Guard, SourceResponseError
 from rootward.sources.span_fields import (
     HOST_KEYS,
@@ -58,6 +60,7 @@ class JaegerSettings(ConnectorSettings):
     username: str | None = Field(default=None, description="Basic-auth user (with `password`).")
     password: SecretStr | None = Field(default=None, description="Basic-auth password.")
     verify_tls: bool = Field(default=True, description="Verify the server's TLS certificate.")
+    ui_url: str | None = Field(default=None, description="Jaeger UI for trace links, when not base_url.")
 
 
 def _data(body: Any) -> list[Any]:
@@ -155,6 +158,23 @@ class JaegerSource:
         self._clock = clock
         self.api = authenticated_api(self.guard, settings)
         self.last_invocations: tuple[str, ...] = ()
+        self._asked: list[str] = []  # services searched since the last live_queries
+
+    def live_queries(self, start: datetime, end: datetime) -> list[LiveQuery]:
+        """The trace searches since the last call, each linked to the same search in the Jaeger UI."""
+        ui = self.settings.ui_url or self.settings.base_url
+        out = [
+            LiveQuery(
+                "traces",
+                SOURCE,
+                name,
+                f"Jaeger /api/traces?service={name} [{_iso(start)} .. {_iso(end)}]",
+                url=jaeger_search_url(ui, name, start, end),
+            )
+            for name in dict.fromkeys(self._asked)
+        ]
+        self._asked = []
+        return out
 
     def _read(self, path: str, params: Params | None, parse: Callable[[Any], T]) -> T:
         """One guarded GET, parsed; an answer not in the API's shape is a gap like a 500 is."""
@@ -178,6 +198,7 @@ class JaegerSource:
             for span in self._read("/api/traces", {"service": name, **window}, parse_traces):
                 found.setdefault((span.trace_id, span.span_id), span)
         self.last_invocations = tuple(invocations)
+        self._asked += services
         return sorted(found.values(), key=lambda s: s.start)
 
     def graph(self) -> Topology:

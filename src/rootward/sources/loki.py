@@ -19,9 +19,11 @@ from typing import Any, Literal
 
 from pydantic import Field, SecretStr
 
+from rootward.domain.live import LiveQuery
 from rootward.domain.telemetry import LogRecord
 from rootward.sources.connector import Connector
 from rootward.sources.httpapi import authenticated_api
+from rootward.sources.links import grafana_explore_url
 from rootward.sources.resilience import ConnectorSettings, Guard, SourceResponseError
 
 SOURCE = "Loki"
@@ -58,6 +60,8 @@ class LokiSettings(ConnectorSettings):
     username: str | None = Field(default=None, description="Basic-auth user (with `password`).")
     password: SecretStr | None = Field(default=None, description="Basic-auth password.")
     verify_tls: bool = Field(default=True, description="Verify the server's TLS certificate.")
+    grafana_url: str | None = Field(default=None, description="Grafana base URL: log cites link to Explore.")
+    grafana_datasource: str | None = Field(default=None, description="Grafana uid of this Loki data source.")
 
 
 @dataclass(frozen=True)
@@ -147,6 +151,25 @@ class LokiSource:
         tenant = {"X-Scope-OrgID": settings.tenant_id} if settings.tenant_id else {}
         self.api = authenticated_api(self.guard, settings, tenant)
         self.last_invocations: tuple[str, ...] = ()
+        self._asked: list[tuple[str, str]] = []  # (service or "", LogQL) of each query() since the last live_queries
+
+    def live_queries(self, start: datetime, end: datetime) -> list[LiveQuery]:
+        """The LogQL of the queries since the last call, each with its Grafana Explore link when configured."""
+        s = self.settings
+        out = [
+            LiveQuery(
+                "logs",
+                SOURCE,
+                service,
+                f"LogQL {logql} [{_iso(start)} .. {_iso(end)}]",
+                url=grafana_explore_url(s.grafana_url, s.grafana_datasource, {"expr": logql}, start, end)
+                if s.grafana_url
+                else "",
+            )
+            for service, logql in dict.fromkeys(self._asked)
+        ]
+        self._asked = []
+        return out
 
     def query_range(
         self,
@@ -201,6 +224,7 @@ class LokiSource:
     ) -> Sequence[LogRecord]:
         logql = build_logql(self.settings, service, filter)
         self.last_invocations = (f"LogQL {logql} [{_iso(start)} .. {_iso(end)}]",)
+        self._asked.append((service or "", logql))
         entries = self.query_range(logql, start, end)
         if len(entries) >= self.settings.max_lines and self.settings.slices > 1:
             entries = self._spread(logql, start, end)

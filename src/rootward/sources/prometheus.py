@@ -1,15 +1,19 @@
-"""Prometheus as a `MetricSource`: rootward metric names mapped to PromQL templates.
+"""Prometheus as a `MetricSource`: what exporters expose, read as the bundle's metric words.
 
 The engine thinks in the bundle's metric words (`latency_p99_ms`,
-`error_rate`, ...). Each has a configurable PromQL template in which
-`{selector}` becomes the label matcher of the service (`service="payment"`)
-and `{service}` the bare, escaped service name. Asked for all metrics of a
-service, the connector runs every template and also discovers the raw series
-carrying the service label through `/api/v1/series`, so metrics nobody
-mapped are still seen.
+`error_rate`, ...). `sources/metric_templates.py` holds PromQL templates for the
+exporters most stacks run (client libraries, OpenTelemetry, Micrometer, gRPC,
+cAdvisor, kube-state-metrics, node_exporter); `prometheus.metrics` adds to them
+or replaces them by name. Asked about one entity, the connector finds the label
+that names it (`service_labels`, or `host_labels` for a host), keeps the
+templates whose series exist for it (`sources/prometheus_entities.py`), runs
+them, and with `discover` also reads the raw series carrying that label, so
+metrics nobody mapped are still seen. `covered_series` also says what matched
+("3 of 37 templates matched for orders (job="orders"); no latency series").
 
-Every series comes back with the exact PromQL and range that produced it
-(`series_with_invocations`), which is what a live citation is.
+Every series comes back with the exact PromQL and range that produced it,
+which is what a live citation is, and a link to the query in the Prometheus
+(or Grafana) UI.
 """
 
 from __future__ import annotations
@@ -17,65 +21,95 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, model_validator
 
+from rootward.domain.live import CitedSeries, EntityCoverage, EntityMetrics, TemplateMatch
 from rootward.domain.telemetry import MetricSeries
 from rootward.domain.topology import Entity, Topology
 from rootward.sources.base import SourceUnavailable
 from rootward.sources.connector import Connector
 from rootward.sources.httpapi import authenticated_api
+from rootward.sources.links import grafana_explore_url, prometheus_graph_url
+from rootward.sources.metric_templates import MetricTemplate, Template, merge_templates
+from rootward.sources.prometheus_entities import (
+    EntityMatch,
+    discoverable,
+    escape_label_value,
+    host_namespaces,
+    match_entity,
+    render,
+)
 from rootward.sources.resilience import ConnectorSettings, Guard, SourceResponseError
 
 SOURCE = "Prometheus"
 _METRIC_NAME_RE = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
 _RATE_SUFFIXES = ("_total", "_count", "_sum")
+MAX_RAW_SERIES = 4  # a discovered metric with more series than this is left out
+DEFAULT_SERVICE_LABELS = ["service", "service_name", "app_kubernetes_io_name", "app", "k8s_app", "job"]
+DEFAULT_HOST_LABELS = ["node", "kubernetes_node", "nodename", "host", "instance"]
 
-
-def default_templates() -> dict[str, str]:
-    """The bundle spec's metric words over the usual exporters' metric names."""
-    return {
-        "request_rate": "sum by ({by}) (rate(http_requests_total{{selector}}[5m]))",
-        "error_rate": 'sum by ({by}) (rate(http_requests_total{{selector},status=~"5.."}[5m]))'
-        " / clamp_min(sum by ({by}) (rate(http_requests_total{{selector}}[5m])), 1e-9)",
-        "latency_p99_ms": "1000 * histogram_quantile(0.99, "
-        "sum by (le, {by}) (rate(http_request_duration_seconds_bucket{{selector}}[5m])))",
-        "cpu_usage": "sum by ({by}) (rate(container_cpu_usage_seconds_total{{selector}}[5m]))",
-        "memory_bytes": "sum by ({by}) (container_memory_working_set_bytes{{selector}})",
-        "restarts_total": "sum by ({by}) (kube_pod_container_status_restarts_total{{selector}})",
-    }
+__all__ = ["CitedSeries", "EntityMetrics", "PrometheusSettings", "PrometheusSource", "escape_label_value"]
 
 
 class PrometheusSettings(ConnectorSettings):
     base_url: str = Field(description="Prometheus base URL, e.g. http://prometheus:9090 (no /api/v1).")
-    service_label: str = Field(default="service", description="Label whose value is the service name.")
-    step: float = Field(default=30.0, gt=0, description="Resolution of range queries, in seconds.")
-    metrics: dict[str, str] = Field(
-        default_factory=default_templates,
-        description="rootward metric name → PromQL template. `{selector}` becomes "
-        '`<service_label>="<service>"`, `{service}` the escaped service name, `{by}` the service label '
-        "(write `sum by ({by}) (...)` so one query answers for all services).",
+    service_labels: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_SERVICE_LABELS),
+        min_length=1,
+        description="Labels that may name a service, tried in order for each entity; the first whose matcher "
+        "selects any series names it (`job` last: it is often the scrape job, not the service).",
     )
+    host_labels: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_HOST_LABELS),
+        description="Labels naming the host a series or target belongs to, first present wins "
+        "(`instance` is matched with or without its port).",
+    )
+    step: float = Field(default=30.0, gt=0, description="Resolution of range queries, in seconds.")
+    rate_window: str = Field(
+        default="5m",
+        pattern=r"^[0-9]+(ms|s|m|h)$",
+        description="Range of rate() in the templates (`{window}`); at least four scrape intervals.",
+    )
+    metrics: dict[str, MetricTemplate | str | None] = Field(
+        default_factory=dict,
+        description="Templates by name, merged with the defaults: the same name replaces a default, null removes "
+        "it, a new name is added (and preferred). A value is PromQL or {promql, metric, entity, signal, exporter}. "
+        "`{selector}` becomes the entity's matcher, `{by}` its label name, `{service}` its escaped name.",
+    )
+    default_templates: bool = Field(default=True, description="Start from the built-in templates.")
     discover: bool = Field(
         default=True,
-        description="When asked for all metrics of a service, also query the raw series found by "
-        "/api/v1/series for it (counters as 5m rates, histogram buckets skipped).",
+        description="Also read the raw series that carry the entity's label (counters as 5m rates, histogram "
+        "buckets, *_created and *_info skipped).",
     )
     max_discovered: int = Field(default=40, ge=0, description="At most this many discovered metric names.")
     max_services: int = Field(
         default=50, gt=0, description="Asked about every service, query at most this many label values."
     )
+    ui_url: str | None = Field(default=None, description="Prometheus UI for links, when not base_url.")
+    grafana_url: str | None = Field(default=None, description="Grafana base URL: links open Grafana Explore.")
+    grafana_datasource: str | None = Field(default=None, description="Grafana data source uid for Explore links.")
     bearer_token: SecretStr | None = Field(default=None, description="Sent as `Authorization: Bearer`.")
     username: str | None = Field(default=None, description="Basic-auth user (with `password`).")
     password: SecretStr | None = Field(default=None, description="Basic-auth password.")
     verify_tls: bool = Field(default=True, description="Verify the server's TLS certificate.")
-    host_labels: list[str] = Field(
-        default_factory=lambda: ["node", "kubernetes_node", "nodename", "host", "instance"],
-        description="Target labels naming the host a target runs on, first present wins (`instance` loses its port).",
-    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_service_label(cls, data: Any) -> Any:
+        """The older `service_label: app` still works: it is the only label tried."""
+        if isinstance(data, dict) and "service_label" in data:
+            data = dict(data)
+            label = data.pop("service_label")
+            data.setdefault("service_labels", [label])
+        return data
+
+    def templates(self) -> list[Template]:
+        return merge_templates(self.metrics, self.default_templates)
 
 
 @dataclass(frozen=True)
@@ -88,52 +122,29 @@ class PromSeries:
 
 
 @dataclass(frozen=True)
-class CitedSeries:
-    """A metric series with the query that produced it, for evidence."""
-
-    series: MetricSeries
-    invocation: str
-
-
-@dataclass(frozen=True)
 class _Query:
     name: str  # the series' metric name
     expr: str
-    service: str | None  # None: the results carry the service label
+    template: Template | None = None
 
 
-def escape_label_value(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+@dataclass
+class _Run:
+    """The bookkeeping of one entity's queries."""
+
+    match: EntityMatch
+    out: list[CitedSeries] = field(default_factory=list)
+    ran: list[str] = field(default_factory=list)
+    produced: set[str] = field(default_factory=set)  # metric words that gave data
+    results: dict[str, TemplateMatch] = field(default_factory=dict)
 
 
-def render_template(template: str, service_label: str, service: str | None) -> str:
-    """Fill `{selector}`, `{service}` and `{by}`; PromQL's own braces stay untouched.
-
-    With service None the selector matches every service (`service=~".+"`).
-    """
-    if service is None:
-        selector = f'{service_label}=~".+"'
-        escaped = ".+"
-    else:
-        escaped = escape_label_value(service)
-        selector = f'{service_label}="{escaped}"'
-    return template.replace("{selector}", selector).replace("{service}", escaped).replace("{by}", service_label)
-
-
-def spans_services(template: str) -> bool:
-    """Whether one query of `template` answers for every service: it keeps the label via `{by}`."""
-    return "{by}" in template and "{service}" not in template
-
-
-def discovered_query(name: str, service_label: str, service: str | None) -> str | None:
+def discovered_query(name: str, selector: str, window: str = "5m") -> str | None:
     """PromQL for a raw discovered metric; None for histogram buckets (quantiles come from templates)."""
     if name.endswith("_bucket"):
         return None
-    matcher = f'{service_label}=~".+"' if service is None else f'{service_label}="{escape_label_value(service)}"'
-    selector = f"{name}{{{matcher}}}"
-    if name.endswith(_RATE_SUFFIXES):
-        return f"rate({selector}[5m])"
-    return selector
+    vector = f"{name}{{{selector}}}"
+    return f"rate({vector}[{window}])" if name.endswith(_RATE_SUFFIXES) else vector
 
 
 def invocation_text(expr: str, start: datetime, end: datetime, step: float) -> str:
@@ -155,7 +166,7 @@ def parse_matrix(body: Any) -> list[PromSeries]:
         values: list[float] = []
         for ts, raw in item.get("values") or []:
             value = float(raw)
-            if math.isnan(value):
+            if math.isnan(value) or math.isinf(value):
                 continue
             stamps.append(int(float(ts)))
             values.append(value)
@@ -170,23 +181,23 @@ def _data_of(body: Any) -> Any:
     return body.get("data")
 
 
-def series_name(metric: str, labels: dict[str, str], siblings: int, service_label: str) -> str:
+def series_name(metric: str, labels: dict[str, str], siblings: int, entity_label: str) -> str:
     """`metric` for a single result; `metric{pod="a"}` when a query returned several series."""
     if siblings <= 1:
         return metric
-    keep = {k: v for k, v in sorted(labels.items()) if k not in ("__name__", service_label)}
+    keep = {k: v for k, v in sorted(labels.items()) if k not in ("__name__", "job", "instance", entity_label)}
     if not keep:
         return metric
     return metric + "{" + ",".join(f'{k}="{v}"' for k, v in keep.items()) + "}"
 
 
-def topology_of_targets(body: Any, service_label: str, host_labels: Sequence[str]) -> Topology:
+def topology_of_targets(body: Any, service_labels: Sequence[str], host_labels: Sequence[str]) -> Topology:
     """Entities from `/api/v1/targets`: each target's service `runs_on` the host its labels name."""
     data = _data_of(body)
     entities: dict[str, Entity] = {}
     for target in data.get("activeTargets") or []:
         labels: dict[str, str] = target.get("labels") or {}
-        service = labels.get(service_label) or labels.get("job")
+        service = next((labels[k] for k in [*service_labels, "job"] if labels.get(k)), "")
         if not service:
             continue
         host = ""
@@ -210,7 +221,9 @@ class PrometheusSource:
         self.settings = settings
         self.guard = guard or Guard(SOURCE, settings)
         self.api = authenticated_api(self.guard, settings)
+        self.templates = settings.templates()
         self.last_invocations: tuple[str, ...] = ()
+        self._broken: dict[str, str] = {}  # template name -> the error it gave (bad PromQL is not asked again)
 
     # --- raw API ------------------------------------------------------------
 
@@ -228,13 +241,30 @@ class PrometheusSource:
         data = _data_of(self.api.get_json("/api/v1/series", params, what="series"))
         return [dict(item) for item in data or []]
 
-    def label_values(self, label: str) -> list[str]:
-        data = _data_of(self.api.get_json(f"/api/v1/label/{label}/values", what="label values"))
-        return [str(v) for v in data or []]
+    def label_values(
+        self, label: str, match: str | None = None, start: datetime | None = None, end: datetime | None = None
+    ) -> list[str]:
+        params: list[tuple[str, str]] = [("match[]", match)] if match else []
+        if start is not None and end is not None:
+            params += [("start", f"{start.timestamp():.3f}"), ("end", f"{end.timestamp():.3f}")]
+        body = self.api.get_json(f"/api/v1/label/{label}/values", params or None, what="label values")
+        return [str(v) for v in _data_of(body) or []]
 
     def targets_topology(self) -> Topology:
         body = self.api.get_json("/api/v1/targets", {"state": "active"}, what="targets")
-        return topology_of_targets(body, self.settings.service_label, self.settings.host_labels)
+        return topology_of_targets(body, self.settings.service_labels, self.settings.host_labels)
+
+    def build_info(self) -> dict[str, str]:
+        """`/api/v1/status/buildinfo`: the cheapest authenticated call, for `sources check`."""
+        data = _data_of(self.api.get_json("/api/v1/status/buildinfo", what="buildinfo"))
+        return {str(k): str(v) for k, v in (data or {}).items()}
+
+    def link(self, expr: str, start: datetime, end: datetime) -> str:
+        """The query in Grafana Explore when configured, else in the Prometheus graph page."""
+        s = self.settings
+        if s.grafana_url:
+            return grafana_explore_url(s.grafana_url, s.grafana_datasource, {"expr": expr}, start, end)
+        return prometheus_graph_url(s.ui_url or s.base_url, expr, start, end)
 
     # --- MetricSource ---------------------------------------------------------
 
@@ -250,69 +280,109 @@ class PrometheusSource:
 
         `last_invocations` afterwards lists every query that ran, including
         those that matched nothing (a "no data" finding can cite them too).
-
-        For one service every template and discovered metric is one query.
-        For all services (service None) a template with `{by}` is one query
-        grouped by the service label; other templates run once per service
-        label value (at most `max_services`); raw discovery is skipped.
+        With service None every value of the service labels (at most
+        `max_services`) is asked about in turn.
         """
-        out: list[CitedSeries] = []
+        if metric is not None and not self._knows(metric) and not _METRIC_NAME_RE.match(metric):
+            raise SourceUnavailable(SOURCE, f"no PromQL template for metric '{metric}'")
         ran: list[str] = []
-        for query in self._queries(service, start, end, metric):
-            results = self.query_range(query.expr, start, end)
-            invocation = invocation_text(query.expr, start, end, self.settings.step)
-            ran.append(invocation)
-            by_service: dict[str, list[PromSeries]] = {}
-            for prom in results:
-                owner = query.service or prom.labels.get(self.settings.service_label)
-                if owner and prom.timestamps:
-                    by_service.setdefault(owner, []).append(prom)
-            for owner, proms in by_service.items():
-                for prom in proms:
-                    label = series_name(query.name, prom.labels, len(proms), self.settings.service_label)
-                    out.append(CitedSeries(MetricSeries(owner, label, prom.timestamps, prom.values), invocation))
+        out: list[CitedSeries] = []
+        for entity in [service] if service is not None else self.services(start, end):
+            found = self.covered_series(entity, "service", start, end, metric=metric)
+            out += found.series
+            ran += found.invocations
         self.last_invocations = tuple(dict.fromkeys(ran))
         return out
 
-    def graph(self) -> Topology:
-        return self.targets_topology()
+    def services(self, start: datetime, end: datetime) -> list[str]:
+        """Values of the service labels (in label order), at most `max_services`."""
+        seen: dict[str, None] = {}
+        for label in self.settings.service_labels:
+            for value in sorted(self.label_values(label, start=start, end=end)):
+                seen.setdefault(value, None)
+        return list(seen)[: self.settings.max_services]
 
-    def _services(self) -> list[str]:
-        values = self.label_values(self.settings.service_label)
-        return sorted(values)[: self.settings.max_services]
+    def covered_series(
+        self, entity: str, kind: str, start: datetime, end: datetime, metric: str | None = None
+    ) -> EntityMetrics:
+        """One entity's series and what matched. Raises SourceUnavailable only when Prometheus cannot answer."""
+        labels = self.settings.host_labels if kind == "host" else self.settings.service_labels
+        templates = [t for t in self.templates if metric is None or metric in (t.name, t.metric)]
+        match = match_entity(entity, kind, templates, labels, lambda m: self._names(m, start, end))
+        run = _Run(match)
+        for query in self._queries(run, metric):
+            self._run_query(run, query, start, end)
+        results = tuple(
+            run.results.get(t.name) or TemplateMatch(t.name, t.metric, t.signal, t.exporter, t in match.matched)
+            for t in match.tried
+        )
+        discovered = tuple(sorted({c.series.metric.split("{")[0] for c in run.out} - {t.metric for t in match.tried}))
+        notes: tuple[str, ...] = ()
+        if not match.selector:
+            notes = (f"no series has {' or '.join(f'{label}={entity!r}' for label in labels)}",)
+        coverage = EntityCoverage(
+            entity,
+            SOURCE,
+            "host" if kind == "host" else "service",
+            match.selector,
+            results,
+            discovered,
+            len(run.out),
+            notes,
+        )
+        return EntityMetrics(run.out, coverage, run.ran)
 
-    def _queries(self, service: str | None, start: datetime, end: datetime, metric: str | None) -> list[_Query]:
-        label = self.settings.service_label
-        templates = self.settings.metrics
-        if metric is not None:
-            if metric in templates:
-                return self._template_queries(metric, templates[metric], service)
-            if not _METRIC_NAME_RE.match(metric):
-                raise SourceUnavailable(SOURCE, f"no PromQL template for metric '{metric}'")
-            expr = discovered_query(metric, label, service)
-            return [_Query(metric, expr, service)] if expr else []
-        queries = [q for name, t in templates.items() for q in self._template_queries(name, t, service)]
-        if service is not None and self.settings.discover and self.settings.max_discovered:
-            match = f'{{{label}="{escape_label_value(service)}"}}'
-            names = sorted({s.get("__name__", "") for s in self.series_labels(match, start, end)} - {""})
-            picked = 0
-            for name in names:
-                expr = discovered_query(name, label, service)
-                if expr is None:
-                    continue
-                if picked >= self.settings.max_discovered:
-                    break
-                queries.append(_Query(name, expr, service))
-                picked += 1
+    def _knows(self, metric: str) -> bool:
+        return any(metric in (t.name, t.metric) for t in self.templates)
+
+    def _names(self, matchers: str, start: datetime, end: datetime) -> set[str]:
+        return set(self.label_values("__name__", "{" + matchers + "}", start, end))
+
+    def _queries(self, run: _Run, metric: str | None) -> list[_Query]:
+        m = run.match
+        window = self.settings.rate_window
+        queries = [_Query(t.metric, render(t.promql, m.selector, m.label, m.entity, window), t) for t in m.matched]
+        if metric is not None and not self._knows(metric):
+            expr = discovered_query(metric, m.selector, window) if m.selector else None
+            return [_Query(metric, expr)] if expr else []
+        if metric is None and self.settings.discover:
+            for name in discoverable(m, self.settings.max_discovered, host_namespaces(self.templates)):
+                expr = discovered_query(name, m.selector, window)
+                if expr is not None:
+                    queries.append(_Query(name, expr))
         return queries
 
-    def _template_queries(self, name: str, template: str, service: str | None) -> list[_Query]:
-        label = self.settings.service_label
-        if service is not None:
-            return [_Query(name, render_template(template, label, service), service)]
-        if spans_services(template):
-            return [_Query(name, render_template(template, label, None), None)]
-        return [_Query(name, render_template(template, label, svc), svc) for svc in self._services()]
+    def _run_query(self, run: _Run, query: _Query, start: datetime, end: datetime) -> None:
+        t = query.template
+        if t is not None and (t.metric in run.produced or t.name in self._broken):
+            run.results[t.name] = TemplateMatch(
+                t.name, t.metric, t.signal, t.exporter, True, False, self._broken.get(t.name, "")
+            )
+            return
+        invocation = invocation_text(query.expr, start, end, self.settings.step)
+        run.ran.append(invocation)
+        try:
+            results = [p for p in self.query_range(query.expr, start, end) if p.timestamps]
+        except SourceUnavailable as exc:
+            if t is None or "HTTP 4" not in exc.reason:
+                raise  # Prometheus itself failing is the source's gap, not the template's
+            self._broken[t.name] = exc.reason
+            run.results[t.name] = TemplateMatch(t.name, t.metric, t.signal, t.exporter, True, False, exc.reason)
+            return
+        if t is not None:
+            run.results[t.name] = TemplateMatch(t.name, t.metric, t.signal, t.exporter, True, bool(results))
+            if results:
+                run.produced.add(t.metric)
+        elif len(results) > MAX_RAW_SERIES:
+            return  # a raw metric split many ways (per CPU, per device) is no one signal of the entity
+        url = self.link(query.expr, start, end)
+        for prom in results:
+            label = series_name(query.name, prom.labels, len(results), run.match.label)
+            series = MetricSeries(run.match.entity, label, prom.timestamps, prom.values)
+            run.out.append(CitedSeries(series, invocation, query.expr, url))
+
+    def graph(self) -> Topology:
+        return self.targets_topology()
 
     def close(self) -> None:
         self.api.close()

@@ -21,12 +21,14 @@ from urllib.parse import quote
 
 from pydantic import Field, SecretStr
 
+from rootward.domain.live import LiveQuery
 from rootward.domain.telemetry import Span, SpanStatus
 from rootward.domain.topology import Topology
 from rootward.sources.base import SourceUnavailable
 from rootward.sources.call_graph import call_edges, topology_from_edges
 from rootward.sources.connector import Connector
 from rootward.sources.httpapi import Params, authenticated_api
+from rootward.sources.links import grafana_explore_url
 from rootward.sources.resilience import ConnectorSettings, Guard, SourceResponseError
 from rootward.sources.span_fields import (
     HOST_KEYS,
@@ -64,6 +66,8 @@ class TempoSettings(ConnectorSettings):
     username: str | None = Field(default=None, description="Basic-auth user (with `password`).")
     password: SecretStr | None = Field(default=None, description="Basic-auth password.")
     verify_tls: bool = Field(default=True, description="Verify the server's TLS certificate.")
+    grafana_url: str | None = Field(default=None, description="Grafana base URL: trace cites link to Explore.")
+    grafana_datasource: str | None = Field(default=None, description="Grafana uid of this Tempo data source.")
 
 
 def traceql_string(value: str) -> str:
@@ -160,6 +164,18 @@ class TempoSource:
         tenant = {"X-Scope-OrgID": settings.tenant_id} if settings.tenant_id else {}
         self.api = authenticated_api(self.guard, settings, tenant)
         self.last_invocations: tuple[str, ...] = ()
+        self._asked: list[tuple[str, str]] = []  # (service or "", TraceQL) since the last live_queries
+
+    def live_queries(self, start: datetime, end: datetime) -> list[LiveQuery]:
+        """The TraceQL searches since the last call, linked to Grafana Explore when configured."""
+        s = self.settings
+        out = []
+        for service, query in dict.fromkeys(self._asked):
+            target = {"queryType": "traceql", "query": query}
+            url = grafana_explore_url(s.grafana_url, s.grafana_datasource, target, start, end) if s.grafana_url else ""
+            out.append(LiveQuery("traces", SOURCE, service, f"TraceQL {query} [{_iso(start)} .. {_iso(end)}]", url=url))
+        self._asked = []
+        return out
 
     def _read(self, path: str, params: Params | None, parse: Callable[[Any], T], what: str) -> T:
         """One guarded GET, parsed; an answer not in the API's shape is a gap like a 500 is."""
@@ -174,6 +190,7 @@ class TempoSource:
         query = build_traceql(self.settings, service)
         window = {"start": math.floor(start.timestamp()), "end": math.ceil(end.timestamp())}
         self.last_invocations = (f"TraceQL {query} [{_iso(start)} .. {_iso(end)}]",)
+        self._asked.append((service or "", query))
         ids = self._read(
             "/api/search", {"q": query, **window, "limit": self.settings.limit}, parse_search, "/api/search"
         )

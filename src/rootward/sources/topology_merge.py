@@ -52,5 +52,7 @@ class MergedTopologySource:
                 gaps.append(str(exc))
         self.gaps = gaps
         if not graphs:
-            raise SourceUnavailable("topology", "; ".join(gaps) or "no topology layer configured")
+            if not gaps:
+                raise SourceUnavailable("topology", "no topology layer configured")
+            raise SourceUnavailable("topology", "; ".join(gaps), qualified=True)
         return merge_topologies(graphs)

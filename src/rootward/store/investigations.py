@@ -89,8 +89,11 @@ def save_investigation(
     created_at: datetime | None = None,
     bundle_path: str | None = None,
 ) -> InvestigationRow:
-    """Keep `result` (as the spec's JSON) with the indexed columns the console lists and filters by."""
-    top = result.top
+    """Keep `result` (as the spec's JSON) with the indexed columns the console lists and filters by.
+
+    The listed cause is the leading hypothesis the evidence did not rule out: an invalidated one is
+    never shown as the root cause (none left: the list shows none)."""
+    top = next((h for h in result.hypotheses if h.status != "invalidated"), None)
     row = InvestigationRow(
         id=investigation_id or new_id(),
         job_id=job_id,

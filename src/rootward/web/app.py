@@ -24,10 +24,21 @@ from sqlalchemy import Engine
 from rootward import __version__
 from rootward.observability.tracing import configure_tracing
 from rootward.runtime.intake_writer import IntakeWriter
+from rootward.runtime.topology_links import topology_links_for
 from rootward.settings import Settings
 from rootward.store.audit_refusals import RefusalThrottle, flush_refusals
 from rootward.store.db import make_engine, make_session_factory
-from rootward.web import approvals, changes, console, health, intake, intake_connectors, metrics, slack_events
+from rootward.web import (
+    approvals,
+    changes,
+    console,
+    health,
+    intake,
+    intake_connectors,
+    metrics,
+    slack_events,
+    sources,
+)
 from rootward.web.openapi import complete_openapi
 
 log = logging.getLogger(__name__)
@@ -48,7 +59,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     configure_tracing(settings.tracing)
     engine = engine or make_engine(settings.database_url, echo=settings.database.echo)
     sessions = make_session_factory(engine)
-    writer = IntakeWriter(sessions, settings.router)
+    writer = IntakeWriter(sessions, settings.router, links=topology_links_for(settings))
     refusals = RefusalThrottle()
 
     @asynccontextmanager
@@ -84,6 +95,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(approvals.router)
     app.include_router(slack_events.router)
     app.include_router(console.router)
+    app.include_router(sources.router)
     app.include_router(metrics.router)
     app.openapi = lambda: complete_openapi(app)  # type: ignore[method-assign]
     app.mount("/static", StaticFiles(directory=str(Path(console.__file__).parent / "static")), name="static")

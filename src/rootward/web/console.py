@@ -27,6 +27,7 @@ from rootward.domain.investigation import HypothesisOut, InvestigationResult
 from rootward.domain.roles import Role
 from rootward.engine.followup import answer
 from rootward.eval.golden_export import export_archive, truth_from_feedback
+from rootward.runtime.rerun import CannotRerun, NoSuchInvestigation, investigations_of_group, rerun_investigation
 from rootward.store.approvals import ApprovalRow
 from rootward.store.console_sessions import end_session, start_session
 from rootward.store.findings import FindingRow
@@ -181,8 +182,12 @@ def _incident_context(request: Request, investigation_id: str) -> dict[str, Any]
     charts = {
         eid: metric_svg(d, result.evidence[eid].cite) for eid, d in data.items() if "t" in d and eid in result.evidence
     }
+    with request.app.state.sessions() as session:
+        siblings = investigations_of_group(session, row.group_id)
     return {
         "row": row,
+        "siblings": siblings,
+        "rerun_queued": request.query_params.get("rerun", ""),
         "result": result,
         "data": data,
         "charts": charts,
@@ -250,6 +255,18 @@ def feedback(
         background.add_task(_draft_runbook, request, investigation_id, corrected_entity, corrected_fault, note)
         background.add_task(_learn, request, investigation_id, corrected_entity, corrected_fault, user.name)
     return RedirectResponse(f"/incidents/{investigation_id}#feedback", status_code=303)
+
+
+@router.post("/incidents/{investigation_id}/rerun")
+def rerun(request: Request, investigation_id: str, user: User = Depends(form_user)) -> Response:
+    """A new investigation of the same alert group on fresh data (after a source was fixed)."""
+    if not user.role.at_least(Role.RESPONDER):
+        raise HTTPException(403, "re-investigating needs the responder role")
+    try:
+        job_id = rerun_investigation(request.app.state.sessions, investigation_id, by=user.name)
+    except CannotRerun as exc:
+        raise HTTPException(404 if isinstance(exc, NoSuchInvestigation) else 400, str(exc)) from None
+    return RedirectResponse(f"/incidents/{investigation_id}?{urlencode({'rerun': job_id})}", status_code=303)
 
 
 def _confirmed(

@@ -1,0 +1,115 @@
+"""Never borrow evidence: a cause elsewhere must be linked to the alert by a dependency path.
+
+An entity other than the alerting ones can explain an alert only if a fault
+there can reach the alerting entity: the alerting entity depends on it,
+transitively (it calls it, or runs on it), or, for a surge of load, it calls
+the alerting entity. Something abnormal elsewhere (a busy neighbour on the
+same host, another team's traffic) is not a cause of this alert, however loud
+it is. The edges are the declared topology plus the calls failure logs show (a
+caller naming what it cannot reach), the same ones the ranking reads.
+
+When nothing linked is left, each alerting entity stays a hypothesis of its
+own, read from its alert's name, with the gap that says why nothing more is
+known about it. The result is then inconclusive with the gap named, which is
+the honest answer, never another entity's story.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from rootward.context.anomaly import family_of
+from rootward.context.assemble import Context
+from rootward.domain.hypothesis import Hypothesis
+from rootward.engine.signals import mentions
+
+# A fault that travels against the call edges: a caller's surge of load reaches what it calls.
+UPSTREAM_FAULTS = frozenset({"traffic_surge"})
+ALERT_FAULTS: dict[str, str] = {
+    "cpu": "cpu_saturation",
+    "memory": "memory_leak",
+    "disk": "disk_full",
+    "restarts": "crash_loop",
+    "packet_loss": "packet_loss",
+    "connections": "connection_pool_exhaustion",
+    "network": "network_latency",
+    "latency": "network_latency",
+    "errors": "deploy_regression",
+    "traffic": "traffic_surge",
+}
+
+
+def _graph(ctx: Context) -> nx.DiGraph:
+    g = ctx.topology.graph() if ctx.has_topology else nx.DiGraph()
+    for signal in ctx.logs:
+        if not (signal.changed and signal.is_failure):
+            continue
+        for entity in ctx.topology.entities:
+            if entity != signal.service and mentions(signal, entity):
+                g.add_edge(signal.service, entity, relation="depends_on")
+    return g
+
+
+def linked_entities(ctx: Context) -> tuple[set[str], set[str]]:
+    """(what the alerting entities depend on, what calls them) in the incident's graph."""
+    g = _graph(ctx)
+    below: set[str] = set()
+    above: set[str] = set()
+    calls = nx.subgraph_view(g, filter_edge=lambda a, b: g.edges[a, b].get("relation") == "depends_on")
+    for entity in ctx.alerting_services:
+        if entity in g:
+            below |= nx.descendants(g, entity)
+            above |= nx.ancestors(calls, entity)
+    return below, above
+
+
+def keep_linked(ctx: Context, ranked: list[Hypothesis]) -> tuple[list[Hypothesis], list[str]]:
+    """The hypotheses a dependency path ties to the alerts (renumbered, priors renormalised), and a gap
+    per entity left out. With none left, one hypothesis per alerting entity from its alert."""
+    alerting = set(ctx.alerting_services)
+    if not alerting:
+        return ranked, []
+    below, above = linked_entities(ctx)
+
+    def linked(h: Hypothesis) -> bool:
+        return h.entity in alerting or h.entity in below or (h.fault_type in UPSTREAM_FAULTS and h.entity in above)
+
+    kept = [h for h in ranked if linked(h)]
+    dropped: dict[str, list[str]] = {}
+    for h in ranked:
+        if not linked(h):
+            dropped.setdefault(h.entity, []).append(h.fault_type)
+    names = ", ".join(sorted(alerting))
+    gaps = [
+        f"{entity} looked abnormal ({', '.join(dict.fromkeys(faults))}) but no dependency path links it to "
+        f"{names}: not taken as the cause"
+        for entity, faults in dropped.items()
+    ]
+    if not kept:
+        kept = from_alerts(ctx)
+    total = sum(h.prior for h in kept) or 1.0
+    return [
+        Hypothesis(f"H{i}", h.entity, h.fault_type, round(h.prior / total, 4), h.evidence, h.rationale, h.source)
+        for i, h in enumerate(kept, start=1)
+    ], gaps
+
+
+def from_alerts(ctx: Context) -> list[Hypothesis]:
+    """Each alerting entity, read by its alert's name, with the gaps that say what is not known about it."""
+    out: list[Hypothesis] = []
+    for alert in ctx.alerts:
+        fault = ALERT_FAULTS.get(family_of(alert.name), "dependency_down")
+        if any(h.entity == alert.service and h.fault_type == fault for h in out):
+            continue
+        known = [g for g in ctx.gaps if alert.service in g or g.startswith(("no metrics:", "no logs:"))]
+        out.append(
+            Hypothesis(
+                f"H{len(out) + 1}",
+                alert.service,
+                fault,
+                round(0.1 / (len(out) + 1), 4),
+                [alert.evidence],
+                ["only the alert is known about it", *known[:3]],
+            )
+        )
+    return out

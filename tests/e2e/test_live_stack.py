@@ -28,6 +28,7 @@ import httpx
 import pytest
 import yaml
 from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
 
 from rootward.bundle.cites import BundleCiteResolver
 from rootward.bundle.load import load_bundle
@@ -231,6 +232,8 @@ def _investigation(stack: Stack) -> InvestigationRow | None:
     try:
         with make_session_factory(engine)() as session:
             return session.scalars(select(InvestigationRow)).first()
+    except OperationalError:
+        return None  # the server has not created its tables yet (a slow start under load)
     finally:
         engine.dispose()
 

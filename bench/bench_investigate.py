@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from bench.bundle_scaling import VARIANTS, scale_set
-
 from rootward.bundle.load import load_bundle
 from rootward.context.assemble import assemble_context
 from rootward.engine.entry_point import investigate_bundle

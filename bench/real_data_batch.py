@@ -55,7 +55,9 @@ def _peak_rss_mb(resettable: bool) -> float:
 
 
 @contextlib.contextmanager
-def _timed(module: Any, name: str, phases: dict[str, float], note: Callable[[Any], None] | None = None) -> Iterator[None]:
+def _timed(
+    module: Any, name: str, phases: dict[str, float], note: Callable[[Any], None] | None = None
+) -> Iterator[None]:
     original = getattr(module, name)
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:

@@ -7,10 +7,12 @@ imports and the investigation), not the benchmark driver's.
 Per bundle, in rule mode with default settings (what `rootward investigate`
 does): time to first hypothesis and total as the engine records them in
 `result.timing` (from the start of the investigation, bundle loading
-included), and the peak resident set size while it ran. The peak is Linux's
-VmHWM, reset before each bundle through /proc/self/clear_refs, so each figure
-is the process's real high-water mark during that investigation (interpreter
-and imports included, ~150 MB); where the reset is not possible the figure is
+included), the CPU time of the whole investigation (what it costs when the
+machine is not shared: wall times on a loaded machine are longer), and the
+peak resident set size while it ran. The peak is Linux's VmHWM, reset before
+each bundle through /proc/self/clear_refs, so each figure is the process's
+real high-water mark during that investigation (interpreter, imports and
+whatever earlier investigations left allocated included, ~100-250 MB); where the reset is not possible the figure is
 `ru_maxrss`, the process's peak so far, and the output says so.
 
 The phases (bundle load, metric scoring, log signals) are timed by wrapping
@@ -86,18 +88,21 @@ def measure(path: Path) -> dict[str, Any]:
         sizes["metric_samples"] = sum(len(s.timestamps) for s in bundle.metrics or ())
 
     resettable = _reset_peak()
+    cpu = time.process_time()
     with (
         _timed(stages, "load_bundle", phases, note_sizes),
         _timed(assemble, "detect_anomalies", phases),
         _timed(assemble, "log_signals", phases),
     ):
         result = investigate_bundle(path)
+    cpu_ms = (time.process_time() - cpu) * 1000
     return {
         "bundle": path.name,
         "status": result.status,
         "top": f"{result.hypotheses[0].entity}/{result.hypotheses[0].fault_type}" if result.hypotheses else None,
         "first_hypothesis_ms": result.timing.first_hypothesis_ms,
         "total_ms": result.timing.total_ms,
+        "cpu_ms": round(cpu_ms, 1),
         "peak_rss_mb": round(_peak_rss_mb(resettable), 1),
         "memory": "VmHWM reset per bundle" if resettable else "ru_maxrss of the process so far",
         "phases_ms": {k: round(v, 1) for k, v in phases.items()},

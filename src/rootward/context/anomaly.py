@@ -121,8 +121,11 @@ class ScoredSeries(BaseModel):
 
 def quantum_of(values: list[float]) -> float:
     """The step of a small integer-valued series (lock waits, connections in use): moving by one step is noise."""
-    distinct = sorted(set(values))
-    if len(distinct) > 20 or any(v != int(v) for v in distinct):
+    unique = set(values)
+    if len(unique) > 20:  # decided before sorting: a 1 Hz series has thousands of distinct values
+        return 0.0
+    distinct = sorted(unique)
+    if any(v != int(v) for v in distinct):
         return 0.0
     steps = [b - a for a, b in zip(distinct, distinct[1:], strict=False)]
     return min(steps) if steps else 0.0
@@ -143,7 +146,7 @@ def change_point(
         keep = ~np.isnan(vs)
         ts, vs = ts[keep], vs[keep]
     values = vs.tolist()
-    full_max = max((abs(v) for v in values), default=0.0)
+    full_max = float(np.abs(vs).max()) if len(values) else 0.0
     quantum = 0.0 if family == "restarts" else quantum_of(values)  # a restart is never noise
     floor = max(1e-3 * full_max, quantum, 1e-12)
     candidates = np.nonzero((ts >= lo) & (ts <= hi))[0].tolist()
@@ -164,7 +167,13 @@ def change_point(
         base.slide(b0, k)
         stretch.slide(k, a1)
         med, after = base.median(), stretch.median()
-        scale = max(1.4826 * base.median_deviation(med), 0.05 * abs(med), floor)
+        relative = max(0.05 * abs(med), floor)
+        # The MAD cannot exceed the largest deviation: when even that is below the other
+        # floors, the scale is theirs and the MAD need not be computed.
+        if 1.4826 * base.spread(med) <= relative:
+            scale = relative
+        else:
+            scale = max(1.4826 * base.median_deviation(med), relative)
         z = max(-SCORE_CAP, min(SCORE_CAP, (after - med) / scale))
         scored.append((z, k, med, after, scale))
     if not scored:

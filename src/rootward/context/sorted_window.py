@@ -41,6 +41,11 @@ class SortedWindow:
     def __len__(self) -> int:
         return len(self._sorted)
 
+    def spread(self, center: float) -> float:
+        """The largest |v - center| over the window: a bound on any median deviation, at no cost."""
+        ordered = self._sorted
+        return max(center - ordered[0], ordered[-1] - center)
+
     def median(self) -> float:
         ordered = self._sorted
         mid = len(ordered) // 2

@@ -20,6 +20,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel
 
+from rootward.context.hinge import best_hinge
+from rootward.context.sorted_window import SortedWindow
 from rootward.domain.evidence import EvidenceRef, metric_cite
 from rootward.domain.telemetry import MetricSeries
 
@@ -117,22 +119,13 @@ class ScoredSeries(BaseModel):
     onset: int
 
 
-def _median(values: list[float]) -> float:
-    ordered = sorted(values)
-    n = len(ordered)
-    mid = n // 2
-    return ordered[mid] if n % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-
-
-def _scale(base: list[float], med: float, full_max: float, quantum: float = 0.0) -> float:
-    mad = 1.4826 * _median([abs(v - med) for v in base])
-    return max(mad, 0.05 * abs(med), 1e-3 * full_max, quantum, 1e-12)
-
-
 def quantum_of(values: list[float]) -> float:
     """The step of a small integer-valued series (lock waits, connections in use): moving by one step is noise."""
-    distinct = sorted(set(values))
-    if len(distinct) > 20 or any(v != int(v) for v in distinct):
+    unique = set(values)
+    if len(unique) > 20:  # decided before sorting: a 1 Hz series has thousands of distinct values
+        return 0.0
+    distinct = sorted(unique)
+    if any(v != int(v) for v in distinct):
         return 0.0
     steps = [b - a for a, b in zip(distinct, distinct[1:], strict=False)]
     return min(steps) if steps else 0.0
@@ -143,17 +136,25 @@ def change_point(
 ) -> tuple[float, int, float, float, float] | None:
     """Best change point with onset in [lo, hi]: (signed score, onset, baseline median, after median, peak).
 
-    Plain-list medians: the windows are a few dozen samples, where sorting a
-    list beats numpy's per-call overhead by an order of magnitude.
+    The baseline and "after" windows slide forward with the candidate, so they
+    are kept sorted (`SortedWindow`) rather than sorted again per candidate:
+    the same medians, in time that stays small at one sample a second. A NaN
+    is no sample (the Prometheus source drops them too): it has no place in a
+    sorted window.
     """
+    if np.isnan(vs).any():
+        keep = ~np.isnan(vs)
+        ts, vs = ts[keep], vs[keep]
     values = vs.tolist()
-    full_max = max((abs(v) for v in values), default=0.0)
+    full_max = float(np.abs(vs).max()) if len(values) else 0.0
     quantum = 0.0 if family == "restarts" else quantum_of(values)  # a restart is never noise
+    floor = max(1e-3 * full_max, quantum, 1e-12)
     candidates = np.nonzero((ts >= lo) & (ts <= hi))[0].tolist()
     starts = np.searchsorted(ts, ts - BASELINE_SPAN).tolist()
     stops = np.searchsorted(ts, np.minimum(ts + AFTER_SPAN, end), side="right").tolist()
     last = int(np.searchsorted(ts, end, side="right"))
     scored: list[tuple[float, int, float, float, float]] = []  # (z, k, med, after, scale)
+    base, stretch = SortedWindow(values), SortedWindow(values)
     for k in candidates:
         b0 = starts[k]
         if k - b0 < MIN_BASELINE:
@@ -163,10 +164,16 @@ def change_point(
             a1 = min(len(values), k + MIN_AFTER)
             if a1 - k < MIN_AFTER:
                 continue
-        base = values[b0:k]
-        med = _median(base)
-        after = _median(values[k:a1])
-        scale = _scale(base, med, full_max, quantum)
+        base.slide(b0, k)
+        stretch.slide(k, a1)
+        med, after = base.median(), stretch.median()
+        relative = max(0.05 * abs(med), floor)
+        # The MAD cannot exceed the largest deviation: when even that is below the other
+        # floors, the scale is theirs and the MAD need not be computed.
+        if 1.4826 * base.spread(med) <= relative:
+            scale = relative
+        else:
+            scale = max(1.4826 * base.median_deviation(med), relative)
         z = max(-SCORE_CAP, min(SCORE_CAP, (after - med) / scale))
         scored.append((z, k, med, after, scale))
     if not scored:
@@ -250,24 +257,21 @@ def ramp_fit(ts: np.ndarray, vs: np.ndarray) -> tuple[float, int, float, float] 
     a change-point test against a recent baseline misses them because the
     baseline is already climbing. The score is the rise over the residual
     noise; None when the series is better described by a step or by nothing.
+    The hinge is found in linear time (`context.hinge`); a flat series has no
+    climb, and a NaN is no sample.
     """
+    if np.isnan(vs).any():
+        keep = ~np.isnan(vs)
+        ts, vs = ts[keep], vs[keep]
     n = len(ts)
     if n < 10:
         return None
     t = (ts - ts[0]).astype(float)
     y = vs.astype(float)
-    ks = np.arange(0, n - 4)
-    x = np.maximum(0.0, t[None, :] - t[ks][:, None])  # one row per candidate hinge
-    xm = x.mean(axis=1)
-    ym = y.mean()
-    var = ((x - xm[:, None]) ** 2).sum(axis=1)
-    cov = ((x - xm[:, None]) * (y - ym)[None, :]).sum(axis=1)
-    b = np.where(var > 0, cov / np.where(var > 0, var, 1.0), 0.0)
-    c = ym - b * xm
-    resid = y[None, :] - (c[:, None] + b[:, None] * x)
-    sse = (resid**2).sum(axis=1)
-    best = int(np.argmin(sse))
-    if b[best] <= 0:
+    if float(np.ptp(y)) == 0.0:
+        return None
+    fit = best_hinge(t, y, candidates=n - 4)
+    if fit.slope <= 0:
         return None
     # Best single step, for comparison (prefix sums).
     cs, cs2 = np.cumsum(y), np.cumsum(y**2)
@@ -276,16 +280,16 @@ def ramp_fit(ts: np.ndarray, vs: np.ndarray) -> tuple[float, int, float, float] 
     left = cs[:-1] ** 2 / k
     right = (cs[-1] - cs[:-1]) ** 2 / (n - k)
     step_sse = float(np.min(total - left - right))
-    if sse[best] > 0.7 * step_sse:
+    if fit.sse > 0.7 * step_sse:
         return None
-    r = resid[best]
+    r = fit.residuals
     noise = max(1.4826 * float(np.median(np.abs(r - np.median(r)))), 1e-12)
-    level = float(c[best])
-    end_value = float(c[best] + b[best] * x[best, -1])
+    level = fit.level
+    end_value = float(fit.level + fit.slope * fit.regressor[-1])
     rise = end_value - level
     if rise < 0.1 * max(abs(level), 1e-12):
         return None
-    return (min(SCORE_CAP, rise / noise), int(ts[ks[best]]), level, end_value)
+    return (min(SCORE_CAP, rise / noise), int(ts[fit.index]), level, end_value)
 
 
 def _per_request(series: Sequence[MetricSeries]) -> list[MetricSeries]:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from statistics import mean
 from typing import Any
@@ -36,8 +36,9 @@ from typing import Any
 from rootward.domain.topology import Topology
 from rootward.worldmodel.dynamics import Dynamics
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
-from rootward.worldmodel.history import IncidentRecord, ObservedAlert
+from rootward.worldmodel.history import IncidentRecord, ObservedAlert, ObservedSymptom
 from rootward.worldmodel.predict import predict
+from rootward.worldmodel.symptoms import earliest, metric_symptoms, trace_symptoms
 from rootward.worldmodel.verdict import on_time
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -54,10 +55,20 @@ class BacktestCase:
     alerted: frozenset[str]  # entities with at least one alert (after the onset, when it is known)
     alerts: tuple[ObservedAlert, ...] = ()  # what the learner sees of the other folds
     onset: datetime | None = None  # when the fault began, from the truth record
+    symptoms: tuple[ObservedSymptom, ...] = ()  # first signs in the bundle's metrics and traces
+    watched: frozenset[str] = frozenset()  # entities the bundle has telemetry of
 
     @property
     def record(self) -> IncidentRecord:
-        return IncidentRecord(self.root, self.fault_type, self.alerts, fault_start=self.onset, source=self.name)
+        return IncidentRecord(
+            self.root,
+            self.fault_type,
+            self.alerts,
+            fault_start=self.onset,
+            source=self.name,
+            symptoms=self.symptoms,
+            watched=self.watched,
+        )
 
     def arrivals(self) -> dict[str, float]:
         """Seconds from the onset to each alerted entity's first alert after it (empty without an onset)."""
@@ -320,9 +331,29 @@ def load_cases(
                 alerted=frozenset(a.entity for a in alerts if onset is None or a.starts_at >= onset),
                 alerts=alerts,
                 onset=onset,
+                symptoms=bundle_symptoms(bundle, onset, alerts),
+                watched=watched_entities(bundle),
             )
         )
     return cases, skipped
+
+
+SYMPTOM_LOOKBACK = timedelta(minutes=10)
+
+
+def bundle_symptoms(
+    bundle: Any, onset: datetime | None, alerts: Sequence[ObservedAlert]
+) -> tuple[ObservedSymptom, ...]:
+    """First signs per entity in the bundle's metrics and traces, from the onset (or a while before the first alert)."""
+    since = onset or (min(a.starts_at for a in alerts) - SYMPTOM_LOOKBACK if alerts else None)
+    if since is None:
+        return ()
+    return earliest(metric_symptoms(bundle.metrics or (), since), trace_symptoms(bundle.spans or (), since))
+
+
+def watched_entities(bundle: Any) -> frozenset[str]:
+    """Entities with telemetry in the bundle: a metric series, or spans of their own."""
+    return frozenset(s.service for s in bundle.metrics or ()) | frozenset(s.service for s in bundle.spans or ())
 
 
 def bundle_dirs_under(root: Path) -> list[Path]:

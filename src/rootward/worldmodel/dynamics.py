@@ -2,20 +2,34 @@
 
 For every edge `dependent -> dependency` that a past incident put to the test
 (the dependency was affected), we count a trial, and a cascade when the
-dependent was affected too; we keep the delay between the two first alerts,
-the alert's duration, and which alert names fired on the dependent side.
+dependent was affected too; we keep the delay between the two entities' first
+signs, the alert's duration, and which alert names fired on the dependent side.
+
+"Affected" is what the record shows: an alert after the fault's onset, or a
+symptom in the entity's own telemetry (`symptoms.py`: the first sustained
+move of a metric, or of the calls into it in traces), plus the silent
+entities on the way from the root to an affected one. Telemetry sees what
+alerts miss: most services on a cascade's path have no rule of their own.
 
 A rate alone cannot tell a cause from a coincidence: an entry point that
 alerts in most incidents "cascades" from every edge into it. So each entity
 also keeps its background: how often it was affected in incidents where none
 of its dependencies was. A seen edge's probability is its causal power
 (Cheng, 1997), `(rate - background) / (1 - background)`: the share of the
-dependent's failures that the dependency adds. That power is shrunk toward a
-prior whose mean depends on the relation (a `runs_on` host fault hits its
-tenants less often than a hard `depends_on`) by two pseudo-observations: an
-edge never seen is the prior, never 0 or 1, and a handful of observations
-move it quickly. The prediction combines those per-edge strengths with a
-noisy-OR, which is the model causal power assumes.
+dependent's failures that the dependency adds.
+
+That power is shrunk toward a prior by two pseudo-observations: an edge never
+seen is the prior, never 0 or 1, and a handful of observations move it
+quickly. The prior is the relation's mean cascade probability (a `runs_on`
+host fault hits its tenants less often than a hard `depends_on`) times the
+edge's confidence, the chance that the edge is real at all. Observed cascades
+are measured across the edge as it is, so they already carry that chance: the
+confidence discounts the prior's share, not the evidence. The prediction
+combines those per-edge strengths with a noisy-OR, which is the model causal
+power assumes.
+
+Timing (`timing.py`) keeps two delays apart: propagation per edge (first sign
+to first sign) and detection per entity (own first sign to own first alert).
 """
 
 from __future__ import annotations
@@ -27,35 +41,35 @@ from datetime import datetime
 from typing import Any
 
 from rootward.worldmodel.graph import WorldGraph
-from rootward.worldmodel.history import IncidentRecord
+from rootward.worldmodel.history import IncidentRecord, ObservedSymptom
+from rootward.worldmodel.timing import (
+    DETECTION_PRIOR,
+    PRIOR_STRENGTH,
+    PROPAGATION_PRIOR,
+    Window,
+    quantile,
+    shrunk_window,
+)
 
-# Prior mean cascade probability per relation, and its strength in pseudo-observations.
+# Prior mean cascade probability per relation.
 RELATION_PRIOR: dict[str, float] = {
     "depends_on": 0.6,
     "runs_on": 0.5,
     "routes_via": 0.6,
     "member_of": 0.3,
 }
-PRIOR_STRENGTH = 2.0
-# Records key an entity's background counts under (entity, BACKGROUND_KEY), and the alerts a
-# root shows per fault type under (fault_type, ROOT_ALERTS_KEY): neither is an edge.
+# Records key an entity's background counts under (entity, BACKGROUND_KEY), its detection delays
+# under (entity, DETECTION_KEY), and the alerts a root shows per fault type under
+# (fault_type, ROOT_ALERTS_KEY): none of them is an edge.
 BACKGROUND_KEY = ""
+DETECTION_KEY = "*detection*"
 ROOT_ALERTS_KEY = "*root-alerts*"
-DEFAULT_DELAY_P50_S = 60.0
-DEFAULT_DELAY_P95_S = 300.0
 DEFAULT_RECOVERY_S = 900.0
 # Faults whose effect flows to what the target calls (load lands on dependencies), not to its
 # dependents. Their incidents teach the root's own alerts but no edge statistics.
 DOWNSTREAM_FAULTS = frozenset({"traffic_surge"})
 # Alerts a dependent usually shows when something it needs fails, before any history.
 DEFAULT_DEPENDENT_ALERTS: tuple[str, ...] = ("HighErrorRate", "HighLatencyP99")
-
-
-def quantile(samples: list[float], q: float) -> float:
-    """Nearest-rank quantile (deterministic, no interpolation surprises on tiny samples)."""
-    ordered = sorted(samples)
-    index = min(len(ordered) - 1, max(0, int(q * len(ordered) + 0.999999) - 1))
-    return ordered[index]
 
 
 @dataclass
@@ -89,30 +103,31 @@ def causal_power(cascades: int, trials: int, background: Background) -> float:
 
 @dataclass(frozen=True)
 class EdgeDynamics:
-    """What prediction needs of one edge, already smoothed."""
+    """What prediction needs of one edge, already smoothed; `probability` includes the edge's confidence."""
 
     probability: float
-    delay_min_s: float
+    delay_min_s: float  # propagation: the dependency's first sign to the dependent's
     delay_p50_s: float
     delay_p95_s: float
     recovery_s: float
     alerts: tuple[tuple[str, float], ...]  # (alert name, share of cascades that showed it)
     trials: int = 0
 
+    @property
+    def propagation(self) -> Window:
+        return Window(self.delay_min_s, self.delay_p50_s, self.delay_p95_s)
 
-def _prior_dynamics(relation: str) -> EdgeDynamics:
+
+def _prior_dynamics(relation: str, confidence: float = 1.0) -> EdgeDynamics:
     share = 1.0 / len(DEFAULT_DEPENDENT_ALERTS)
     return EdgeDynamics(
-        probability=RELATION_PRIOR.get(relation, 0.5),
-        delay_min_s=0.0,
-        delay_p50_s=DEFAULT_DELAY_P50_S,
-        delay_p95_s=DEFAULT_DELAY_P95_S,
+        probability=RELATION_PRIOR.get(relation, 0.5) * confidence,
+        delay_min_s=PROPAGATION_PRIOR.min_s,
+        delay_p50_s=PROPAGATION_PRIOR.p50_s,
+        delay_p95_s=PROPAGATION_PRIOR.p95_s,
         recovery_s=DEFAULT_RECOVERY_S,
         alerts=tuple((name, share) for name in DEFAULT_DEPENDENT_ALERTS),
     )
-
-
-_PRIORS = {relation: _prior_dynamics(relation) for relation in RELATION_PRIOR}
 
 
 class Dynamics:
@@ -121,38 +136,54 @@ class Dynamics:
     def __init__(self) -> None:
         self.stats: dict[tuple[str, str], EdgeStats] = {}
         self.background: dict[str, Background] = {}
-        self._cache: dict[tuple[str, str, str], EdgeDynamics] = {}
+        self.detection: dict[str, list[float]] = {}  # per entity: own first sign to first alert
+        self._cache: dict[tuple[str, str, str, float], EdgeDynamics] = {}
+        self._detect_cache: dict[str, Window] = {}
         self.fault_alerts: dict[str, Counter[str]] = {}  # alerts on the root itself, by fault type
         self.incidents = 0
 
-    def edge(self, dependent: str, dependency: str, relation: str) -> EdgeDynamics:
-        stats = self.stats.get((dependent, dependency))
-        if stats is None or stats.trials == 0:
-            return _PRIORS.get(relation) or _prior_dynamics(relation)
-        key = (dependent, dependency, relation)
+    def edge(self, dependent: str, dependency: str, relation: str, confidence: float = 1.0) -> EdgeDynamics:
+        """The edge's smoothed dynamics; `confidence` (that the edge is real) discounts the prior's share."""
+        key = (dependent, dependency, relation, confidence)
         cached = self._cache.get(key)
         if cached is None:
-            cached = self._smooth(stats, relation, self.background.get(dependent, Background()))
+            stats = self.stats.get((dependent, dependency))
+            if stats is None or stats.trials == 0:
+                cached = _prior_dynamics(relation, confidence)
+            else:
+                cached = self._smooth(stats, relation, confidence, self.background.get(dependent, Background()))
             self._cache[key] = cached
         return cached
 
+    def detection_window(self, entity: str) -> Window:
+        """From the entity's first sign to its first alert: its own samples, shrunk toward everyone's."""
+        cached = self._detect_cache.get(entity)
+        if cached is None:
+            pooled = self._detect_cache.get(DETECTION_KEY)
+            if pooled is None:
+                everyone = [x for samples in self.detection.values() for x in samples]
+                pooled = shrunk_window(everyone, DETECTION_PRIOR)
+                self._detect_cache[DETECTION_KEY] = pooled
+            cached = shrunk_window(self.detection.get(entity, []), pooled)
+            self._detect_cache[entity] = cached
+        return cached
+
     @staticmethod
-    def _smooth(stats: EdgeStats, relation: str, background: Background) -> EdgeDynamics:
-        # The edge's causal power, shrunk toward the relation's prior by PRIOR_STRENGTH pseudo-observations.
-        prior = RELATION_PRIOR.get(relation, 0.5)
+    def _smooth(stats: EdgeStats, relation: str, confidence: float, background: Background) -> EdgeDynamics:
+        # The edge's causal power, shrunk toward the (confidence-discounted) prior by PRIOR_STRENGTH.
+        prior = RELATION_PRIOR.get(relation, 0.5) * confidence
         power = causal_power(stats.cascades, stats.trials, background)
         probability = (power * stats.trials + prior * PRIOR_STRENGTH) / (stats.trials + PRIOR_STRENGTH)
-        delays = stats.delays_s
         if stats.alert_names and stats.cascades:
             alerts = tuple((name, count / stats.cascades) for name, count in sorted(stats.alert_names.items()))
         else:
             alerts = _prior_dynamics(relation).alerts
-        low, high = _delay_window(delays)
+        window = shrunk_window(stats.delays_s, PROPAGATION_PRIOR)
         return EdgeDynamics(
             probability=probability,
-            delay_min_s=low,
-            delay_p50_s=quantile(delays, 0.5) if delays else DEFAULT_DELAY_P50_S,
-            delay_p95_s=high,
+            delay_min_s=window.min_s,
+            delay_p50_s=window.p50_s,
+            delay_p95_s=window.p95_s,
             recovery_s=quantile(stats.recoveries_s, 0.5) if stats.recoveries_s else DEFAULT_RECOVERY_S,
             alerts=alerts,
             trials=stats.trials,
@@ -179,6 +210,8 @@ class Dynamics:
         }
         for entity, b in self.background.items():
             records[(entity, BACKGROUND_KEY)] = {"unexposed": b.unexposed, "affected": b.affected}
+        for entity, samples in self.detection.items():
+            records[(entity, DETECTION_KEY)] = {"delays_s": samples}
         for fault_type, counts in self.fault_alerts.items():
             records[(fault_type, ROOT_ALERTS_KEY)] = {"alert_names": dict(counts)}
         return records
@@ -189,6 +222,9 @@ class Dynamics:
         for key, data in records.items():
             if key[1] == BACKGROUND_KEY:
                 dynamics.background[key[0]] = Background(int(data.get("unexposed", 0)), int(data.get("affected", 0)))
+                continue
+            if key[1] == DETECTION_KEY:
+                dynamics.detection[key[0]] = [float(x) for x in data.get("delays_s", [])]
                 continue
             if key[1] == ROOT_ALERTS_KEY:
                 names = data.get("alert_names") or {}
@@ -211,32 +247,24 @@ class Dynamics:
             added += self._learn_one(graph, record)
             self.incidents += 1
         self._cache.clear()
+        self._detect_cache.clear()
         return added
 
     def _learn_one(self, graph: WorldGraph, record: IncidentRecord) -> int:
         if not graph.has_entity(record.root):
             return 0
-        first: dict[str, datetime] = {}
-        names: dict[str, set[str]] = {}
-        durations: dict[str, list[float]] = {}
-        for alert in record.alerts:
-            if record.fault_start is not None and alert.starts_at < record.fault_start:
-                continue  # it began before the fault, so the fault did not cause it
-            if alert.entity not in first or alert.starts_at < first[alert.entity]:
-                first[alert.entity] = alert.starts_at
-            names.setdefault(alert.entity, set()).add(alert.name)
-            if alert.ends_at is not None and alert.ends_at > alert.starts_at:
-                durations.setdefault(alert.entity, []).append((alert.ends_at - alert.starts_at).total_seconds())
-        if record.root in names:
-            self.fault_alerts.setdefault(record.fault_type, Counter()).update(names[record.root])
+        seen_alerts = _alerts_after_onset(record)
+        if record.root in seen_alerts.names:
+            self.fault_alerts.setdefault(record.fault_type, Counter()).update(seen_alerts.names[record.root])
+        signs = _first_signs(record, seen_alerts.first)
+        self._learn_detection(record, seen_alerts.first)
         if record.fault_type in DOWNSTREAM_FAULTS:
             return 0
-
         reach = _dependents_closure(graph, record.root)
-        affected = _affected(graph, record.root, reach, set(first))
-        self._count_background(graph, record.root, affected | set(first))
-        # The cascade's clock starts when the fault does; the root's own alert is only a fallback.
-        when: dict[str, datetime | None] = {record.root: record.fault_start or first.get(record.root)}
+        affected = _affected(graph, record.root, reach, set(signs), record.watched)
+        self._count_background(graph, record.root, affected | set(signs))
+        # The cascade's clock starts when the fault does; the root's own first sign is only a fallback.
+        when: dict[str, datetime | None] = {record.root: record.fault_start or signs.get(record.root)}
         frontier = [record.root]
         seen = {record.root}
         added = 0
@@ -250,10 +278,10 @@ class Dynamics:
                     if dependent not in affected:
                         continue
                     stats.cascades += 1
-                    stats.alert_names.update(names.get(dependent, ()))
-                    stats.recoveries_s.extend(durations.get(dependent, ()))
+                    stats.alert_names.update(seen_alerts.names.get(dependent, ()))
+                    stats.recoveries_s.extend(seen_alerts.durations.get(dependent, ()))
                     t_dep = when.get(dependency)
-                    t_own = first.get(dependent)
+                    t_own = signs.get(dependent)
                     if t_dep is not None and t_own is not None:
                         stats.delays_s.append(max(0.0, (t_own - t_dep).total_seconds()))
                     if dependent not in seen:
@@ -262,6 +290,16 @@ class Dynamics:
                         nxt.append(dependent)
             frontier = sorted(nxt)
         return added
+
+    def _learn_detection(self, record: IncidentRecord, first_alert: dict[str, datetime]) -> None:
+        """Alert minus own first symptom, for every entity that had both (never the root: its clock is the fault)."""
+        for symptom in _symptoms_after_onset(record):
+            alerted = first_alert.get(symptom.entity)
+            if alerted is None or symptom.entity == record.root:
+                continue
+            self.detection.setdefault(symptom.entity, []).append(
+                max(0.0, (alerted - symptom.starts_at).total_seconds())
+            )
 
     def _count_background(self, graph: WorldGraph, root: str, affected: set[str]) -> None:
         """Every entity none of whose dependencies was affected: was it affected anyway (noise, another cause)?"""
@@ -273,22 +311,39 @@ class Dynamics:
             b.affected += entity in affected
 
 
-def _delay_window(delays: list[float]) -> tuple[float, float]:
-    """The window a dependent's alert is expected in, shrunk toward the prior window on few samples.
+@dataclass
+class _SeenAlerts:
+    first: dict[str, datetime]
+    names: dict[str, set[str]]
+    durations: dict[str, list[float]]
 
-    The range of one or two samples is far narrower than the spread of the next
-    delay, and a window that narrow turns a normal cascade into a "mistimed"
-    verdict. The same pseudo-observations as the cascade probability pull the
-    endpoints toward the prior (0 s to DEFAULT_DELAY_P95_S); they never narrow
-    what the samples themselves span.
-    """
-    if not delays:
-        return 0.0, DEFAULT_DELAY_P95_S
-    n = len(delays)
-    low = min(delays) * n / (n + PRIOR_STRENGTH)
-    p95 = quantile(delays, 0.95)
-    high = max(p95, (n * p95 + PRIOR_STRENGTH * DEFAULT_DELAY_P95_S) / (n + PRIOR_STRENGTH))
-    return low, high
+
+def _alerts_after_onset(record: IncidentRecord) -> _SeenAlerts:
+    """Per entity: first alert, alert names and durations, leaving out alerts that began before the fault."""
+    out = _SeenAlerts({}, {}, {})
+    for alert in record.alerts:
+        if record.fault_start is not None and alert.starts_at < record.fault_start:
+            continue  # it began before the fault, so the fault did not cause it
+        if alert.entity not in out.first or alert.starts_at < out.first[alert.entity]:
+            out.first[alert.entity] = alert.starts_at
+        out.names.setdefault(alert.entity, set()).add(alert.name)
+        if alert.ends_at is not None and alert.ends_at > alert.starts_at:
+            out.durations.setdefault(alert.entity, []).append((alert.ends_at - alert.starts_at).total_seconds())
+    return out
+
+
+def _symptoms_after_onset(record: IncidentRecord) -> list[ObservedSymptom]:
+    return [s for s in record.symptoms if record.fault_start is None or s.starts_at >= record.fault_start]
+
+
+def _first_signs(record: IncidentRecord, first_alert: dict[str, datetime]) -> dict[str, datetime]:
+    """Per entity, its earliest sign of the incident: a symptom in its telemetry or its first alert."""
+    signs = dict(first_alert)
+    for symptom in _symptoms_after_onset(record):
+        known = signs.get(symptom.entity)
+        if known is None or symptom.starts_at < known:
+            signs[symptom.entity] = symptom.starts_at
+    return signs
 
 
 def _dependents_closure(graph: WorldGraph, root: str) -> set[str]:
@@ -302,16 +357,21 @@ def _dependents_closure(graph: WorldGraph, root: str) -> set[str]:
     return out
 
 
-def _affected(graph: WorldGraph, root: str, reach: set[str], alerted: set[str]) -> set[str]:
-    """Root, alerted entities it can reach, and the silent entities on the way to them."""
-    hit = alerted & reach
+def _affected(graph: WorldGraph, root: str, reach: set[str], signs: set[str], watched: frozenset[str]) -> set[str]:
+    """Root, the entities with a sign it can reach, and the silent entities on the way to them.
+
+    A silent entity counts as on the way only when nothing watched it: one whose
+    telemetry the record holds and which showed no symptom was seen to be fine,
+    so the cascade reached the entity above it by another path.
+    """
+    hit = signs & reach
     affected = {root} | hit
-    # Walk back from each alerted entity along its dependencies while staying inside `reach`.
+    # Walk back from each entity with a sign along its dependencies while staying inside `reach`.
     stack = list(hit)
     while stack:
         node = stack.pop()
         for dependency in graph.dependencies(node):
-            if dependency in reach and dependency not in affected:
+            if dependency in reach and dependency not in affected and dependency not in watched:
                 affected.add(dependency)
                 stack.append(dependency)
     return affected

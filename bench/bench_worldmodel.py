@@ -104,7 +104,8 @@ def latency(samples: int = 100) -> dict[str, Any]:
 def backtest() -> dict[str, Any]:
     from rootward.bundle.load import load_bundle
     from rootward.eval.truth import read_truth
-    from rootward.worldmodel.backtest import bundle_dirs_under, load_cases, run_backtest
+    from rootward.worldmodel.backtest import run_backtest
+    from rootward.worldmodel.backtest_cases import bundle_dirs_under, load_cases
 
     with tempfile.TemporaryDirectory() as tmp:
         source = GOLDEN

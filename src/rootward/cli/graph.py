@@ -30,8 +30,6 @@ TopologyOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
-
-
 def _topology_file(path: Path) -> Any:
     from rootward.bundle.format import BundleError
     from rootward.bundle.validate import parse_topology
@@ -248,7 +246,7 @@ def blast_radius_cmd(
 def _cases(directory: Path) -> tuple[list[Any], list[str]]:
     from rootward.bundle.load import load_bundle
     from rootward.eval.truth import read_truth
-    from rootward.worldmodel.backtest import bundle_dirs_under, load_cases
+    from rootward.worldmodel.backtest_cases import bundle_dirs_under, load_cases
 
     dirs = bundle_dirs_under(directory)
     if not dirs:
@@ -290,7 +288,7 @@ def mine_cmd(
     from rootward.bundle.load import load_bundle
     from rootward.store.migrate import upgrade
     from rootward.store.worldmodel import load_graph_records, save_graph
-    from rootward.worldmodel.backtest import bundle_dirs_under
+    from rootward.worldmodel.backtest_cases import bundle_dirs_under
     from rootward.worldmodel.graph import WorldGraph
     from rootward.worldmodel.history import ObservedAlert
     from rootward.worldmodel.miner import apply as apply_edges
@@ -326,31 +324,35 @@ def backtest_cmd(
     directory: Path,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the shuffled controls.")] = 0,
     shuffles: Annotated[int, typer.Option("--shuffles", min=1, help="Shuffled graphs per topology.")] = 20,
-    learn: Annotated[bool, typer.Option("--learn/--no-learn", help="Learn dynamics k-fold on each side.")] = False,
+    dynamics: Annotated[
+        str,
+        typer.Option(
+            "--dynamics",
+            help="both: the structural prior and k-fold learned dynamics; prior or learned: one of them.",
+        ),
+    ] = "both",
+    folds: Annotated[int, typer.Option("--folds", min=2, help="Folds of the learned run (per topology).")] = 5,
     as_json: JsonOption = False,
 ) -> None:
     """Coverage of the observed alerts by the cascade predicted from the true root, vs shuffled graphs."""
+    from rootward.cli.graph_backtest import render_backtest
     from rootward.worldmodel.backtest import run_backtest
 
+    modes = {"both": (False, True), "prior": (False,), "learned": (True,)}.get(dynamics)
+    if modes is None:
+        typer.echo("--dynamics: expected both, prior or learned", err=True)
+        raise typer.Exit(2)
     cases, skipped = _cases(directory)
-    report = run_backtest(cases, seed=seed, shuffles=shuffles, learn=learn).to_json()
-    report["skipped"] = [*skipped, *report["skipped"]]
+    reports = {}
+    for learn in modes:
+        report = run_backtest(cases, seed=seed, shuffles=shuffles, learn=learn, folds=folds).to_json()
+        report["skipped"] = [*skipped, *report["skipped"]]
+        reports["learned" if learn else "prior"] = report
     if as_json:
-        typer.echo(json.dumps(report, indent=2))
+        typer.echo(json.dumps(reports if len(reports) > 1 else next(iter(reports.values())), indent=2))
         return
-    typer.echo(
-        f"{report['cases']} incidents: coverage {report['coverage']:.3f}, control {report['control_coverage']:.3f}, "
-        f"control_ratio {report['control_ratio']} (target <= 0.5)"
-    )
-    typer.echo(
-        f"hit coverage {report['hit_coverage']:.3f}, control {report['control_hit_coverage']:.3f}, "
-        f"ratio {report['hit_control_ratio']}"
-    )
-    timed = report["timed_cases"]
-    if timed:
-        typer.echo(f"{timed} incidents with a known onset: an alert counts only inside its predicted delay window")
-    if report["skipped"]:
-        typer.echo(f"skipped: {', '.join(report['skipped'])}")
+    for line in render_backtest(reports):
+        typer.echo(line)
 
 
 def register(app: typer.Typer) -> None:

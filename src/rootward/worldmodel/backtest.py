@@ -19,31 +19,31 @@ Then the same prediction runs on degree-preserving shuffles of the same graph
 (Maslov-Sneppen directed double-edge swaps; the seed fixes the result) and
 `control_ratio = control coverage / real coverage`. A model that only knew the
 graph's shape, not its wiring, would score a ratio near 1; the target is ≤ 0.5.
-The structural prior is used on both sides (no learned dynamics), so the
-control differs from the real run only in the wiring.
+With `learn`, each side learns its own dynamics from the other folds of the
+same topology (k-fold: no incident predicts itself), so the control differs
+from the real run only in the wiring, never in what it was allowed to learn.
+
+Loading cases from bundles is `backtest_cases.py`; the report's figures are
+`backtest_report.py`.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from statistics import mean
-from typing import Any
 
 from rootward.domain.topology import Topology
+from rootward.worldmodel.backtest_report import SHUFFLES, BacktestReport, CaseResult
 from rootward.worldmodel.dynamics import Dynamics
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
 from rootward.worldmodel.history import IncidentRecord, ObservedAlert, ObservedSymptom
 from rootward.worldmodel.predict import predict
-from rootward.worldmodel.symptoms import earliest, metric_symptoms, trace_symptoms
 from rootward.worldmodel.verdict import on_time
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-# Shuffled graphs per topology: enough that the control's mean does not hang on one lucky rewiring.
-SHUFFLES = 20
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,7 @@ class BacktestCase:
     onset: datetime | None = None  # when the fault began, from the truth record
     symptoms: tuple[ObservedSymptom, ...] = ()  # first signs in the bundle's metrics and traces
     watched: frozenset[str] = frozenset()  # entities the bundle has telemetry of
+    topology_name: str = ""  # which estate (the truth's `topology` label), for per-topology figures
 
     @property
     def record(self) -> IncidentRecord:
@@ -80,67 +81,6 @@ class BacktestCase:
             if offset >= 0 and alert.entity in self.alerted:
                 out[alert.entity] = min(offset, out.get(alert.entity, offset))
         return out
-
-
-@dataclass(frozen=True)
-class CaseResult:
-    name: str
-    root: str
-    observed: int
-    hit_coverage: float
-    coverage: float
-    control_hit_coverage: float | None
-    control_coverage: float | None
-    missed: tuple[str, ...] = ()
-    late: tuple[str, ...] = ()  # predicted entities whose alert fell outside the predicted delay window
-    timed: bool = False
-
-
-@dataclass(frozen=True)
-class BacktestReport:
-    cases: tuple[CaseResult, ...]
-    skipped: tuple[str, ...] = field(default_factory=tuple)
-    seed: int = 0
-    shuffles: int = SHUFFLES
-    learned: bool = True
-
-    def _mean(self, attr: str) -> float:
-        values = [getattr(c, attr) for c in self.cases if getattr(c, attr) is not None]
-        return mean(values) if values else 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        coverage = self._mean("coverage")
-        control = self._mean("control_coverage")
-        hit, control_hit = self._mean("hit_coverage"), self._mean("control_hit_coverage")
-        return {
-            "cases": len(self.cases),
-            "timed_cases": sum(1 for c in self.cases if c.timed),
-            "skipped": list(self.skipped),
-            "seed": self.seed,
-            "shuffles": self.shuffles,
-            "learned_dynamics": self.learned,
-            "coverage": round(coverage, 4),
-            "control_coverage": round(control, 4),
-            "control_ratio": round(control / coverage, 4) if coverage else None,
-            "hit_coverage": round(hit, 4),
-            "control_hit_coverage": round(control_hit, 4),
-            "hit_control_ratio": round(control_hit / hit, 4) if hit else None,
-            "target_control_ratio": 0.5,
-            "per_case": [
-                {
-                    "name": c.name,
-                    "root": c.root,
-                    "observed": c.observed,
-                    "coverage": round(c.coverage, 4),
-                    "hit_coverage": round(c.hit_coverage, 4),
-                    "control_coverage": None if c.control_coverage is None else round(c.control_coverage, 4),
-                    "missed": list(c.missed),
-                    "mistimed": list(c.late),
-                    "timed": c.timed,
-                }
-                for c in self.cases
-            ],
-        }
 
 
 def directed_double_edge_swap(edges: list[tuple[str, str]], nswap: int, rng: random.Random) -> list[tuple[str, str]]:
@@ -191,6 +131,8 @@ class _Scored:
     weighted: float
     missed: tuple[str, ...]
     late: tuple[str, ...]
+    timed_predicted: int = 0
+    timing_errors_s: tuple[float, ...] = ()
 
 
 def _coverage(graph: WorldGraph, case: BacktestCase, dynamics: Dynamics | None, min_probability: float) -> _Scored:
@@ -207,11 +149,14 @@ def _coverage(graph: WorldGraph, case: BacktestCase, dynamics: Dynamics | None, 
         if name in predicted and name in arrivals and not on_time(predicted[name], arrivals[name])
     )
     covered = [predicted[name] for name in observed if name in predicted and name not in late]
+    timed = [name for name in observed if name in predicted and name in arrivals]
     return _Scored(
         hit=len(covered) / len(observed),
         weighted=sum(e.probability for e in covered) / len(observed),
         missed=missed,
         late=late,
+        timed_predicted=len(timed),
+        timing_errors_s=tuple(abs(arrivals[name] - predicted[name].delay_p50_s) for name in timed),
     )
 
 
@@ -252,6 +197,7 @@ def run_backtest(
         groups.setdefault(_wiring_key(c.topology), []).append((i, c))
     results: dict[int, CaseResult] = {}
     for number, (_, group) in enumerate(sorted(groups.items())):
+        label = group[0][1].topology_name or f"topology-{number + 1}"
         real = WorldGraph.from_topology(group[0][1].topology)
         controls = [shuffled(real, seed=seed * 1_000_003 + number * 101 + r) for r in range(shuffles)]
         real_dyn = _fold_dynamics(real, group, folds) if learn else {}
@@ -272,91 +218,8 @@ def run_backtest(
                 missed=scored.missed,
                 late=scored.late,
                 timed=case.onset is not None,
+                topology=label,
+                timed_predicted=scored.timed_predicted,
+                timing_errors_s=scored.timing_errors_s,
             )
     return BacktestReport(tuple(results[i] for i in sorted(results)), tuple(skipped), seed, shuffles, learn)
-
-
-TruthReader = Callable[[Path], Any]
-
-
-def onset_of(truth: Any) -> datetime | None:
-    """The truth record's `fault_onset`, if it has a readable one."""
-    raw = truth.get("fault_onset") if isinstance(truth, dict) else getattr(truth, "extra", {}).get("fault_onset")
-    if not isinstance(raw, str):
-        return None
-    try:
-        parsed = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-def root_of(truth: Any) -> tuple[str, str]:
-    """(entity, fault_type) of a truth record: `eval.truth.Truth`, or the raw truth.json dict."""
-    if isinstance(truth, dict):
-        root = truth["root_cause"]
-        return str(root["entity"]), str(root["fault_type"])
-    return str(truth.entity), str(truth.fault_type)
-
-
-def load_cases(
-    bundle_dirs: Sequence[Path], read_truth: TruthReader, load_bundle: Callable[[Path], Any]
-) -> tuple[list[BacktestCase], list[str]]:
-    """Bundles with truth and a topology become cases; the others are named as skipped.
-
-    The caller hands in the truth reader (`rootward.eval.truth.read_truth`) and the bundle
-    loader (`rootward.bundle.load.load_bundle`): the world model imports neither layer.
-    """
-    cases: list[BacktestCase] = []
-    skipped: list[str] = []
-    for path in bundle_dirs:
-        try:
-            truth = read_truth(path)
-        except FileNotFoundError:
-            skipped.append(f"{path.name}: no truth")
-            continue
-        bundle = load_bundle(path)
-        if bundle.topology is None:
-            skipped.append(f"{path.name}: no topology")
-            continue
-        entity, fault_type = root_of(truth)
-        onset = onset_of(truth)
-        alerts = tuple(ObservedAlert(a.service, a.name, a.starts_at, a.ends_at) for a in bundle.alerts)
-        cases.append(
-            BacktestCase(
-                name=bundle.id,
-                topology=bundle.topology,
-                root=entity,
-                fault_type=fault_type,
-                alerted=frozenset(a.entity for a in alerts if onset is None or a.starts_at >= onset),
-                alerts=alerts,
-                onset=onset,
-                symptoms=bundle_symptoms(bundle, onset, alerts),
-                watched=watched_entities(bundle),
-            )
-        )
-    return cases, skipped
-
-
-SYMPTOM_LOOKBACK = timedelta(minutes=10)
-
-
-def bundle_symptoms(
-    bundle: Any, onset: datetime | None, alerts: Sequence[ObservedAlert]
-) -> tuple[ObservedSymptom, ...]:
-    """First signs per entity in the bundle's metrics and traces, from the onset (or a while before the first alert)."""
-    since = onset or (min(a.starts_at for a in alerts) - SYMPTOM_LOOKBACK if alerts else None)
-    if since is None:
-        return ()
-    return earliest(metric_symptoms(bundle.metrics or (), since), trace_symptoms(bundle.spans or (), since))
-
-
-def watched_entities(bundle: Any) -> frozenset[str]:
-    """Entities with telemetry in the bundle: a metric series, or spans of their own."""
-    return frozenset(s.service for s in bundle.metrics or ()) | frozenset(s.service for s in bundle.spans or ())
-
-
-def bundle_dirs_under(root: Path) -> list[Path]:
-    if (root / "incident.yaml").is_file():
-        return [root]
-    return sorted(p.parent for p in root.glob("*/incident.yaml"))

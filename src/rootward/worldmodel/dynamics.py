@@ -58,6 +58,8 @@ RELATION_PRIOR: dict[str, float] = {
     "routes_via": 0.6,
     "member_of": 0.3,
 }
+# Pseudo-trials of the fixed relation prior in the pooled relation prior.
+POOLED_PRIOR_STRENGTH = 10.0
 # Records key an entity's background counts under (entity, BACKGROUND_KEY), its detection delays
 # under (entity, DETECTION_KEY), and the alerts a root shows per fault type under
 # (fault_type, ROOT_ALERTS_KEY): none of them is an edge.
@@ -79,6 +81,7 @@ class EdgeStats:
     delays_s: list[float] = field(default_factory=list)
     recoveries_s: list[float] = field(default_factory=list)
     alert_names: Counter[str] = field(default_factory=Counter)
+    relation: str = ""  # the edge's relation when it was learned, for the pooled relation prior
 
 
 @dataclass
@@ -118,10 +121,10 @@ class EdgeDynamics:
         return Window(self.delay_min_s, self.delay_p50_s, self.delay_p95_s)
 
 
-def _prior_dynamics(relation: str, confidence: float = 1.0) -> EdgeDynamics:
+def _prior_dynamics(relation: str, confidence: float = 1.0, mean: float | None = None) -> EdgeDynamics:
     share = 1.0 / len(DEFAULT_DEPENDENT_ALERTS)
     return EdgeDynamics(
-        probability=RELATION_PRIOR.get(relation, 0.5) * confidence,
+        probability=(RELATION_PRIOR.get(relation, 0.5) if mean is None else mean) * confidence,
         delay_min_s=PROPAGATION_PRIOR.min_s,
         delay_p50_s=PROPAGATION_PRIOR.p50_s,
         delay_p95_s=PROPAGATION_PRIOR.p95_s,
@@ -139,6 +142,7 @@ class Dynamics:
         self.detection: dict[str, list[float]] = {}  # per entity: own first sign to first alert
         self._cache: dict[tuple[str, str, str, float], EdgeDynamics] = {}
         self._detect_cache: dict[str, Window] = {}
+        self._relation_cache: dict[str, float] = {}
         self.fault_alerts: dict[str, Counter[str]] = {}  # alerts on the root itself, by fault type
         self.incidents = 0
 
@@ -148,11 +152,32 @@ class Dynamics:
         cached = self._cache.get(key)
         if cached is None:
             stats = self.stats.get((dependent, dependency))
+            prior = self.relation_prior(relation)
             if stats is None or stats.trials == 0:
-                cached = _prior_dynamics(relation, confidence)
+                cached = _prior_dynamics(relation, confidence, prior)
             else:
-                cached = self._smooth(stats, relation, confidence, self.background.get(dependent, Background()))
+                cached = self._smooth(stats, prior, confidence, self.background.get(dependent, Background()))
             self._cache[key] = cached
+        return cached
+
+    def relation_prior(self, relation: str) -> float:
+        """Mean cascade probability of the relation's edges: their pooled causal power, shrunk to the fixed prior.
+
+        What every edge of a relation has shown is the best guess for one of them
+        seen rarely or never (empirical Bayes): an estate whose calls fail over
+        cleanly gets a lower prior than one where every dependency is hard.
+        """
+        cached = self._relation_cache.get(relation)
+        if cached is None:
+            fixed = RELATION_PRIOR.get(relation, 0.5)
+            weighted, trials = 0.0, 0
+            for (dependent, _), stats in self.stats.items():
+                if stats.relation == relation and stats.trials:
+                    background = self.background.get(dependent, Background())
+                    weighted += stats.trials * causal_power(stats.cascades, stats.trials, background)
+                    trials += stats.trials
+            cached = (weighted + POOLED_PRIOR_STRENGTH * fixed) / (trials + POOLED_PRIOR_STRENGTH)
+            self._relation_cache[relation] = cached
         return cached
 
     def detection_window(self, entity: str) -> Window:
@@ -169,15 +194,15 @@ class Dynamics:
         return cached
 
     @staticmethod
-    def _smooth(stats: EdgeStats, relation: str, confidence: float, background: Background) -> EdgeDynamics:
-        # The edge's causal power, shrunk toward the (confidence-discounted) prior by PRIOR_STRENGTH.
-        prior = RELATION_PRIOR.get(relation, 0.5) * confidence
+    def _smooth(stats: EdgeStats, mean: float, confidence: float, background: Background) -> EdgeDynamics:
+        # The edge's causal power, shrunk toward the (confidence-discounted) relation prior by PRIOR_STRENGTH.
+        prior = mean * confidence
         power = causal_power(stats.cascades, stats.trials, background)
         probability = (power * stats.trials + prior * PRIOR_STRENGTH) / (stats.trials + PRIOR_STRENGTH)
         if stats.alert_names and stats.cascades:
             alerts = tuple((name, count / stats.cascades) for name, count in sorted(stats.alert_names.items()))
         else:
-            alerts = _prior_dynamics(relation).alerts
+            alerts = _prior_dynamics("").alerts
         window = shrunk_window(stats.delays_s, PROPAGATION_PRIOR)
         return EdgeDynamics(
             probability=probability,
@@ -205,6 +230,7 @@ class Dynamics:
                 "delays_s": s.delays_s,
                 "recoveries_s": s.recoveries_s,
                 "alert_names": dict(s.alert_names),
+                "relation": s.relation,
             }
             for key, s in self.stats.items()
         }
@@ -236,6 +262,7 @@ class Dynamics:
                 delays_s=[float(x) for x in data.get("delays_s", [])],
                 recoveries_s=[float(x) for x in data.get("recoveries_s", [])],
                 alert_names=Counter({str(k): int(v) for k, v in (data.get("alert_names") or {}).items()}),
+                relation=str(data.get("relation") or ""),
             )
         return dynamics
 
@@ -248,6 +275,7 @@ class Dynamics:
             self.incidents += 1
         self._cache.clear()
         self._detect_cache.clear()
+        self._relation_cache.clear()
         return added
 
     def _learn_one(self, graph: WorldGraph, record: IncidentRecord) -> int:
@@ -273,6 +301,8 @@ class Dynamics:
             for dependency in frontier:
                 for dependent in graph.dependents(dependency):
                     stats = self.stats.setdefault((dependent, dependency), EdgeStats())
+                    view = graph.edge(dependent, dependency)
+                    stats.relation = view.relation if view is not None else stats.relation
                     stats.trials += 1
                     added += 1
                     if dependent not in affected:

@@ -289,7 +289,10 @@ class Dynamics:
         if record.fault_type in DOWNSTREAM_FAULTS:
             return 0
         reach = _dependents_closure(graph, record.root)
-        affected = _affected(graph, record.root, reach, set(signs), record.watched)
+        # Without a known onset the detector's baseline is a guess (it may hold the fault itself), so a
+        # watched entity's silence is no evidence that it was fine.
+        watched = record.watched if record.fault_start is not None else frozenset()
+        affected = _affected(graph, record.root, reach, set(signs), watched)
         self._count_background(graph, record.root, affected | set(signs))
         # The cascade's clock starts when the fault does; the root's own first sign is only a fallback.
         when: dict[str, datetime | None] = {record.root: record.fault_start or signs.get(record.root)}

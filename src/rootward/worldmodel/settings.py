@@ -35,9 +35,15 @@ class WorldModelSettings(BaseModel):
             "inventory": 7 * 86400.0,
             "topology_file": 7 * 86400.0,
             "operator": 30 * 86400.0,
+            "traces": 86400.0,
             "learned": 14 * 86400.0,
         },
         description="Seconds an edge claim of each layer stays valid unless re-seeded.",
+    )
+    trace_lookback_s: float = Field(
+        default=3600.0,
+        gt=0.0,
+        description="`rootward graph seed` reads this much of the configured trace source's spans for call edges.",
     )
     min_probability: float = Field(
         default=0.05,

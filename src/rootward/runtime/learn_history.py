@@ -5,8 +5,9 @@ confirmed root become an `IncidentRecord`, and the stored dynamics learn from
 it on the stored graph, the same way `rootward graph learn` learns from
 bundles. When the snapshot bundle the investigation ran on is still on disk,
 its metrics and traces add the symptoms of the entities that did not alert.
-Each investigation is learned once (an audit entry marks it), so a does not count the incident twice. Nothing is learned when the
-stored graph does not know the root: there is no edge to learn on.
+Each investigation is learned once (an audit entry marks it), so a second
+click does not count the incident twice. Nothing is learned when the stored
+graph does not know the root: there is no edge to learn on.
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rootward.worldmodel.risk.settings import RiskSettings
+
 
 class WorldModelSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -61,4 +63,8 @@ class WorldModelSettings(BaseModel):
         default_factory=list,
         description="Action classes (`verb:entity_kind`, e.g. `restart:service`) the operator opts in to "
         "earned autonomy. Empty: every action needs a human.",
+    )
+    risk: RiskSettings = Field(
+        default_factory=RiskSettings,
+        description="The predictive risk report (`rootward risk report`, daily in `serve`): queries, horizons.",
     )

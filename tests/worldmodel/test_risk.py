@@ -112,3 +112,9 @@ def test_blast_radius_comes_from_the_world_model_and_orders_equally_urgent_entri
     assert {b.name for b in report.entries[0].blast_radius} == {"api", "web", "batch"}
     assert report.entries[0].in_world_model and not report.entries[1].in_world_model
     assert "would reach" in digest_lines(report, 1)[0]
+
+
+def test_saturation_uses_its_own_threshold() -> None:
+    cpu = _series("saturation", "node-1", _filling(10, noise=0.002), threshold=0.95)
+    found = fill(cpu, NOW)
+    assert found is not None and found.kind == "saturation" and found.crosses_in_s < 10 * HOUR

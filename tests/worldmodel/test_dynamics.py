@@ -3,7 +3,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 
-from rootward.worldmodel.dynamics import Dynamics
+from rootward.worldmodel.dynamics import Dynamics, causal_power
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
 from rootward.worldmodel.history import IncidentRecord, ObservedAlert, ObservedSymptom
 from rootward.worldmodel.timing import PROPAGATION_PRIOR
@@ -109,8 +109,8 @@ def test_one_delay_sample_does_not_make_a_pinpoint_window() -> None:
 
 def test_an_entity_that_alerts_whatever_fails_gets_no_credit_from_its_edges() -> None:
     """`web` needs api-a and api-b. `noisy` needs api-a too but alerts in every incident, even when
-    only the unrelated `batch` fails: its edge from api-a explains nothing. `web` alerts only when
-    api-a fails: that edge is a cause."""
+    only the unrelated `batch` fails: its cascades from api-a are no evidence, and the edge keeps the
+    relation prior. `web` alerts only when api-a fails: that edge is a cause."""
     graph = WorldGraph()
     for source, target in (("web", "api-a"), ("web", "api-b"), ("noisy", "api-a")):
         graph.add_claim(source, target, EdgeClaim("operator", "depends_on", 0.85, T0))
@@ -130,7 +130,10 @@ def test_an_entity_that_alerts_whatever_fails_gets_no_credit_from_its_edges() ->
     assert dynamics.background["noisy"].affected == 10 and dynamics.background["web"].affected == 0
     cause = dynamics.edge("web", "api-a", "depends_on").probability
     coincidence = dynamics.edge("noisy", "api-a", "depends_on").probability
-    assert cause > 0.8 and coincidence < 0.1
+    _, web_evidence = causal_power(10, 10, dynamics.background["web"])
+    _, noisy_evidence = causal_power(10, 10, dynamics.background["noisy"])
+    assert web_evidence > 9 and noisy_evidence < 1  # noisy's cascades are what it does anyway
+    assert cause > 0.9 and coincidence < cause
     assert Dynamics.from_records(dynamics.to_records()).edge("noisy", "api-a", "depends_on").probability == coincidence
 
 

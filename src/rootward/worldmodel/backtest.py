@@ -30,7 +30,7 @@ Loading cases from bundles is `backtest_cases.py`; the report's figures are
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from statistics import mean
@@ -41,6 +41,7 @@ from rootward.worldmodel.dynamics import Dynamics
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
 from rootward.worldmodel.history import IncidentRecord, ObservedAlert, ObservedSymptom
 from rootward.worldmodel.predict import predict
+from rootward.worldmodel.priors import FIXED, Priors
 from rootward.worldmodel.verdict import on_time
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -164,18 +165,63 @@ def _wiring_key(topology: Topology) -> tuple[tuple[str, str, str], ...]:
     return tuple(sorted(topology.edges()))
 
 
-def _fold_dynamics(graph: WorldGraph, group: list[tuple[int, BacktestCase]], folds: int) -> dict[int, Dynamics]:
+def _fold_dynamics(
+    graph: WorldGraph, group: list[tuple[int, BacktestCase]], folds: int, priors: Priors = FIXED
+) -> dict[int, Dynamics]:
     """Per case index: dynamics learned on `graph` from the other folds of its topology group."""
     out: dict[int, Dynamics] = {}
     for fold in range(folds):
         members = [i for i, _ in group if i % folds == fold]
         if not members:
             continue
-        dynamics = Dynamics()
+        dynamics = Dynamics(priors)
         dynamics.learn(graph, [c.record for i, c in group if i % folds != fold])
         for i in members:
             out[i] = dynamics
     return out
+
+
+def pooled(parts: Sequence[Dynamics]) -> Priors:
+    """The priors other estates' histories give together (their entity names kept apart, never carried over)."""
+    if not parts:
+        return FIXED
+    merged = Dynamics()
+    for n, part in enumerate(parts):
+        merged.stats.update({(f"{n}/{a}", f"{n}/{b}"): st for (a, b), st in part.stats.items()})
+        merged.background.update({f"{n}/{e}": bg for e, bg in part.background.items()})
+        merged.detection.update({f"{n}/{e}": d for e, d in part.detection.items()})
+    return merged.pooled_priors()
+
+
+@dataclass
+class _Estate:
+    """One topology group: its real graph, its shuffled controls, and (learning) each side's full history."""
+
+    label: str
+    group: list[tuple[int, BacktestCase]]
+    real: WorldGraph
+    controls: list[WorldGraph]
+    history: list[Dynamics]  # [real, control 0, control 1, ...], learned from every case of the group
+
+
+def _estates(groups: list[list[tuple[int, BacktestCase]]], seed: int, shuffles: int, learn: bool) -> list[_Estate]:
+    out = []
+    for number, group in enumerate(groups):
+        real = WorldGraph.from_topology(group[0][1].topology)
+        controls = [shuffled(real, seed=seed * 1_000_003 + number * 101 + r) for r in range(shuffles)]
+        history = []
+        if learn:
+            for graph in (real, *controls):
+                dynamics = Dynamics()
+                dynamics.learn(graph, [c.record for _, c in group])
+                history.append(dynamics)
+        out.append(_Estate(group[0][1].topology_name or f"topology-{number + 1}", group, real, controls, history))
+    return out
+
+
+def _transferred(estates: list[_Estate], number: int, side: int) -> Priors:
+    """Priors for one side of one estate from the same side of every other estate (none: the fixed ones)."""
+    return pooled([e.history[side] for n, e in enumerate(estates) if n != number and e.history])
 
 
 def run_backtest(
@@ -187,39 +233,43 @@ def run_backtest(
     folds: int = 5,
     learn: bool = True,
 ) -> BacktestReport:
-    """Real wiring against `shuffles` rewired controls; with `learn`, each side learns its own
-    dynamics from the other folds of the same topology (k-fold, so no incident predicts itself)."""
+    """Real wiring against `shuffles` rewired controls; with `learn`, each side learns its own dynamics
+    from the other folds of the same topology (k-fold, so no incident predicts itself), leaning where it
+    has seen little on the priors pooled from the other topologies' incidents, learned on the same side
+    (the real graphs for the real run, their shuffles for the control)."""
     listed = list(enumerate(cases))
     skipped = [c.name for _, c in listed if c.root not in c.topology.entities or not (c.alerted - {c.root})]
-    usable = [(i, c) for i, c in listed if c.name not in skipped]
     groups: dict[tuple[tuple[str, str, str], ...], list[tuple[int, BacktestCase]]] = {}
-    for i, c in usable:
-        groups.setdefault(_wiring_key(c.topology), []).append((i, c))
+    for i, c in listed:
+        if c.name not in skipped:
+            groups.setdefault(_wiring_key(c.topology), []).append((i, c))
+    estates = _estates([g for _, g in sorted(groups.items())], seed, shuffles, learn)
     results: dict[int, CaseResult] = {}
-    for number, (_, group) in enumerate(sorted(groups.items())):
-        label = group[0][1].topology_name or f"topology-{number + 1}"
-        real = WorldGraph.from_topology(group[0][1].topology)
-        controls = [shuffled(real, seed=seed * 1_000_003 + number * 101 + r) for r in range(shuffles)]
-        real_dyn = _fold_dynamics(real, group, folds) if learn else {}
-        control_dyn = [_fold_dynamics(g, group, folds) if learn else {} for g in controls]
-        for i, case in group:
-            scored = _coverage(real, case, real_dyn.get(i), min_probability)
-            control = [
-                _coverage(g, case, dyn.get(i), min_probability) for g, dyn in zip(controls, control_dyn, strict=True)
-            ]
-            results[i] = CaseResult(
-                name=case.name,
-                root=case.root,
-                observed=len(case.alerted - {case.root}),
-                hit_coverage=scored.hit,
-                coverage=scored.weighted,
-                control_hit_coverage=mean(c.hit for c in control) if control else None,
-                control_coverage=mean(c.weighted for c in control) if control else None,
-                missed=scored.missed,
-                late=scored.late,
-                timed=case.onset is not None,
-                topology=label,
-                timed_predicted=scored.timed_predicted,
-                timing_errors_s=scored.timing_errors_s,
-            )
+    for number, estate in enumerate(estates):
+        graphs = [estate.real, *estate.controls]
+        learned = [
+            _fold_dynamics(g, estate.group, folds, _transferred(estates, number, side)) if learn else {}
+            for side, g in enumerate(graphs)
+        ]
+        for i, case in estate.group:
+            scored = [_coverage(g, case, dyn.get(i), min_probability) for g, dyn in zip(graphs, learned, strict=True)]
+            results[i] = _result(case, estate.label, scored[0], scored[1:])
     return BacktestReport(tuple(results[i] for i in sorted(results)), tuple(skipped), seed, shuffles, learn)
+
+
+def _result(case: BacktestCase, label: str, scored: _Scored, control: list[_Scored]) -> CaseResult:
+    return CaseResult(
+        name=case.name,
+        root=case.root,
+        observed=len(case.alerted - {case.root}),
+        hit_coverage=scored.hit,
+        coverage=scored.weighted,
+        control_hit_coverage=mean(c.hit for c in control) if control else None,
+        control_coverage=mean(c.weighted for c in control) if control else None,
+        missed=scored.missed,
+        late=scored.late,
+        timed=case.onset is not None,
+        topology=label,
+        timed_predicted=scored.timed_predicted,
+        timing_errors_s=scored.timing_errors_s,
+    )

@@ -16,7 +16,8 @@ alerts in most incidents "cascades" from every edge into it. So each entity
 also keeps its background: how often it was affected in incidents where none
 of its dependencies was. A seen edge's probability is its causal power
 (Cheng, 1997), `(rate - background) / (1 - background)`: the share of the
-dependent's failures that the dependency adds.
+dependent's failures that the dependency adds, weighed by the trials the
+background would not have explained anyway (`trials * (1 - background)`).
 
 That power is shrunk toward a prior by two pseudo-observations: an edge never
 seen is the prior, never 0 or 1, and a handful of observations move it
@@ -42,22 +43,11 @@ from typing import Any
 
 from rootward.worldmodel.graph import WorldGraph
 from rootward.worldmodel.history import IncidentRecord, ObservedSymptom
-from rootward.worldmodel.timing import (
-    DETECTION_PRIOR,
-    PRIOR_STRENGTH,
-    PROPAGATION_PRIOR,
-    Window,
-    quantile,
-    shrunk_window,
-)
+from rootward.worldmodel.priors import FIXED, FIXED_RELATION_PRIOR, Priors
+from rootward.worldmodel.timing import PRIOR_STRENGTH, Window, quantile, shrunk_window
 
-# Prior mean cascade probability per relation.
-RELATION_PRIOR: dict[str, float] = {
-    "depends_on": 0.6,
-    "runs_on": 0.5,
-    "routes_via": 0.6,
-    "member_of": 0.3,
-}
+# Prior mean cascade probability per relation, before any history (priors.py).
+RELATION_PRIOR: dict[str, float] = FIXED_RELATION_PRIOR
 # Pseudo-trials of the fixed relation prior in the pooled relation prior.
 POOLED_PRIOR_STRENGTH = 10.0
 # Records key an entity's background counts under (entity, BACKGROUND_KEY), its detection delays
@@ -92,16 +82,25 @@ class Background:
     affected: int = 0
 
 
-def causal_power(cascades: int, trials: int, background: Background) -> float:
-    """Cheng's causal power of one edge: `(rate - background) / (1 - background)`, in [0, 1].
+def causal_power(cascades: int, trials: int, background: Background) -> tuple[float, float]:
+    """(power, weight): Cheng's causal power `(rate - b) / (1 - b)` and how many trials' worth of evidence it rests on.
 
-    Both rates carry the same single pseudo-observation of "not affected", so an
-    entity affected in every incident, whatever failed, gets 0 however much data
-    there is, and with no background data the power is just the (shrunk) rate.
+    `rate` is the share of trials that cascaded, `b` the dependent's background
+    (affected with no dependency affected; one pseudo-observation of "not
+    affected" keeps a couple of incidents from making it 1). Only a trial the
+    background would not have explained anyway says something about the edge,
+    so the evidence is `trials * (1 - b)`: an entity affected in every
+    incident, whatever failed, teaches nothing about its edges however often
+    it is seen, and they keep their prior. A small sample is not pushed toward
+    0 either: the shrinkage toward the prior is where uncertainty goes.
     """
-    rate = cascades / (trials + 1)
+    if trials <= 0:
+        return 0.0, 0.0
+    rate = cascades / trials
     base = background.affected / (background.unexposed + 1)
-    return 0.0 if base >= 1.0 else max(0.0, (rate - base) / (1.0 - base))
+    if base >= 1.0:
+        return 0.0, 0.0
+    return max(0.0, (rate - base) / (1.0 - base)), trials * (1.0 - base)
 
 
 @dataclass(frozen=True)
@@ -121,22 +120,30 @@ class EdgeDynamics:
         return Window(self.delay_min_s, self.delay_p50_s, self.delay_p95_s)
 
 
-def _prior_dynamics(relation: str, confidence: float = 1.0, mean: float | None = None) -> EdgeDynamics:
+def _prior_dynamics(
+    relation: str, confidence: float = 1.0, mean: float | None = None, priors: Priors = FIXED
+) -> EdgeDynamics:
     share = 1.0 / len(DEFAULT_DEPENDENT_ALERTS)
+    window = priors.propagation
     return EdgeDynamics(
-        probability=(RELATION_PRIOR.get(relation, 0.5) if mean is None else mean) * confidence,
-        delay_min_s=PROPAGATION_PRIOR.min_s,
-        delay_p50_s=PROPAGATION_PRIOR.p50_s,
-        delay_p95_s=PROPAGATION_PRIOR.p95_s,
+        probability=(priors.relation_mean(relation) if mean is None else mean) * confidence,
+        delay_min_s=window.min_s,
+        delay_p50_s=window.p50_s,
+        delay_p95_s=window.p95_s,
         recovery_s=DEFAULT_RECOVERY_S,
         alerts=tuple((name, share) for name in DEFAULT_DEPENDENT_ALERTS),
     )
 
 
 class Dynamics:
-    """Learned statistics keyed by edge (dependent, dependency); falls back to the relation prior."""
+    """Learned statistics keyed by edge (dependent, dependency); falls back to the relation prior.
 
-    def __init__(self) -> None:
+    `priors` are what it leans on where it has seen little: the fixed ones, or
+    those pooled from other estates' history (`pooled_priors`).
+    """
+
+    def __init__(self, priors: Priors = FIXED) -> None:
+        self.priors = priors
         self.stats: dict[tuple[str, str], EdgeStats] = {}
         self.background: dict[str, Background] = {}
         self.detection: dict[str, list[float]] = {}  # per entity: own first sign to first alert
@@ -154,9 +161,10 @@ class Dynamics:
             stats = self.stats.get((dependent, dependency))
             prior = self.relation_prior(relation)
             if stats is None or stats.trials == 0:
-                cached = _prior_dynamics(relation, confidence, prior)
+                cached = _prior_dynamics(relation, confidence, prior, self.priors)
             else:
-                cached = self._smooth(stats, prior, confidence, self.background.get(dependent, Background()))
+                background = self.background.get(dependent, Background())
+                cached = self._smooth(stats, prior, confidence, background, self.priors.propagation)
             self._cache[key] = cached
         return cached
 
@@ -169,13 +177,14 @@ class Dynamics:
         """
         cached = self._relation_cache.get(relation)
         if cached is None:
-            fixed = RELATION_PRIOR.get(relation, 0.5)
-            weighted, trials = 0.0, 0
+            fixed = self.priors.relation_mean(relation)
+            weighted, trials = 0.0, 0.0
             for (dependent, _), stats in self.stats.items():
                 if stats.relation == relation and stats.trials:
                     background = self.background.get(dependent, Background())
-                    weighted += stats.trials * causal_power(stats.cascades, stats.trials, background)
-                    trials += stats.trials
+                    power, weight = causal_power(stats.cascades, stats.trials, background)
+                    weighted += weight * power
+                    trials += weight
             cached = (weighted + POOLED_PRIOR_STRENGTH * fixed) / (trials + POOLED_PRIOR_STRENGTH)
             self._relation_cache[relation] = cached
         return cached
@@ -184,26 +193,43 @@ class Dynamics:
         """From the entity's first sign to its first alert: its own samples, shrunk toward everyone's."""
         cached = self._detect_cache.get(entity)
         if cached is None:
-            pooled = self._detect_cache.get(DETECTION_KEY)
-            if pooled is None:
-                everyone = [x for samples in self.detection.values() for x in samples]
-                pooled = shrunk_window(everyone, DETECTION_PRIOR)
-                self._detect_cache[DETECTION_KEY] = pooled
-            cached = shrunk_window(self.detection.get(entity, []), pooled)
+            cached = shrunk_window(self.detection.get(entity, []), self.pooled_detection())
             self._detect_cache[entity] = cached
         return cached
 
+    def pooled_detection(self) -> Window:
+        """Every entity's detection delays together, shrunk toward the prior."""
+        cached = self._detect_cache.get(DETECTION_KEY)
+        if cached is None:
+            everyone = [x for samples in self.detection.values() for x in samples]
+            cached = shrunk_window(everyone, self.priors.detection)
+            self._detect_cache[DETECTION_KEY] = cached
+        return cached
+
+    def pooled_priors(self) -> Priors:
+        """What this history says about any edge: per-relation means and pooled delay windows, no names."""
+        relations = {r for r in (*self.priors.relation, *(s.relation for s in self.stats.values())) if r}
+        delays = [x for s in self.stats.values() for x in s.delays_s]
+        return Priors(
+            relation={r: self.relation_prior(r) for r in sorted(relations)},
+            detection=self.pooled_detection(),
+            propagation=shrunk_window(delays, self.priors.propagation),
+        )
+
     @staticmethod
-    def _smooth(stats: EdgeStats, mean: float, confidence: float, background: Background) -> EdgeDynamics:
-        # The edge's causal power, shrunk toward the (confidence-discounted) relation prior by PRIOR_STRENGTH.
+    def _smooth(
+        stats: EdgeStats, mean: float, confidence: float, background: Background, propagation: Window
+    ) -> EdgeDynamics:
+        # The edge's causal power, shrunk toward the (confidence-discounted) relation prior by PRIOR_STRENGTH,
+        # weighed by the evidence behind it.
         prior = mean * confidence
-        power = causal_power(stats.cascades, stats.trials, background)
-        probability = (power * stats.trials + prior * PRIOR_STRENGTH) / (stats.trials + PRIOR_STRENGTH)
+        power, weight = causal_power(stats.cascades, stats.trials, background)
+        probability = (power * weight + prior * PRIOR_STRENGTH) / (weight + PRIOR_STRENGTH)
         if stats.alert_names and stats.cascades:
             alerts = tuple((name, count / stats.cascades) for name, count in sorted(stats.alert_names.items()))
         else:
             alerts = _prior_dynamics("").alerts
-        window = shrunk_window(stats.delays_s, PROPAGATION_PRIOR)
+        window = shrunk_window(stats.delays_s, propagation)
         return EdgeDynamics(
             probability=probability,
             delay_min_s=window.min_s,

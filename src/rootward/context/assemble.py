@@ -230,7 +230,10 @@ def assemble_context(
     abnormal = {a.service for a in anomalies} | {s.service for s in logs if s.changed and s.is_failure}
     abnormal |= {s.service for s in shifts if s.appeared}  # a template new at the onset, even at INFO
     named = {
-        e for e in topology.entities for s in logs if s.changed and s.is_failure and e != s.service and _names(s, e)
+        e
+        for e in topology.entities
+        for s in logs
+        if s.changed and s.is_failure and e != s.service and _names(s, e)
     }
     extra = connecting(topology, alerting, (abnormal | named) - set(base.entities)) if has_topology else set()
     scope = subgraph(topology, alerting, hops=hops, extra=extra) if extra else base
@@ -253,7 +256,9 @@ def assemble_context(
     knowledge: list[KnowledgeItem] = []
     if sources.knowledge is not None:
         try:
-            knowledge = _knowledge(sources.knowledge.documents(), members, {a.name for a in alerts}, retrieve_knowledge)
+            knowledge = _knowledge(
+                sources.knowledge.documents(), members, {a.name for a in alerts}, retrieve_knowledge
+            )
         except SourceUnavailable as exc:
             gaps.append(f"no knowledge: {_reason(exc, 'knowledge')}")
 

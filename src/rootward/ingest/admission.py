@@ -82,7 +82,6 @@ def truncated(value: str, limit: int) -> str:
     """`value` shortened to `limit` characters, ending in a marker that says how many were cut."""
     if len(value) <= limit:
         return value
-
     def marker(keep: int) -> str:
         return f"…[+{len(value) - keep}]"
 

@@ -42,7 +42,9 @@ def default_tier_rules() -> list[TierRule]:
     return [
         TierRule(event=["resolved"], tier=Tier.L0, reason="resolved alerts get a template notice only"),
         TierRule(severity=[Severity.P3], tier=Tier.L0, reason="info alerts get a template notice only"),
-        TierRule(severity=[Severity.P0], tier=Tier.L2, human=True, reason="page: investigate and flag a human"),
+        TierRule(
+            severity=[Severity.P0], tier=Tier.L2, human=True, reason="page: investigate and flag a human"
+        ),
         TierRule(
             severity=[Severity.P1],
             in_l2_list=True,
@@ -56,7 +58,9 @@ def default_tier_rules() -> list[TierRule]:
             tier=Tier.L1,
             reason="warning with a trace or log excerpt: summarise",
         ),
-        TierRule(severity=[Severity.P2], tier=Tier.L0, reason="warning without context: template notice only"),
+        TierRule(
+            severity=[Severity.P2], tier=Tier.L0, reason="warning without context: template notice only"
+        ),
     ]
 
 

@@ -69,6 +69,7 @@ EXTRA_ARGS = {
     "kb search": ["--no-dense"],
     "kb eval": ["--no-dense", "--from-db"],
     "kb ingest": ["{bundles}/only/knowledge"],
+    "risk report": ["--prometheus", "http://127.0.0.1:1"],
 }
 UNREACHABLE_URL = "postgresql+psycopg://rootward@127.0.0.1:1/rootward"
 

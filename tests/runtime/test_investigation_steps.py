@@ -250,6 +250,7 @@ def test_a_confirmed_investigation_teaches_the_stored_dynamics_once(env) -> None
         entries = list(s.scalars(select(AuditRow).where(AuditRow.kind == LEARNED)))
     assert sum(st.trials for (_, dependency), st in learned.stats.items() if dependency == "payment") >= 1
     assert [e.subject for e in entries] == [job.id]
+    assert json.loads(entries[0].data)["symptoms"] > 0  # the snapshot bundle's telemetry saw the silent entities
     # a second confirmation of the same incident does not count it twice
     assert learn_from_investigation(sessions, job.id, "payment", "connection_pool_exhaustion", "rita") == 0
 

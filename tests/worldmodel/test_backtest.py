@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 from rootward.cli import app
 from rootward.domain.topology import Entity, Topology
 from rootward.eval.truth import parse_truth
-from rootward.worldmodel.backtest import BacktestCase, onset_of, run_backtest, shuffled
+from rootward.worldmodel.backtest import BacktestCase, run_backtest, shuffled
+from rootward.worldmodel.backtest_cases import onset_of
 from rootward.worldmodel.dynamics import Dynamics
 from rootward.worldmodel.graph import WorldGraph
 from rootward.worldmodel.history import ObservedAlert
@@ -78,8 +79,13 @@ def test_cli_backtest_and_blast_radius_over_example_bundles(example_bundles: lis
     runner = CliRunner()
     result = runner.invoke(app, ["graph", "backtest", str(example_bundles[0].parent), "--shuffles", "2", "--json"])
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
-    assert report["cases"] >= 1 and 0 < report["coverage"] <= 1
+    reports = json.loads(result.output)
+    assert set(reports) == {"prior", "learned"}
+    for report in reports.values():
+        assert report["cases"] >= 1 and 0 < report["coverage"] <= 1
+        assert set(report["per_topology"]) and "timing_accuracy" in report
+    text = runner.invoke(app, ["graph", "backtest", str(example_bundles[0].parent), "--shuffles", "2"])
+    assert text.exit_code == 0 and "coverage" in text.output and "learned" in text.output
     bundle = example_bundles[0]
     result = runner.invoke(app, ["graph", "blast-radius", "payment", "--bundle", str(bundle), "--json"])
     assert result.exit_code == 0, result.output

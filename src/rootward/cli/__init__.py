@@ -33,6 +33,7 @@ COMMAND_MODULES = (
     "evaluate",  # eval (evaluation harness)
     "kb",  # kb ingest|list|search|eval (knowledge)
     "graph",  # graph seed|show|deps|blast-radius|backtest (world model)
+    "risk",  # risk report (predictive risk from metric trends)
     "actions",  # executor, approvals, users, tokens (action ladder)
     "console",  # import (record bundle investigations for the console)
     "costs",  # costs --by service|model|provider (LLM spend)

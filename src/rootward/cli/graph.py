@@ -30,8 +30,6 @@ TopologyOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
-
-
 def _topology_file(path: Path) -> Any:
     from rootward.bundle.format import BundleError
     from rootward.bundle.validate import parse_topology
@@ -68,6 +66,25 @@ def _graph_and_dynamics(config: Path | None, bundle: Path | None, topology: Path
     return graph, dynamics
 
 
+def _span_sets(settings: Any, paths: list[Path]) -> list[tuple[str, Any]]:
+    """(label, zero-argument span getter) for each `--traces` bundle and each configured trace source."""
+    from datetime import timedelta
+
+    from rootward.bundle.load import load_bundle
+    from rootward.sources.live import connector_sources
+    from rootward.worldmodel.backtest_cases import bundle_dirs_under
+
+    out: list[tuple[str, Any]] = []
+    for path in paths:
+        for bundle in bundle_dirs_under(path) or [path]:
+            out.append((str(bundle), lambda b=bundle: list(load_bundle(b).spans or ())))
+    lookback = timedelta(seconds=settings.worldmodel.trace_lookback_s)
+    for name, source in connector_sources(settings.connector_sections(), wanted={"traces"})["traces"]:
+        end = datetime.now(UTC)
+        out.append((name, lambda s=source, e=end: list(s.spans(None, e - lookback, e))))
+    return out
+
+
 def _require_entity(graph: Any, entity: str) -> None:
     if not graph.has_entity(entity):
         typer.echo(f"unknown entity {entity!r}; known: {', '.join(graph.entities()[:20])}", err=True)
@@ -84,10 +101,15 @@ def seed_cmd(
     operator: Annotated[
         list[Path] | None, typer.Option("--operator", help="topology.yaml of operator-declared edges.")
     ] = None,
+    traces: Annotated[
+        list[Path] | None,
+        typer.Option("--traces", help="A bundle (or directory of bundles) whose traces.jsonl gives call edges."),
+    ] = None,
 ) -> None:
-    """Pull every configured layer (topology file, Kubernetes, Prometheus targets, operator files) into the DB."""
+    """Pull every configured layer (topology file, Kubernetes, Prometheus targets, traces, operators) into the DB."""
     from rootward.store.migrate import upgrade
     from rootward.store.worldmodel import load_graph_records, save_graph
+    from rootward.worldmodel.call_edges import seed_traces
     from rootward.worldmodel.graph import WorldGraph
 
     settings = settings_from(config)
@@ -109,8 +131,12 @@ def seed_cmd(
     for name, source in connector_sources(settings.connector_sections(), wanted={"topology"})["topology"]:
         if settings.topology.layers_from(name):
             layers.append((name, name, source.graph))
-    if not layers:
-        typer.echo("no layer configured: set topology.file, worldmodel.topology_files, kubernetes, or pass --topology")
+    span_sets = _span_sets(settings, traces or [])
+    if not layers and not span_sets:
+        typer.echo(
+            "no layer configured: set topology.file, worldmodel.topology_files, kubernetes, a trace source, "
+            "or pass --topology/--traces"
+        )
         raise typer.Exit(1)
 
     upgrade(settings.database_url)
@@ -130,6 +156,14 @@ def seed_cmd(
                 continue
             count = graph.seed_topology(got, layer=layer, now=now, ttl_s=wm.layer_ttl_s.get(layer))
             typer.echo(f"{label}: {count} edge claims as layer {layer}")
+        for label, get_spans in span_sets:
+            try:
+                spans = get_spans()
+            except Exception as exc:  # a dead trace source is reported; the other layers still seed
+                typer.echo(f"{label}: skipped ({exc})", err=True)
+                continue
+            count = seed_traces(graph, spans, now=now, ttl_s=wm.layer_ttl_s.get("traces"))
+            typer.echo(f"{label}: {count} edge claims as layer traces (from {len(spans)} spans)")
         save_graph(session, graph.entity_records(), graph.claim_records())
         session.commit()
     typer.echo(f"graph: {len(graph)} entities, {graph.g.number_of_edges()} edges")
@@ -155,6 +189,7 @@ def show_cmd(
             "relation": view.relation,
             "confidence": view.confidence,
             "layers": {c.layer: c.confidence for c in view.claims},
+            "notes": {c.layer: c.note for c in view.claims if c.note},
         }
 
     data = {
@@ -174,6 +209,8 @@ def show_cmd(
             other = e["target"] if key == "needs" else e["source"]
             layers = ", ".join(f"{k} {v:.2f}" for k, v in e["layers"].items())
             typer.echo(f"    {other:<28} {e['relation']:<11} conf {e['confidence']:.2f}  [{layers}]")
+            for layer, note in e["notes"].items():
+                typer.echo(f"      {layer}: {note}")
 
 
 @graph_app.command("deps")
@@ -248,7 +285,7 @@ def blast_radius_cmd(
 def _cases(directory: Path) -> tuple[list[Any], list[str]]:
     from rootward.bundle.load import load_bundle
     from rootward.eval.truth import read_truth
-    from rootward.worldmodel.backtest import bundle_dirs_under, load_cases
+    from rootward.worldmodel.backtest_cases import bundle_dirs_under, load_cases
 
     dirs = bundle_dirs_under(directory)
     if not dirs:
@@ -290,7 +327,7 @@ def mine_cmd(
     from rootward.bundle.load import load_bundle
     from rootward.store.migrate import upgrade
     from rootward.store.worldmodel import load_graph_records, save_graph
-    from rootward.worldmodel.backtest import bundle_dirs_under
+    from rootward.worldmodel.backtest_cases import bundle_dirs_under
     from rootward.worldmodel.graph import WorldGraph
     from rootward.worldmodel.history import ObservedAlert
     from rootward.worldmodel.miner import apply as apply_edges
@@ -326,31 +363,35 @@ def backtest_cmd(
     directory: Path,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the shuffled controls.")] = 0,
     shuffles: Annotated[int, typer.Option("--shuffles", min=1, help="Shuffled graphs per topology.")] = 20,
-    learn: Annotated[bool, typer.Option("--learn/--no-learn", help="Learn dynamics k-fold on each side.")] = False,
+    dynamics: Annotated[
+        str,
+        typer.Option(
+            "--dynamics",
+            help="both: the structural prior and k-fold learned dynamics; prior or learned: one of them.",
+        ),
+    ] = "both",
+    folds: Annotated[int, typer.Option("--folds", min=2, help="Folds of the learned run (per topology).")] = 5,
     as_json: JsonOption = False,
 ) -> None:
     """Coverage of the observed alerts by the cascade predicted from the true root, vs shuffled graphs."""
+    from rootward.cli.graph_backtest import render_backtest
     from rootward.worldmodel.backtest import run_backtest
 
+    modes = {"both": (False, True), "prior": (False,), "learned": (True,)}.get(dynamics)
+    if modes is None:
+        typer.echo("--dynamics: expected both, prior or learned", err=True)
+        raise typer.Exit(2)
     cases, skipped = _cases(directory)
-    report = run_backtest(cases, seed=seed, shuffles=shuffles, learn=learn).to_json()
-    report["skipped"] = [*skipped, *report["skipped"]]
+    reports = {}
+    for learn in modes:
+        report = run_backtest(cases, seed=seed, shuffles=shuffles, learn=learn, folds=folds).to_json()
+        report["skipped"] = [*skipped, *report["skipped"]]
+        reports["learned" if learn else "prior"] = report
     if as_json:
-        typer.echo(json.dumps(report, indent=2))
+        typer.echo(json.dumps(reports if len(reports) > 1 else next(iter(reports.values())), indent=2))
         return
-    typer.echo(
-        f"{report['cases']} incidents: coverage {report['coverage']:.3f}, control {report['control_coverage']:.3f}, "
-        f"control_ratio {report['control_ratio']} (target <= 0.5)"
-    )
-    typer.echo(
-        f"hit coverage {report['hit_coverage']:.3f}, control {report['control_hit_coverage']:.3f}, "
-        f"ratio {report['hit_control_ratio']}"
-    )
-    timed = report["timed_cases"]
-    if timed:
-        typer.echo(f"{timed} incidents with a known onset: an alert counts only inside its predicted delay window")
-    if report["skipped"]:
-        typer.echo(f"skipped: {', '.join(report['skipped'])}")
+    for line in render_backtest(reports):
+        typer.echo(line)
 
 
 def register(app: typer.Typer) -> None:

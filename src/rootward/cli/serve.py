@@ -72,6 +72,9 @@ def _start_background(settings: Settings, sessions: Any, stop: threading.Event) 
                 expire_due(session)
 
     loops = [expire_approvals]
+    risk = _risk_loop(settings, sessions)
+    if risk is not None:
+        loops.append(risk)
     if settings.notify.matrix is not None:
         from rootward.actions.matrix_approvals import MatrixApprovals
         from rootward.chat.matrix_threads import MatrixThreads
@@ -79,6 +82,15 @@ def _start_background(settings: Settings, sessions: Any, stop: threading.Event) 
         loops.append(MatrixApprovals(settings.notify.matrix, sessions).run)
         loops.append(MatrixThreads(settings.notify.matrix, sessions).run)  # thread Q&A
     return start_background(settings.notify, sessions, stop, extra=loops)
+
+
+def _risk_loop(settings: Settings, sessions: Any) -> Any:
+    """The daily risk report, when it is enabled and a metrics source answers range queries."""
+    from rootward.runtime.risk_report import prometheus_querier, risk_loop
+
+    risk = settings.worldmodel.risk
+    querier = prometheus_querier(settings.connector_sections()) if risk.enabled else None
+    return None if querier is None else risk_loop(querier, risk, settings.notify, sessions)
 
 
 def _start_demo(url: str, token: str | None, stop: threading.Event) -> threading.Thread:

@@ -36,6 +36,7 @@ from rootward.web import (
     intake,
     intake_connectors,
     metrics,
+    risk,
     slack_events,
     sources,
 )
@@ -97,6 +98,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(console.router)
     app.include_router(sources.router)
     app.include_router(metrics.router)
+    app.include_router(risk.router)
     app.openapi = lambda: complete_openapi(app)  # type: ignore[method-assign]
     app.mount("/static", StaticFiles(directory=str(Path(console.__file__).parent / "static")), name="static")
     return app

@@ -19,30 +19,32 @@ Then the same prediction runs on degree-preserving shuffles of the same graph
 (Maslov-Sneppen directed double-edge swaps; the seed fixes the result) and
 `control_ratio = control coverage / real coverage`. A model that only knew the
 graph's shape, not its wiring, would score a ratio near 1; the target is ≤ 0.5.
-The structural prior is used on both sides (no learned dynamics), so the
-control differs from the real run only in the wiring.
+With `learn`, each side learns its own dynamics from the other folds of the
+same topology (k-fold: no incident predicts itself), so the control differs
+from the real run only in the wiring, never in what it was allowed to learn.
+
+Loading cases from bundles is `backtest_cases.py`; the report's figures are
+`backtest_report.py`.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from statistics import mean
-from typing import Any
 
 from rootward.domain.topology import Topology
+from rootward.worldmodel.backtest_report import SHUFFLES, BacktestReport, CaseResult
 from rootward.worldmodel.dynamics import Dynamics
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
-from rootward.worldmodel.history import IncidentRecord, ObservedAlert
+from rootward.worldmodel.history import IncidentRecord, ObservedAlert, ObservedSymptom
 from rootward.worldmodel.predict import predict
+from rootward.worldmodel.priors import FIXED, Priors
 from rootward.worldmodel.verdict import on_time
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-# Shuffled graphs per topology: enough that the control's mean does not hang on one lucky rewiring.
-SHUFFLES = 20
 
 
 @dataclass(frozen=True)
@@ -54,10 +56,21 @@ class BacktestCase:
     alerted: frozenset[str]  # entities with at least one alert (after the onset, when it is known)
     alerts: tuple[ObservedAlert, ...] = ()  # what the learner sees of the other folds
     onset: datetime | None = None  # when the fault began, from the truth record
+    symptoms: tuple[ObservedSymptom, ...] = ()  # first signs in the bundle's metrics and traces
+    watched: frozenset[str] = frozenset()  # entities the bundle has telemetry of
+    topology_name: str = ""  # which estate (the truth's `topology` label), for per-topology figures
 
     @property
     def record(self) -> IncidentRecord:
-        return IncidentRecord(self.root, self.fault_type, self.alerts, fault_start=self.onset, source=self.name)
+        return IncidentRecord(
+            self.root,
+            self.fault_type,
+            self.alerts,
+            fault_start=self.onset,
+            source=self.name,
+            symptoms=self.symptoms,
+            watched=self.watched,
+        )
 
     def arrivals(self) -> dict[str, float]:
         """Seconds from the onset to each alerted entity's first alert after it (empty without an onset)."""
@@ -69,67 +82,6 @@ class BacktestCase:
             if offset >= 0 and alert.entity in self.alerted:
                 out[alert.entity] = min(offset, out.get(alert.entity, offset))
         return out
-
-
-@dataclass(frozen=True)
-class CaseResult:
-    name: str
-    root: str
-    observed: int
-    hit_coverage: float
-    coverage: float
-    control_hit_coverage: float | None
-    control_coverage: float | None
-    missed: tuple[str, ...] = ()
-    late: tuple[str, ...] = ()  # predicted entities whose alert fell outside the predicted delay window
-    timed: bool = False
-
-
-@dataclass(frozen=True)
-class BacktestReport:
-    cases: tuple[CaseResult, ...]
-    skipped: tuple[str, ...] = field(default_factory=tuple)
-    seed: int = 0
-    shuffles: int = SHUFFLES
-    learned: bool = True
-
-    def _mean(self, attr: str) -> float:
-        values = [getattr(c, attr) for c in self.cases if getattr(c, attr) is not None]
-        return mean(values) if values else 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        coverage = self._mean("coverage")
-        control = self._mean("control_coverage")
-        hit, control_hit = self._mean("hit_coverage"), self._mean("control_hit_coverage")
-        return {
-            "cases": len(self.cases),
-            "timed_cases": sum(1 for c in self.cases if c.timed),
-            "skipped": list(self.skipped),
-            "seed": self.seed,
-            "shuffles": self.shuffles,
-            "learned_dynamics": self.learned,
-            "coverage": round(coverage, 4),
-            "control_coverage": round(control, 4),
-            "control_ratio": round(control / coverage, 4) if coverage else None,
-            "hit_coverage": round(hit, 4),
-            "control_hit_coverage": round(control_hit, 4),
-            "hit_control_ratio": round(control_hit / hit, 4) if hit else None,
-            "target_control_ratio": 0.5,
-            "per_case": [
-                {
-                    "name": c.name,
-                    "root": c.root,
-                    "observed": c.observed,
-                    "coverage": round(c.coverage, 4),
-                    "hit_coverage": round(c.hit_coverage, 4),
-                    "control_coverage": None if c.control_coverage is None else round(c.control_coverage, 4),
-                    "missed": list(c.missed),
-                    "mistimed": list(c.late),
-                    "timed": c.timed,
-                }
-                for c in self.cases
-            ],
-        }
 
 
 def directed_double_edge_swap(edges: list[tuple[str, str]], nswap: int, rng: random.Random) -> list[tuple[str, str]]:
@@ -180,6 +132,8 @@ class _Scored:
     weighted: float
     missed: tuple[str, ...]
     late: tuple[str, ...]
+    timed_predicted: int = 0
+    timing_errors_s: tuple[float, ...] = ()
 
 
 def _coverage(graph: WorldGraph, case: BacktestCase, dynamics: Dynamics | None, min_probability: float) -> _Scored:
@@ -196,11 +150,14 @@ def _coverage(graph: WorldGraph, case: BacktestCase, dynamics: Dynamics | None, 
         if name in predicted and name in arrivals and not on_time(predicted[name], arrivals[name])
     )
     covered = [predicted[name] for name in observed if name in predicted and name not in late]
+    timed = [name for name in observed if name in predicted and name in arrivals]
     return _Scored(
         hit=len(covered) / len(observed),
         weighted=sum(e.probability for e in covered) / len(observed),
         missed=missed,
         late=late,
+        timed_predicted=len(timed),
+        timing_errors_s=tuple(abs(arrivals[name] - predicted[name].delay_p50_s) for name in timed),
     )
 
 
@@ -208,18 +165,63 @@ def _wiring_key(topology: Topology) -> tuple[tuple[str, str, str], ...]:
     return tuple(sorted(topology.edges()))
 
 
-def _fold_dynamics(graph: WorldGraph, group: list[tuple[int, BacktestCase]], folds: int) -> dict[int, Dynamics]:
+def _fold_dynamics(
+    graph: WorldGraph, group: list[tuple[int, BacktestCase]], folds: int, priors: Priors = FIXED
+) -> dict[int, Dynamics]:
     """Per case index: dynamics learned on `graph` from the other folds of its topology group."""
     out: dict[int, Dynamics] = {}
     for fold in range(folds):
         members = [i for i, _ in group if i % folds == fold]
         if not members:
             continue
-        dynamics = Dynamics()
+        dynamics = Dynamics(priors)
         dynamics.learn(graph, [c.record for i, c in group if i % folds != fold])
         for i in members:
             out[i] = dynamics
     return out
+
+
+def pooled(parts: Sequence[Dynamics]) -> Priors:
+    """The priors other estates' histories give together (their entity names kept apart, never carried over)."""
+    if not parts:
+        return FIXED
+    merged = Dynamics()
+    for n, part in enumerate(parts):
+        merged.stats.update({(f"{n}/{a}", f"{n}/{b}"): st for (a, b), st in part.stats.items()})
+        merged.background.update({f"{n}/{e}": bg for e, bg in part.background.items()})
+        merged.detection.update({f"{n}/{e}": d for e, d in part.detection.items()})
+    return merged.pooled_priors()
+
+
+@dataclass
+class _Estate:
+    """One topology group: its real graph, its shuffled controls, and (learning) each side's full history."""
+
+    label: str
+    group: list[tuple[int, BacktestCase]]
+    real: WorldGraph
+    controls: list[WorldGraph]
+    history: list[Dynamics]  # [real, control 0, control 1, ...], learned from every case of the group
+
+
+def _estates(groups: list[list[tuple[int, BacktestCase]]], seed: int, shuffles: int, learn: bool) -> list[_Estate]:
+    out = []
+    for number, group in enumerate(groups):
+        real = WorldGraph.from_topology(group[0][1].topology)
+        controls = [shuffled(real, seed=seed * 1_000_003 + number * 101 + r) for r in range(shuffles)]
+        history = []
+        if learn:
+            for graph in (real, *controls):
+                dynamics = Dynamics()
+                dynamics.learn(graph, [c.record for _, c in group])
+                history.append(dynamics)
+        out.append(_Estate(group[0][1].topology_name or f"topology-{number + 1}", group, real, controls, history))
+    return out
+
+
+def _transferred(estates: list[_Estate], number: int, side: int) -> Priors:
+    """Priors for one side of one estate from the same side of every other estate (none: the fixed ones)."""
+    return pooled([e.history[side] for n, e in enumerate(estates) if n != number and e.history])
 
 
 def run_backtest(
@@ -231,101 +233,43 @@ def run_backtest(
     folds: int = 5,
     learn: bool = True,
 ) -> BacktestReport:
-    """Real wiring against `shuffles` rewired controls; with `learn`, each side learns its own
-    dynamics from the other folds of the same topology (k-fold, so no incident predicts itself)."""
+    """Real wiring against `shuffles` rewired controls; with `learn`, each side learns its own dynamics
+    from the other folds of the same topology (k-fold, so no incident predicts itself), leaning where it
+    has seen little on the priors pooled from the other topologies' incidents, learned on the same side
+    (the real graphs for the real run, their shuffles for the control)."""
     listed = list(enumerate(cases))
     skipped = [c.name for _, c in listed if c.root not in c.topology.entities or not (c.alerted - {c.root})]
-    usable = [(i, c) for i, c in listed if c.name not in skipped]
     groups: dict[tuple[tuple[str, str, str], ...], list[tuple[int, BacktestCase]]] = {}
-    for i, c in usable:
-        groups.setdefault(_wiring_key(c.topology), []).append((i, c))
+    for i, c in listed:
+        if c.name not in skipped:
+            groups.setdefault(_wiring_key(c.topology), []).append((i, c))
+    estates = _estates([g for _, g in sorted(groups.items())], seed, shuffles, learn)
     results: dict[int, CaseResult] = {}
-    for number, (_, group) in enumerate(sorted(groups.items())):
-        real = WorldGraph.from_topology(group[0][1].topology)
-        controls = [shuffled(real, seed=seed * 1_000_003 + number * 101 + r) for r in range(shuffles)]
-        real_dyn = _fold_dynamics(real, group, folds) if learn else {}
-        control_dyn = [_fold_dynamics(g, group, folds) if learn else {} for g in controls]
-        for i, case in group:
-            scored = _coverage(real, case, real_dyn.get(i), min_probability)
-            control = [
-                _coverage(g, case, dyn.get(i), min_probability) for g, dyn in zip(controls, control_dyn, strict=True)
-            ]
-            results[i] = CaseResult(
-                name=case.name,
-                root=case.root,
-                observed=len(case.alerted - {case.root}),
-                hit_coverage=scored.hit,
-                coverage=scored.weighted,
-                control_hit_coverage=mean(c.hit for c in control) if control else None,
-                control_coverage=mean(c.weighted for c in control) if control else None,
-                missed=scored.missed,
-                late=scored.late,
-                timed=case.onset is not None,
-            )
+    for number, estate in enumerate(estates):
+        graphs = [estate.real, *estate.controls]
+        learned = [
+            _fold_dynamics(g, estate.group, folds, _transferred(estates, number, side)) if learn else {}
+            for side, g in enumerate(graphs)
+        ]
+        for i, case in estate.group:
+            scored = [_coverage(g, case, dyn.get(i), min_probability) for g, dyn in zip(graphs, learned, strict=True)]
+            results[i] = _result(case, estate.label, scored[0], scored[1:])
     return BacktestReport(tuple(results[i] for i in sorted(results)), tuple(skipped), seed, shuffles, learn)
 
 
-TruthReader = Callable[[Path], Any]
-
-
-def onset_of(truth: Any) -> datetime | None:
-    """The truth record's `fault_onset`, if it has a readable one."""
-    raw = truth.get("fault_onset") if isinstance(truth, dict) else getattr(truth, "extra", {}).get("fault_onset")
-    if not isinstance(raw, str):
-        return None
-    try:
-        parsed = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-def root_of(truth: Any) -> tuple[str, str]:
-    """(entity, fault_type) of a truth record: `eval.truth.Truth`, or the raw truth.json dict."""
-    if isinstance(truth, dict):
-        root = truth["root_cause"]
-        return str(root["entity"]), str(root["fault_type"])
-    return str(truth.entity), str(truth.fault_type)
-
-
-def load_cases(
-    bundle_dirs: Sequence[Path], read_truth: TruthReader, load_bundle: Callable[[Path], Any]
-) -> tuple[list[BacktestCase], list[str]]:
-    """Bundles with truth and a topology become cases; the others are named as skipped.
-
-    The caller hands in the truth reader (`rootward.eval.truth.read_truth`) and the bundle
-    loader (`rootward.bundle.load.load_bundle`): the world model imports neither layer.
-    """
-    cases: list[BacktestCase] = []
-    skipped: list[str] = []
-    for path in bundle_dirs:
-        try:
-            truth = read_truth(path)
-        except FileNotFoundError:
-            skipped.append(f"{path.name}: no truth")
-            continue
-        bundle = load_bundle(path)
-        if bundle.topology is None:
-            skipped.append(f"{path.name}: no topology")
-            continue
-        entity, fault_type = root_of(truth)
-        onset = onset_of(truth)
-        alerts = tuple(ObservedAlert(a.service, a.name, a.starts_at, a.ends_at) for a in bundle.alerts)
-        cases.append(
-            BacktestCase(
-                name=bundle.id,
-                topology=bundle.topology,
-                root=entity,
-                fault_type=fault_type,
-                alerted=frozenset(a.entity for a in alerts if onset is None or a.starts_at >= onset),
-                alerts=alerts,
-                onset=onset,
-            )
-        )
-    return cases, skipped
-
-
-def bundle_dirs_under(root: Path) -> list[Path]:
-    if (root / "incident.yaml").is_file():
-        return [root]
-    return sorted(p.parent for p in root.glob("*/incident.yaml"))
+def _result(case: BacktestCase, label: str, scored: _Scored, control: list[_Scored]) -> CaseResult:
+    return CaseResult(
+        name=case.name,
+        root=case.root,
+        observed=len(case.alerted - {case.root}),
+        hit_coverage=scored.hit,
+        coverage=scored.weighted,
+        control_hit_coverage=mean(c.hit for c in control) if control else None,
+        control_coverage=mean(c.weighted for c in control) if control else None,
+        missed=scored.missed,
+        late=scored.late,
+        timed=case.onset is not None,
+        topology=label,
+        timed_predicted=scored.timed_predicted,
+        timing_errors_s=scored.timing_errors_s,
+    )

@@ -32,6 +32,7 @@ LAYER_CONFIDENCE: dict[str, float] = {
     "topology_file": 0.85,
     "prometheus": 0.85,  # targets and their labels: an inventory that only knows what is scraped
     "operator": 0.85,
+    "traces": 0.90,  # observed calls; each claim's own confidence grows with its call count (call_edges.py)
     "learned": 0.75,
 }
 # Learned edges alone can never reach the confidence that authorises suppression.

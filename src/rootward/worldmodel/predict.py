@@ -2,9 +2,11 @@
 
 A deterministic best-first walk from the target along dependents: the
 probability that an entity is hit is the best product, over paths, of the edge
-cascade probabilities (learned dynamics, smoothed) times each edge's
-confidence, times the action's first-hop impact. Delays add up along that
-best path, which is also kept as the explanation. No LLM anywhere: the same
+cascade probabilities (learned dynamics, smoothed, with each edge's
+confidence), times the action's first-hop impact. Propagation delays add up
+along that best path, which is also kept as the explanation; the entity's own
+detection delay (first sign to first alert) is added once at the end, so the
+predicted window is when its alerts are expected. No LLM anywhere: the same
 inputs always give the same prediction, which is what lets the gate key it by
 hash and the verdict check it later.
 
@@ -124,11 +126,11 @@ def _walk(
             if other in done:
                 continue
             dyn = (
-                dynamics.edge(node, other, data["relation"])
+                dynamics.edge(node, other, data["relation"], data["confidence"])
                 if downstream
-                else dynamics.edge(other, node, data["relation"])
+                else dynamics.edge(other, node, data["relation"], data["confidence"])
             )
-            p = here.probability * dyn.probability * data["confidence"] * (impact if first_hop else 1.0)
+            p = here.probability * dyn.probability * (impact if first_hop else 1.0)
             if p < min_probability:
                 continue
             current = best.get(other)
@@ -171,11 +173,11 @@ def _noisy_or(
             if rank.get(cause, len(order)) >= rank[name]:
                 continue
             dyn = (
-                dynamics.edge(cause, name, data["relation"])
+                dynamics.edge(cause, name, data["relation"], data["confidence"])
                 if downstream
-                else dynamics.edge(name, cause, data["relation"])
+                else dynamics.edge(name, cause, data["relation"], data["confidence"])
             )
-            hop = dyn.probability * data["confidence"] * (impact if cause == target else 1.0)
+            hop = dyn.probability * (impact if cause == target else 1.0)
             miss *= 1.0 - best[cause].probability * hop
         best[name].probability = max(best[name].probability, 1.0 - miss)
 
@@ -224,6 +226,11 @@ def predict(
     entities = []
     for name in sorted(best, key=lambda n: (-best[n].probability, n)):
         reach = best[name]
+        if name != target:  # propagation to the entity, then its own alert rules' detection delay
+            detect = dynamics.detection_window(name)
+            reach.delay_min += detect.min_s
+            reach.delay_p50 += detect.p50_s
+            reach.delay_p95 += detect.p95_s
         alerts = tuple(PredictedAlert(name, alert, reach.probability * share) for alert, share in reach.alerts)
         entities.append(
             PredictedEntity(

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rootward.worldmodel.risk.settings import RiskSettings
+
 
 class WorldModelSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -35,9 +37,15 @@ class WorldModelSettings(BaseModel):
             "inventory": 7 * 86400.0,
             "topology_file": 7 * 86400.0,
             "operator": 30 * 86400.0,
+            "traces": 86400.0,
             "learned": 14 * 86400.0,
         },
         description="Seconds an edge claim of each layer stays valid unless re-seeded.",
+    )
+    trace_lookback_s: float = Field(
+        default=3600.0,
+        gt=0.0,
+        description="`rootward graph seed` reads this much of the configured trace source's spans for call edges.",
     )
     min_probability: float = Field(
         default=0.05,
@@ -55,4 +63,8 @@ class WorldModelSettings(BaseModel):
         default_factory=list,
         description="Action classes (`verb:entity_kind`, e.g. `restart:service`) the operator opts in to "
         "earned autonomy. Empty: every action needs a human.",
+    )
+    risk: RiskSettings = Field(
+        default_factory=RiskSettings,
+        description="The predictive risk report (`rootward risk report`, daily in `serve`): queries, horizons.",
     )

@@ -46,4 +46,4 @@ clean:
 	rm -rf var .pytest_cache .mypy_cache .ruff_cache test-artifacts
 
 golden: install
-	$(BIN)/rootward sim golden --out golden --examples ../shared/examples
+	$(BIN)/rootward sim golden --out golden --examples examples

@@ -5,8 +5,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 from rootward.bundle.cites import BundleCiteResolver
 from rootward.bundle.load import load_bundle
 from rootward.context.assemble import assemble_context

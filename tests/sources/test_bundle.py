@@ -13,7 +13,6 @@ from rootward.bundle.load import load_bundle
 from rootward.sources.base import SourceUnavailable
 from rootward.sources.bundle import BundleLogSource
 
-
 OPTIONAL = ("logs.jsonl", "metrics.csv", "traces.jsonl", "changes.json", "knowledge")
 
 

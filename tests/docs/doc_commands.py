@@ -33,9 +33,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 SHELLS = ("sh", "bash", "console")
 MARKERS = ("live", "long", "serves")
-FENCE = re.compile(r"^```(\w*)([^\n]*)\n(.*?)^```[ \t]*$", re.M | re.S)
+FENCE = re.compile(r"^[ \t]*```(\w*)([^\n]*)\n(.*?)^[ \t]*```[ \t]*$", re.M | re.S)
 HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
-EXPECT = re.compile(r"#\s*exit (\d+)\b")
+EXPECT = re.compile(r"^#\s*exit (\d+)\b")
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,8 @@ def script(doc_blocks: list[Block], *, ports: dict[str, int], tmp: Path, long: b
     out = [
         "set -e",
         "SERVERS=()",
-        "trap 'for p in \"${SERVERS[@]}\"; do kill -TERM -- -$p 2>/dev/null || kill $p 2>/dev/null; done' EXIT",
+        "trap 'rc=$?; for p in \"${SERVERS[@]}\"; do kill -TERM -- -$p 2>/dev/null || kill $p 2>/dev/null; done; "
+        "jobs -p | xargs -r kill 2>/dev/null; exit $rc' EXIT",
         "rw_wait() { for _ in $(seq 1 150); do curl -fs -o /dev/null http://127.0.0.1:$1/healthz && return 0; "
         'sleep 0.2; done; echo "nothing answers on port $1" >&2; return 1; }',
         "rw_expect() { local want=$1; shift; local rc=0; eval \"$*\" || rc=$?; "

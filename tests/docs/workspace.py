@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -17,8 +18,9 @@ from pathlib import Path
 from tests.docs.doc_commands import REPO, blocks, script
 from tests.sources.local_http import free_port
 
-LINKED = ("examples", "tests", "deploy", "src", "bench")
-TIMEOUT_S = 900
+LINKED = ("examples", "tests", "deploy", "src")  # read only by the docs
+COPIED = ("bench",)  # docs write results and baselines into it
+TIMEOUT_S = 600
 
 
 def workspace(root: Path) -> Path:
@@ -28,6 +30,8 @@ def workspace(root: Path) -> Path:
     (root / "tmp").mkdir()
     for name in LINKED:
         (checkout / name).symlink_to(REPO / name)
+    for name in COPIED:
+        shutil.copytree(REPO / name, checkout / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("Makefile", "pyproject.toml", "README.md"):
         shutil.copyfile(REPO / name, checkout / name)
     os.utime(checkout / "pyproject.toml", (0, 0))  # older than the install stamp: `make install` is a no-op
@@ -52,19 +56,30 @@ def environment(checkout: Path, port: int) -> dict[str, str]:
     return env
 
 
-def run_doc(doc: Path, *, long: bool = False) -> subprocess.CompletedProcess[str]:
-    """Run every runnable block of `doc` as one script in a fresh copy; output goes to the result."""
+def run_doc(doc: Path, *, long: bool = False, timeout_s: float = TIMEOUT_S) -> subprocess.CompletedProcess[str]:
+    """Run every runnable block of `doc` as one script in a fresh copy; output goes to the result.
+
+    The script runs in its own process group, so a timeout stops whatever it started too.
+    """
     with tempfile.TemporaryDirectory(prefix="rootward-doc-") as tmp:
         root = Path(tmp)
         checkout = workspace(root)
         ports = {"8080": free_port(), "8081": free_port()}
         text = script(blocks(doc), ports=ports, tmp=root / "tmp", long=long)
         (root / "doc.sh").write_text(text)
-        return subprocess.run(
+        proc = subprocess.Popen(
             ["bash", str(root / "doc.sh")],
             cwd=checkout,
             env=environment(checkout, ports["8080"]),
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=TIMEOUT_S,
+            start_new_session=True,
         )
+        try:
+            out, err = proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+            err += f"\ntimed out after {timeout_s:.0f} s"
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)

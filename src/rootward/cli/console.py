@@ -14,6 +14,7 @@ ConfigOption = typer.Option(None, "--config", "-c", help="rootward.yaml (default
 def import_command(
     bundles: list[Path] = typer.Argument(..., help="Bundle directories or .tar.gz files"),
     config: Path | None = ConfigOption,
+    ids: bool = typer.Option(False, "--ids", help="Print only the investigation ids, one a line (for scripts)."),
 ) -> None:
     """Investigate bundles and record the results, so they appear in the console and `rootward show`."""
     from rootward.cli.serve import settings_or_exit
@@ -32,6 +33,9 @@ def import_command(
         except BundleError as exc:
             failed += 1
             typer.echo(f"[{number}/{len(bundles)}] {path}: error: {exc}", err=True)
+            continue
+        if ids:
+            typer.echo(row.id)
             continue
         top = f"{row.top_entity} {row.top_fault}" if row.top_entity else "no hypothesis"
         typer.echo(f"[{number}/{len(bundles)}] {row.id} {row.bundle}: {row.status}, {top}")

@@ -141,11 +141,11 @@ def script(doc_blocks: list[Block], *, ports: dict[str, int], tmp: Path, long: b
     out = [
         "set -e",
         "SERVERS=()",
-        "trap 'rc=$?; for p in \"${SERVERS[@]}\"; do kill -TERM -- -$p 2>/dev/null || kill $p 2>/dev/null; done; "
+        'trap \'rc=$?; for p in "${SERVERS[@]}"; do kill -TERM -- -$p 2>/dev/null || kill $p 2>/dev/null; done; '
         "jobs -p | xargs -r kill 2>/dev/null || true; exit $rc' EXIT",
         "rw_wait() { for _ in $(seq 1 150); do curl -fs -o /dev/null http://127.0.0.1:$1/healthz && return 0; "
         'sleep 0.2; done; echo "nothing answers on port $1" >&2; return 1; }',
-        "rw_expect() { local want=$1; shift; local rc=0; eval \"$*\" || rc=$?; "
+        'rw_expect() { local want=$1; shift; local rc=0; eval "$*" || rc=$?; '
         '[ "$rc" = "$want" ] || { echo "expected exit $want, got $rc: $*" >&2; exit 1; }; }',
     ]
     for block in doc_blocks:

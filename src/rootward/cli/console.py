@@ -17,6 +17,7 @@ def import_command(
     ids: bool = typer.Option(False, "--ids", help="Print only the investigation ids, one a line (for scripts)."),
 ) -> None:
     """Investigate bundles and record the results, so they appear in the console and `rootward show`."""
+    from rootward.actions.remediation import request_pending_proposals
     from rootward.cli.serve import settings_or_exit
     from rootward.engine.record import record_bundle
     from rootward.store.db import make_engine, make_session_factory
@@ -30,6 +31,14 @@ def import_command(
         try:
             with sessions() as session, session.begin():
                 row = record_bundle(session, path)
+                # Its proposals are put before an approver, as a live investigation's are (its `act` step).
+                request_pending_proposals(
+                    session,
+                    row.id,
+                    row.investigation.proposals,
+                    settings=settings.worldmodel,
+                    ttl=settings.actions.approval_ttl,
+                )
         except BundleError as exc:
             failed += 1
             typer.echo(f"[{number}/{len(bundles)}] {path}: error: {exc}", err=True)

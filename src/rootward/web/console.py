@@ -24,12 +24,12 @@ from sqlalchemy import select
 
 from rootward.actions.approvals import decide
 from rootward.domain.investigation import HypothesisOut, InvestigationResult
+from rootward.domain.proposal_state import proposal_states
 from rootward.domain.roles import Role
 from rootward.engine.followup import answer
 from rootward.eval.golden_export import export_archive, truth_from_feedback
-from rootward.store.approvals import ApprovalRow
+from rootward.store.approvals import ApprovalRow, approval_facts
 from rootward.store.console_sessions import end_session, start_session
-from rootward.store.findings import FindingRow
 from rootward.store.investigations import (
     FeedbackRow,
     IncidentFilter,
@@ -50,8 +50,8 @@ from rootward.web.auth import (
     set_session_cookie,
     to_login,
 )
-from rootward.web.charts import metric_svg
 from rootward.web.feedback_form import feedback_fields
+from rootward.web.incident_page import FormError, incident_context, summary
 
 router = APIRouter()
 templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
@@ -147,77 +147,36 @@ def incident_rows(request: Request) -> HTMLResponse:
     return _page(request, "_rows.html", user, rows=rows)
 
 
-def _incident_context(request: Request, investigation_id: str) -> dict[str, Any]:
-    with request.app.state.sessions() as session:
-        row = session.get(InvestigationRow, investigation_id)
-        if row is None:
-            raise HTTPException(404, f"no investigation {investigation_id}")
-        approvals = list(
-            session.scalars(
-                select(ApprovalRow)
-                .where(ApprovalRow.investigation_id == investigation_id)
-                .order_by(ApprovalRow.requested_at)
-            )
-        )
-        feedback = list(
-            session.scalars(
-                select(FeedbackRow)
-                .where(FeedbackRow.investigation_id == investigation_id)
-                .order_by(FeedbackRow.created_at)
-            )
-        )
-        tested_by: dict[str, set[str]] = {}
-        for hypothesis_id, specialist in session.execute(
-            select(FindingRow.hypothesis_id, FindingRow.specialist).where(
-                FindingRow.investigation_id == investigation_id
-            )
-        ):
-            tested_by.setdefault(hypothesis_id, set()).add(specialist)
-    result = row.investigation
-    if tested_by:
-        for h in result.hypotheses:
-            h.specialists = sorted(tested_by.get(h.id, set()))  # type: ignore[attr-defined]
-    data = row.evidence_data or {}
-    charts = {
-        eid: metric_svg(d, result.evidence[eid].cite) for eid, d in data.items() if "t" in d and eid in result.evidence
-    }
-    return {
-        "row": row,
-        "result": result,
-        "data": data,
-        "charts": charts,
-        "approvals": approvals,
-        "feedback": feedback,
-        "proposals": result.proposals,
-        "trace": result.trace,
-    }
+def _incident_page(
+    request: Request, user: User, investigation_id: str, *, status_code: int = 200, **extra: Any
+) -> HTMLResponse:
+    context = incident_context(request, investigation_id)
+    page = _page(request, "incident.html", user, can_approve=user.role.at_least(Role.APPROVER), **context, **extra)
+    page.status_code = status_code
+    return page
 
 
 @router.get("/incidents/{investigation_id}", response_class=HTMLResponse)
 def incident(request: Request, investigation_id: str) -> HTMLResponse:
-    user = _user(request)
-    context = _incident_context(request, investigation_id)
-    return _page(request, "incident.html", user, can_approve=user.role.at_least(Role.APPROVER), **context)
+    return _incident_page(request, _user(request), investigation_id)
 
 
 @router.post("/incidents/{investigation_id}/ask", response_class=HTMLResponse)
 def ask(
     request: Request, investigation_id: str, question: str = Form("", max_length=2000), user: User = Depends(form_user)
 ) -> HTMLResponse:
-    context = _incident_context(request, investigation_id)
-    reply = answer(context["result"], question)
-    return _page(
-        request,
-        "incident.html",
-        user,
-        can_approve=user.role.at_least(Role.APPROVER),
-        answer=reply,
-        question=question,
-        **context,
-    )
+    if not question.strip():
+        error = FormError("ask", "Type a question first, e.g. what changed before the incident?", 400)
+        return _incident_page(request, user, investigation_id, status_code=400, form_error=error)
+    with request.app.state.sessions() as session:
+        row = session.get(InvestigationRow, investigation_id)
+    if row is None:
+        raise HTTPException(404, f"no investigation {investigation_id}")
+    reply = answer(row.investigation, question)
+    return _incident_page(request, user, investigation_id, answer=reply, question=question)
 
 
-@router.post("/incidents/{investigation_id}/feedback")
+@router.post("/incidents/{investigation_id}/feedback", response_class=HTMLResponse)
 def feedback(
     request: Request,
     investigation_id: str,
@@ -228,10 +187,17 @@ def feedback(
     note: str = Form(""),
     user: User = Depends(form_user),
 ) -> Response:
+    def refused(status: int, message: str) -> HTMLResponse:
+        error = FormError("feedback", message, status)
+        values = {"verdict": verdict, "corrected_entity": corrected_entity, "corrected_fault": corrected_fault}
+        return _incident_page(
+            request, user, investigation_id, status_code=status, form_error=error, form_values={**values, "note": note}
+        )
+
     if not user.role.at_least(Role.RESPONDER):
-        raise HTTPException(403, "feedback needs the responder role")
-    corrected_entity, corrected_fault, note = feedback_fields(corrected_entity, corrected_fault, note)
+        return refused(403, f"{user.name} is {user.role.value}; feedback needs the responder role")
     try:
+        corrected_entity, corrected_fault, note = feedback_fields(corrected_entity, corrected_fault, note)
         with request.app.state.sessions() as session, session.begin():
             add_feedback(
                 session,
@@ -243,8 +209,8 @@ def feedback(
                 corrected_fault=corrected_fault or None,
                 note=note,
             )
-    except ValueError as exc:
-        raise HTTPException(400, str(exc)) from None
+    except ValueError as exc:  # a field too long (feedback_form), an unknown verdict or investigation (the store)
+        return refused(400, str(exc))
     if verdict in ("accepted", "edited"):
         # After the response: with a model configured, drafting waits on it.
         background.add_task(_draft_runbook, request, investigation_id, corrected_entity, corrected_fault, note)
@@ -314,6 +280,7 @@ def _llm_client(request: Request, investigation_id: str, service: str) -> Any:
 
 @router.post("/approvals/{approval_id}/{decision}")
 def decide_in_console(request: Request, approval_id: str, decision: str, user: User = Depends(form_user)) -> Response:
+    """The console's Approve/Reject: recorded as decided in the console; refused with the API's status and words."""
     if decision not in ("approve", "reject"):
         raise HTTPException(404)
     refusals = request.app.state.refusals
@@ -323,22 +290,35 @@ def decide_in_console(request: Request, approval_id: str, decision: str, user: U
             approval_id,
             user,
             "approve" if decision == "approve" else "reject",
-            via="api",
+            via="console",
             refusals=refusals,
         )
         row = session.get(ApprovalRow, approval_id)
-        target = f"/incidents/{row.investigation_id}#approval-{approval_id}" if row else "/approvals"
-    if not outcome.ok:
-        raise HTTPException(403 if "role" in outcome.reason else 409, outcome.reason)
-    return RedirectResponse(target, status_code=303)
+        investigation_id = row.investigation_id if row else None
+    if outcome.ok:
+        target = f"/incidents/{investigation_id}#approval-{approval_id}" if investigation_id else "/approvals"
+        return RedirectResponse(target, status_code=303)
+    error = FormError(f"approval-{approval_id}", outcome.reason, outcome.http_status)
+    with request.app.state.sessions() as session:
+        known = investigation_id is not None and session.get(InvestigationRow, investigation_id) is not None
+    if known:
+        return _incident_page(request, user, str(investigation_id), status_code=error.status, form_error=error)
+    return _approvals_page(request, user, status_code=error.status, form_error=error)
+
+
+def _approvals_page(request: Request, user: User, *, status_code: int = 200, **extra: Any) -> HTMLResponse:
+    verbs = request.app.state.settings.actions.executor.runnable_verbs()
+    with request.app.state.sessions() as session:
+        rows = list(session.scalars(select(ApprovalRow).order_by(ApprovalRow.requested_at.desc()).limit(200)))
+        states = proposal_states([], [approval_facts(r) for r in rows], verbs)
+    page = _page(request, "approvals.html", user, rows=list(zip(rows, states, strict=True)), **extra)
+    page.status_code = status_code
+    return page
 
 
 @router.get("/approvals", response_class=HTMLResponse)
 def approvals_page(request: Request) -> HTMLResponse:
-    user = _user(request)
-    with request.app.state.sessions() as session:
-        rows = list(session.scalars(select(ApprovalRow).order_by(ApprovalRow.requested_at.desc()).limit(200)))
-    return _page(request, "approvals.html", user, rows=rows)
+    return _approvals_page(request, _user(request))
 
 
 @router.get("/quality", response_class=HTMLResponse)
@@ -400,3 +380,14 @@ def ask_api(
         raise HTTPException(404, f"no investigation {investigation_id}")
     reply = answer(row.investigation, body.question)
     return AskOut(answer=reply.text, evidence=list(reply.evidence))
+
+
+@router.get(
+    "/api/v1/investigations/{investigation_id}",
+    responses={404: {"description": "No such investigation."}},
+)
+def investigation_api(
+    request: Request, investigation_id: str, _user: User = Depends(require(Role.VIEWER))
+) -> dict[str, Any]:
+    """One investigation's headline card and each proposal with its one status (the console shows the same)."""
+    return summary(request, investigation_id)

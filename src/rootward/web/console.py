@@ -279,7 +279,13 @@ def _llm_client(request: Request, investigation_id: str, service: str) -> Any:
 
 
 @router.post("/approvals/{approval_id}/{decision}")
-def decide_in_console(request: Request, approval_id: str, decision: str, user: User = Depends(form_user)) -> Response:
+def decide_in_console(
+    request: Request,
+    approval_id: str,
+    decision: str,
+    back: str = Form("", max_length=20, description="`headline`: return to the headline card"),
+    user: User = Depends(form_user),
+) -> Response:
     """The console's Approve/Reject: recorded as decided in the console; refused with the API's status and words."""
     if decision not in ("approve", "reject"):
         raise HTTPException(404)
@@ -296,7 +302,8 @@ def decide_in_console(request: Request, approval_id: str, decision: str, user: U
         row = session.get(ApprovalRow, approval_id)
         investigation_id = row.investigation_id if row else None
     if outcome.ok:
-        target = f"/incidents/{investigation_id}#approval-{approval_id}" if investigation_id else "/approvals"
+        anchor = "headline" if back == "headline" else f"approval-{approval_id}"
+        target = f"/incidents/{investigation_id}#{anchor}" if investigation_id else "/approvals"
         return RedirectResponse(target, status_code=303)
     error = FormError(f"approval-{approval_id}", outcome.reason, outcome.http_status)
     with request.app.state.sessions() as session:

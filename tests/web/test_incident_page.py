@@ -134,3 +134,68 @@ def test_the_api_gives_the_headline_and_the_same_proposal_status(page) -> None: 
         "waiting for an approver",
     )
     assert client.get("/api/v1/investigations/nope", headers=auth).status_code == 404
+
+
+def test_a_responder_acknowledges_and_resolves_and_the_timeline_says_so(page) -> None:  # type: ignore[no-untyped-def]
+    from rootward.knowledge.drafts import list_drafts
+
+    client, tokens, investigation_id, _ = page
+    csrf = sign_in(client, tokens["rita"])
+    base = f"/incidents/{investigation_id}/lifecycle"
+    assert client.post(f"{base}/acknowledge", data={"csrf_token": csrf}, follow_redirects=False).status_code == 303
+    html = client.get(f"/incidents/{investigation_id}").text
+    assert 'data-state="acknowledged"' in html and "assigned to rita" in html
+    form = {"csrf_token": csrf, "entity": "payment", "fault_type": "config_error", "note": "reverted config-7596"}
+    assert client.post(f"{base}/resolve", data=form, follow_redirects=False).status_code == 303
+    html = client.get(f"/incidents/{investigation_id}").text
+    assert 'data-state="resolved"' in html and "resolved: root cause payment config_error" in html
+    timeline = html[html.index('id="timeline"') :]
+    assert timeline.index("acknowledged") < timeline.index("root cause payment config_error: reverted config-7596")
+    assert "rita: accepted" in html  # the resolution is the RCA's feedback
+    [draft] = list_drafts(client.app.state.sessions)  # type: ignore[attr-defined]
+    assert draft.investigation_id == investigation_id  # an imported incident still gets a draft to accept
+    again = client.post(f"{base}/resolve", data=form, follow_redirects=False)
+    api = client.post(
+        f"/api/v1/investigations/{investigation_id}/resolve",
+        json={},
+        headers={"authorization": f"Bearer {tokens['rita']}"},
+    )
+    assert again.status_code == api.status_code == 409
+    assert api.json()["detail"] == "the incident is already resolved" and api.json()["detail"] in again.text
+    listed = client.get("/incidents?state=resolved").text
+    assert f"/incidents/{investigation_id}" in listed
+    assert f"/incidents/{investigation_id}" not in client.get("/incidents?state=open").text
+
+
+def test_a_viewer_cannot_change_an_incident_in_the_console_or_the_api(page) -> None:  # type: ignore[no-untyped-def]
+    client, tokens, investigation_id, _ = page
+    api = client.post(
+        f"/api/v1/investigations/{investigation_id}/acknowledge", headers={"authorization": f"Bearer {tokens['vic']}"}
+    )
+    csrf = sign_in(client, tokens["vic"])
+    console = client.post(
+        f"/incidents/{investigation_id}/lifecycle/acknowledge", data={"csrf_token": csrf}, follow_redirects=False
+    )
+    assert api.status_code == console.status_code == 403
+    assert api.json()["detail"] in console.text
+    body = client.get(
+        f"/api/v1/investigations/{investigation_id}", headers={"authorization": f"Bearer {tokens['vic']}"}
+    )
+    assert body.json()["state"] == "open" and body.json()["source"] == "imported"
+
+
+def test_simulated_incidents_carry_a_visible_marker(page) -> None:  # type: ignore[no-untyped-def]
+    from rootward.domain.investigation import InvestigationResult
+    from rootward.store.investigations import save_investigation
+
+    client, tokens, imported_id, _ = page
+    with client.app.state.sessions() as s, s.begin():  # type: ignore[attr-defined]
+        result = InvestigationResult(bundle="shop-7-000", status="validated")
+        demo = save_investigation(s, result, title="HighErrorRate on cart", service="cart", source="simulated").id
+    sign_in(client, tokens["vic"])
+    html = client.get(f"/incidents/{demo}").text
+    assert "Simulated incident" in html and "rootward demo --purge" in html
+    assert "Simulated incident" not in client.get(f"/incidents/{imported_id}").text
+    rows = client.get("/incidents?source=simulated").text
+    assert f"/incidents/{demo}" in rows and f"/incidents/{imported_id}" not in rows
+    assert 'class="pill source-simulated"' in rows

@@ -35,6 +35,7 @@ COMMAND_MODULES = (
     "graph",  # graph seed|show|deps|blast-radius|backtest (world model)
     "actions",  # executor, approvals, users, tokens (action ladder)
     "console",  # import (record bundle investigations for the console)
+    "incidents",  # incidents list|ack|assign|resolve|timeline (life cycle)
     "costs",  # costs --by service|model|provider (LLM spend)
 )
 

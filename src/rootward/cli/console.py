@@ -73,6 +73,11 @@ def _stored(config: Path | None, investigation_id: str):  # type: ignore[no-unty
         return row
 
 
+def stored_id(config: Path | None, investigation_id: str) -> str:
+    """The full id of a stored investigation named by its id or a unique prefix (exit 1 if none)."""
+    return str(_stored(config, investigation_id).id)
+
+
 def show_command(
     investigation_id: str = typer.Argument(..., help="Investigation id (or a unique prefix)"),
     as_json: bool = typer.Option(False, "--json", help="The result JSON of the bundle spec"),

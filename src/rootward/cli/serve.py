@@ -117,6 +117,7 @@ def serve_command(
         from rootward.sim.demo_feed import bundle_dir
 
         settings.replay.dirs.append(bundle_dir())  # demo alerts are investigated against their bundles
+        settings.replay.simulated_dirs.append(bundle_dir())  # ... and marked simulated
         # Simulated storms are mostly warnings; investigate them so a newcomer sees RCAs appear.
         settings.router.tiers.insert(
             0,

@@ -39,7 +39,7 @@ class NotifyStep:
             approvals = [approval_facts(a) for a in approvals_of(session, investigation_id)]
         note = compose_notification(
             result,
-            title=state.title,
+            title=f"[{state.source}] {state.title}" if state.source != "live" else state.title,
             service=state.service,
             tier=state.tier,
             severity=state.severity,

@@ -27,7 +27,7 @@ from rootward.runtime.intake_writer import IntakeWriter
 from rootward.settings import Settings
 from rootward.store.audit_refusals import RefusalThrottle, flush_refusals
 from rootward.store.db import make_engine, make_session_factory
-from rootward.web import approvals, changes, console, health, intake, metrics
+from rootward.web import approvals, changes, console, health, intake, lifecycle, metrics
 from rootward.web.openapi import complete_openapi
 
 log = logging.getLogger(__name__)
@@ -82,6 +82,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(changes.router)
     app.include_router(approvals.router)
     app.include_router(console.router)
+    app.include_router(lifecycle.router)
     app.include_router(metrics.router)
     app.openapi = lambda: complete_openapi(app)  # type: ignore[method-assign]
     app.mount("/static", StaticFiles(directory=str(Path(console.__file__).parent / "static")), name="static")

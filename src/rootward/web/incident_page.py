@@ -18,6 +18,7 @@ from rootward.domain.headline import headline, hypothesis_label
 from rootward.domain.proposal_state import ApprovalFacts, ProposalState, proposal_states
 from rootward.store.approvals import approval_facts, approvals_of
 from rootward.store.findings import FindingRow
+from rootward.store.incident_timeline import timeline
 from rootward.store.investigations import FeedbackRow, InvestigationRow
 from rootward.web.charts import metric_svg
 
@@ -54,6 +55,7 @@ def summary(request: Request, investigation_id: str) -> dict[str, Any]:
         if row is None:
             raise HTTPException(404, f"no investigation {investigation_id}")
         approvals = [approval_facts(a) for a in approvals_of(session, investigation_id)]
+        timeline_entries = timeline(session, row)
     states = proposal_view(request, row, approvals)
     return {
         "id": row.id,
@@ -61,6 +63,13 @@ def summary(request: Request, investigation_id: str) -> dict[str, Any]:
         "service": row.service,
         "severity": row.severity,
         "status": row.status,
+        "source": row.source,
+        "state": row.state,
+        "assignee": row.assignee,
+        "resolved_root_cause": {"entity": row.resolved_entity, "fault_type": row.resolved_fault}
+        if row.state == "resolved"
+        else None,
+        "timeline": [{"at": e.at.isoformat(), "kind": e.kind, "text": e.text, "by": e.by} for e in timeline_entries],
         "headline": headline(row.investigation, states[0] if states else None).model_dump(mode="json"),
         "proposals": [s.to_json() for s in states],
     }
@@ -81,6 +90,7 @@ def incident_context(request: Request, investigation_id: str) -> dict[str, Any]:
             )
         )
         tested_by = _tested_by(session, investigation_id)
+        events = timeline(session, row)
     result = row.investigation
     for h in result.hypotheses if tested_by else []:
         h.specialists = sorted(tested_by.get(h.id, set()))  # type: ignore[attr-defined]
@@ -99,4 +109,5 @@ def incident_context(request: Request, investigation_id: str) -> dict[str, Any]:
         "charts": charts,
         "feedback": feedback,
         "trace": result.trace,
+        "timeline": events,
     }

@@ -418,3 +418,73 @@ def test_refused_forms_stay_in_the_console_with_the_reason_beside_them(browser: 
     alert.scroll_into_view_if_needed()
     _shot(page, "approval-refused-inline")
     context.close()
+
+
+def test_a_responder_takes_an_incident_through_its_life_cycle(browser: Browser, server: ConsoleServer) -> None:
+    bundle = "nezha-ob-2022-08-22-0509-checkoutservice"
+    context = _context(browser)
+    page = context.new_page()
+    _sign_in(page, server, "rita")
+    page.goto(f"{server.url}/incidents?state=open")
+    expect(page.locator(f"tr[data-href='/incidents/{server.incidents[bundle]}']")).to_have_count(1)
+    page.goto(f"{server.url}/incidents/{server.incidents[bundle]}")
+    card = page.locator("section.lifecycle")
+    expect(card.locator("[data-state]")).to_have_text("open")
+    card.get_by_role("button", name="Acknowledge").click()
+    card = page.locator("section.lifecycle")
+    expect(card.locator("[data-state]")).to_have_text("acknowledged")
+    expect(card.locator(".assignee")).to_have_text("assigned to rita")
+    card.get_by_label("assignee").fill("sam")
+    card.get_by_role("button", name="Assign").click()
+    card = page.locator("section.lifecycle")
+    expect(card.locator(".assignee")).to_have_text("assigned to sam")
+    expect(card.get_by_label("confirmed root cause entity")).to_have_value("checkoutservice")
+    card.get_by_label("resolution note").fill("rolled back the checkout release")
+    _shot(page, "lifecycle-acknowledged")
+    card.get_by_role("button", name="Resolve").click()
+    card = page.locator("section.lifecycle")
+    expect(card.locator("[data-state]")).to_have_text("resolved")
+    expect(card.locator(".resolution")).to_contain_text("root cause checkoutservice deploy_regression")
+    timeline = page.locator("ul.incident-timeline")
+    expect(timeline.locator("li[data-kind=acknowledged]")).to_contain_text("assigned to rita")
+    expect(timeline.locator("li[data-kind=resolved]")).to_contain_text("rolled back the checkout release")
+    expect(page.get_by_text("rita: accepted")).to_be_visible()  # the resolution is the RCA's feedback
+    timeline.scroll_into_view_if_needed()
+    _shot(page, "lifecycle-timeline")
+    page.goto(f"{server.url}/incidents?state=resolved")
+    expect(page.locator(f"tr[data-href='/incidents/{server.incidents[bundle]}']")).to_have_count(1)
+    page.goto(f"{server.url}/incidents?state=open")
+    expect(page.locator(f"tr[data-href='/incidents/{server.incidents[bundle]}']")).to_have_count(0)
+    _shot(page, "incidents-open")
+    context.close()
+
+
+def test_a_simulated_incident_carries_a_marker_in_the_list_and_on_its_page(
+    browser: Browser, server: ConsoleServer
+) -> None:
+    engine = make_engine(f"sqlite:///{server.data_dir / 'rootward.db'}")
+    try:
+        with make_session_factory(engine)() as s, s.begin():
+            result = InvestigationResult(bundle="shop-demo-000", status="validated")
+            demo = save_investigation(
+                s, result, title="HighErrorRate on cart (demo)", service="cart", severity="P1", source="simulated"
+            ).id
+    finally:
+        engine.dispose()
+    context = _context(browser)
+    page = context.new_page()
+    _sign_in(page, server, "vic")
+    row = page.locator(f"tbody[data-live] tr[data-href='/incidents/{demo}']")
+    expect(row.locator(".pill.source-simulated")).to_have_text("simulated")
+    real = page.locator(f"tbody[data-live] tr[data-href='/incidents/{server.incidents['shop-disk-full-03']}']")
+    expect(real.locator(".pill.source-simulated")).to_have_count(0)
+    _shot(page, "incidents-demo-marker")
+    page.goto(f"{server.url}/incidents?source=live")
+    expect(page.locator(f"tr[data-href='/incidents/{demo}']")).to_have_count(0)
+    page.goto(f"{server.url}/incidents/{demo}")
+    marker = page.locator(".demo-marker")
+    expect(marker).to_be_in_viewport()
+    expect(marker).to_contain_text("Simulated incident")
+    expect(marker).to_contain_text("never filed into the knowledge base")
+    _shot(page, "incident-demo-marker")
+    context.close()

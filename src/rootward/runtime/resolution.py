@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.domain.proposal_state import describe_action
 from rootward.store.investigations import InvestigationRow
 
 
@@ -34,7 +35,7 @@ def _draft(
     result = row.investigation
     top = result.top
     assert top is not None
-    fix = next((f"{p.action.verb} {p.action.target}" for p in result.proposals), "")
+    fix = next((describe_action(p.action) for p in result.proposals), "")
     findings = ResolvedFindings(
         investigation_id=row.id,
         service=row.service,

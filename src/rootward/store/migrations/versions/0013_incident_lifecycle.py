@@ -1,7 +1,8 @@
 """Where an incident came from and where it is in its life cycle.
 
 `investigations.source` keeps simulated and imported incidents apart from live
-ones (`live`, `simulated`, `replay`, `imported`); `state` (open, acknowledged,
+ones (`live`, `simulated`, `replay`, `imported`; earlier rows are classified from
+their job id and bundle path); `state` (open, acknowledged,
 resolved), `assignee` and the resolution columns carry the life cycle, and
 `incident_events` is its timeline (acknowledged, assigned, resolved, ...).
 
@@ -30,6 +31,9 @@ def upgrade() -> None:
         table.add_column(sa.Column("resolved_at", TS, nullable=True))
         table.add_column(sa.Column("resolved_entity", sa.String(200), nullable=True))
         table.add_column(sa.Column("resolved_fault", sa.String(64), nullable=True))
+    # Rows from before: `rootward import` wrote no job id; `serve --demo` replayed bundles of its demo-bundles dir.
+    op.execute("UPDATE investigations SET source = 'imported' WHERE job_id IS NULL")
+    op.execute("UPDATE investigations SET source = 'simulated' WHERE bundle_path LIKE '%/demo-bundles/%'")
     op.create_index("ix_investigations_source_created", "investigations", ["source", "created_at"])
     op.create_index("ix_investigations_state_created", "investigations", ["state", "created_at"])
     op.create_table(

@@ -52,6 +52,7 @@ def environment(checkout: Path, port: int) -> dict[str, str]:
     env["PATH"] = f"{checkout / '.venv' / 'bin'}:{env.get('PATH', '/usr/bin:/bin')}"
     env["PORT"] = str(port)
     env["HOME"] = str(checkout.parent)
+    env["TMPDIR"] = str(checkout.parent / "tmp")  # temp files (the demo's bundles among them) stay in the copy
     env.pop("VIRTUAL_ENV", None)
     return env
 

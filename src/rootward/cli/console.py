@@ -106,14 +106,17 @@ def ask_command(
     """Answer a follow-up question from the investigation's own evidence, with citations."""
     from rootward.domain.investigation import InvestigationResult
     from rootward.engine.followup import answer
+    from rootward.engine.followup_context import context_of
 
     row = _stored(config, investigation_id)
     result = InvestigationResult.model_validate(row.result)
-    reply = answer(result, question)
+    reply = answer(result, question, context_of(row.bundle_path))
     typer.echo(reply.text)
     for eid in reply.evidence:
         item = result.evidence[eid]
         typer.echo(f"  {eid}: {item.kind} {item.cite}")
+    for cite in reply.cites:
+        typer.echo(f"  {cite} (in the incident's data: {row.bundle_path})")
 
 
 def register(app: typer.Typer) -> None:

@@ -145,6 +145,7 @@ class InvestigationResult(BaseModel):
     onset: datetime | None = Field(
         default=None, description="when the incident's signals began (its earliest cited anomaly)"
     )
+    onset_cite: str | None = Field(default=None, description="the cite of the anomaly that dates the onset")
     fired_at: datetime | None = Field(default=None, description="when the first alert fired")
 
     @property

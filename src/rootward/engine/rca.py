@@ -101,7 +101,8 @@ def build_result(
         fired_at=ctx.window.fired_at,
     )
     earliest = _earliest_anomaly(ctx, assessments[0].hypothesis.entity) if assessments else None
-    result.onset = _at(earliest) if earliest is not None else None
+    if earliest is not None:
+        result.onset, result.onset_cite = _at(earliest), earliest.evidence.cite
     return result
 
 

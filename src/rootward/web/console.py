@@ -24,6 +24,7 @@ from rootward.actions.approvals import decide
 from rootward.domain.proposal_state import proposal_states
 from rootward.domain.roles import Role
 from rootward.engine.followup import answer
+from rootward.engine.followup_context import context_of
 from rootward.eval.golden_export import export_archive, truth_from_feedback
 from rootward.store.approvals import ApprovalRow, approval_facts
 from rootward.store.console_sessions import end_session, start_session
@@ -62,6 +63,9 @@ class AskIn(BaseModel):
 class AskOut(BaseModel):
     answer: str
     evidence: list[str] = Field(description="Evidence ids of the investigation the answer cites.")
+    cites: list[str] = Field(
+        default_factory=list, description="Cites of the incident's data the RCA did not cite (e.g. changes.json:<id>)."
+    )
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -145,7 +149,7 @@ def ask(
         row = session.get(InvestigationRow, investigation_id)
     if row is None:
         raise HTTPException(404, f"no investigation {investigation_id}")
-    reply = answer(row.investigation, question)
+    reply = answer(row.investigation, question, context_of(row.bundle_path))
     return incident_page(request, user, investigation_id, answer=reply, question=question)
 
 
@@ -316,8 +320,8 @@ def ask_api(
         row = session.get(InvestigationRow, investigation_id)
     if row is None:
         raise HTTPException(404, f"no investigation {investigation_id}")
-    reply = answer(row.investigation, body.question)
-    return AskOut(answer=reply.text, evidence=list(reply.evidence))
+    reply = answer(row.investigation, body.question, context_of(row.bundle_path))
+    return AskOut(answer=reply.text, evidence=list(reply.evidence), cites=list(reply.cites))
 
 
 @router.get(

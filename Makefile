@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export ROOTWARD_DATA_DIR ?= $(CURDIR)/var
+PORT ?= 8080
 
 .PHONY: install run test test-fast lint bench clean golden synapse
 
@@ -17,7 +18,7 @@ $(STAMP): pyproject.toml
 
 run: install
 	mkdir -p var
-	$(BIN)/rootward serve --host 127.0.0.1 --port 8080 --demo
+	$(BIN)/rootward serve --host 127.0.0.1 --port $(PORT) --demo
 
 # A real Matrix homeserver for the notification tests, in its own venv
 # (its dependency pins are not ours).
@@ -46,4 +47,4 @@ clean:
 	rm -rf var .pytest_cache .mypy_cache .ruff_cache test-artifacts
 
 golden: install
-	$(BIN)/rootward sim golden --out golden --examples ../shared/examples
+	$(BIN)/rootward sim golden --out golden --examples examples

@@ -1,7 +1,7 @@
 """Console page latency with 10,000 incidents in the database.
 
 Seeds a fresh SQLite database with `INCIDENTS` investigations (the result and
-evidence JSON of a real investigation of a shared example bundle, varied over
+evidence JSON of a real investigation of a sample bundle (examples/), varied over
 30 services, statuses, severities, tiers and 30 days; a fifth of them rated),
 starts a real `rootward serve`, and times each console page over loopback:
 the client-side wall time is an upper bound of the server-side time the
@@ -35,7 +35,7 @@ from rootward.store.migrate import upgrade
 from rootward.store.users import add_user, create_token
 
 HERE = Path(__file__).resolve().parent
-EXAMPLE = HERE.parent.parent / "shared" / "examples" / "shop-connection-pool-exhaustion-00"
+EXAMPLE = HERE.parent / "examples" / "shop-connection-pool-exhaustion-00"
 INCIDENTS = 10_000
 SERVICES = [f"svc-{i:02d}" for i in range(30)]
 REQUESTS = 100

@@ -1,4 +1,8 @@
-"""Shared test fixtures: paths to the shared examples and real datasets."""
+"""Shared test fixtures: the sample bundles that ship in examples/ and the database fixtures.
+
+Every test runs from a clone alone: the sample bundles live in the repository
+(examples/README.md says where each comes from), never in a folder beside it.
+"""
 
 from __future__ import annotations
 
@@ -10,15 +14,16 @@ import pytest
 from tests.databases import _sqlite_template, db_url, migrated_db_url, pg_session, sqlite_migrated_url  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-EXAMPLES = SHARED / "examples"
-NEZHA = SHARED / "data" / "nezha-ob"
-LOGHUB = SHARED / "data" / "loghub"
+EXAMPLES = REPO / "examples"
+
+
+def example_paths() -> list[Path]:
+    """Every sample bundle of examples/; an empty list is a broken checkout, not a reason to skip."""
+    bundles = sorted(p for p in EXAMPLES.iterdir() if (p / "incident.yaml").is_file())
+    assert bundles, f"no sample bundles under {EXAMPLES}"
+    return bundles
 
 
 @pytest.fixture
 def example_bundles() -> list[Path]:
-    bundles = sorted(p for p in EXAMPLES.iterdir() if (p / "incident.yaml").is_file())
-    if not bundles:
-        pytest.skip("shared/examples not present")
-    return bundles
+    return example_paths()

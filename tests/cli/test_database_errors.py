@@ -57,6 +57,8 @@ EXAMPLES = {
     "token": ["no-such-token"],
     "user": ["alice"],
     "name": ["alice"],
+    "who": ["alice"],
+    "assignee": ["bob"],
     "entity": ["checkout"],
     "directory": ["{bundles}"],
     "bundles": ["{bundles}"],

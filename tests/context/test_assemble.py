@@ -5,17 +5,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 from rootward.bundle.cites import BundleCiteResolver
 from rootward.bundle.load import load_bundle
 from rootward.context.assemble import assemble_context
 from rootward.sources.bundle import bundle_sources
+from tests.conftest import EXAMPLES
 
-EXAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "examples"
 EXAMPLE = EXAMPLES / "shop-disk-full-03"
-
-pytestmark = pytest.mark.skipif(not EXAMPLE.is_dir(), reason="shared examples not present")
 
 
 def test_every_context_item_cites_something_that_resolves() -> None:

@@ -74,17 +74,16 @@ def test_clean_text_passes_through_unchanged() -> None:
     assert redactions == ()
 
 
-LOGHUB = Path(__file__).resolve().parents[3] / "shared" / "data" / "loghub"
+LOGHUB = Path(__file__).resolve().parents[1] / "fixtures" / "loghub"  # real lines of eight systems (README there)
 
 
-@pytest.mark.skipif(not LOGHUB.is_dir(), reason="shared LogHub data not present")
 def test_no_real_loghub_line_is_redacted() -> None:
     lines = [
         line
-        for path in sorted(LOGHUB.glob("*/*_2k.log"))
+        for path in sorted(LOGHUB.glob("*.log"))
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines()
     ]
-    assert len(lines) >= 16_000
+    assert len(lines) >= 2_000
     flagged = [line for line in lines if injection_rule(line) is not None]
     assert flagged == []
 

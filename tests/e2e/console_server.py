@@ -1,4 +1,4 @@
-"""A real `rootward serve` over a data dir seeded with the shared example bundles.
+"""A real `rootward serve` over a data dir seeded with the sample bundles of examples/.
 
 Seeding goes through the CLI (`rootward import`), users and approval requests
 through the store (what `rootward users add` / the engine would write), so
@@ -24,11 +24,11 @@ from rootward.store.db import make_engine, make_session_factory
 from rootward.store.investigations import InvestigationRow
 from rootward.store.users import add_user, create_token
 from rootward.worldmodel.prediction_gate import MemoryLedger, ProposedAction, commit_prediction
+from tests.conftest import EXAMPLES
 from tests.integration.processes import wait_until_ready
 from tests.sources.local_http import free_port
 
 REPO = Path(__file__).resolve().parents[2]
-EXAMPLES = REPO.parent / "shared" / "examples"
 ROOTWARD = Path(sys.executable).parent / "rootward"
 
 

@@ -206,12 +206,12 @@ def test_an_approver_approves_a_pending_proposal(browser: Browser, server: Conso
     card.get_by_role("button", name="Approve").click()
     card = page.locator(f"#approval-{approval_id}")
     expect(card.locator(".pill", has_text="approved")).to_be_visible()
-    expect(card).to_contain_text("by anna via api")
+    expect(card).to_contain_text("approved by anna in the console")
     expect(card.get_by_role("button", name="Approve")).to_have_count(0)
     _shot(page, "approval-approved")
     page.get_by_role("link", name="Approvals").click()
     row = page.locator("tbody tr", has=page.locator(f"a[href$='#approval-{approval_id}']"))
-    expect(row).to_contain_text("rollback payment")
+    expect(row).to_contain_text("roll back payment to revision 41 (namespace shop)")
     expect(row.locator(".pill", has_text="approved")).to_be_visible()
     _shot(page, "approvals-list")
     context.close()
@@ -290,4 +290,201 @@ fetch("{api}", {{method: "POST", credentials: "include", mode: "no-cors"}})
     page.locator(f"#approval-{approval_id}").get_by_role("button", name="Approve").click()
     expect(page.locator(f"#approval-{approval_id} .pill", has_text="approved")).to_be_visible()
     assert _approval_status(server, approval_id) == "approved"
+    context.close()
+
+
+def _summary(server: ConsoleServer, bundle: str) -> dict[str, object]:
+    """What the API says about an incident: its headline card and each proposal's one status."""
+    reply = httpx.get(
+        f"{server.url}/api/v1/investigations/{server.incidents[bundle]}",
+        headers={"authorization": f"Bearer {server.tokens['anna']}"},
+        timeout=10,
+    )
+    assert reply.status_code == 200, reply.text
+    return dict(reply.json())
+
+
+def test_the_headline_card_tops_the_incident_with_the_cause_and_the_one_action(
+    browser: Browser, server: ConsoleServer
+) -> None:
+    context = _context(browser)
+    page = context.new_page()
+    _sign_in(page, server, "vic")
+    page.goto(f"{server.url}/incidents/{server.incidents['shop-connection-pool-exhaustion-00']}")
+    card = page.locator("section.headline")
+    expect(card).to_be_in_viewport()
+    expect(card.locator(".verdict")).to_contain_text("Root cause found")
+    expect(card.locator(".cause")).to_contain_text("a bad configuration change at payment (config_error)")
+    expect(card.locator(".cause")).to_contain_text("through connection pool exhaustion")
+    expect(card.locator(".since")).to_contain_text("min before the alert")
+    expect(card).to_contain_text("confidence 0.84")
+    expect(card.locator(".action-text")).to_have_text("revert config-7596 on payment")
+    expect(card).to_contain_text("no executor configured: approving records the decision only")
+    expect(card).to_contain_text("Only approvers can approve.")
+    box = card.bounding_box()
+    rca = page.locator("h2", has_text="Root-cause analysis").bounding_box()
+    assert box and rca and box["y"] < rca["y"], "the headline comes before the RCA"
+    # The answer is clear, so the hypotheses wait, collapsed; the leader alone reads "validated".
+    hypotheses = page.locator("details.hypotheses")
+    expect(hypotheses).not_to_have_attribute("open", "")
+    _shot(page, "headline-card")
+    hypotheses.locator("summary").click()
+    expect(hypotheses.locator("tbody .pill", has_text="validated")).to_have_count(1)
+    hypotheses.scroll_into_view_if_needed()
+    _shot(page, "headline-hypotheses-expanded")
+    # The cited evidence is one click away.
+    first = card.locator("a.cite").first
+    ref = first.get_attribute("href")
+    first.click()
+    expect(page.locator(str(ref))).to_be_in_viewport()
+    context.close()
+
+
+def test_approving_from_the_headline_shows_one_status_in_the_console_and_the_api(
+    browser: Browser, server: ConsoleServer
+) -> None:
+    bundle = "nezha-ob-2022-08-22-0518-currencyservice"  # an imported real case: its proposal got a request
+    before = _summary(server, bundle)
+    headline = before["headline"]
+    assert isinstance(headline, dict) and headline["approval_id"], before
+    context = _context(browser)
+    page = context.new_page()
+    _sign_in(page, server, "anna")
+    page.goto(f"{server.url}/incidents/{server.incidents[bundle]}")
+    card = page.locator("section.headline")
+    expect(card.locator(".pill[data-status]")).to_have_text("pending")
+    _shot(page, "headline-pending")
+    card.get_by_role("button", name="Approve").click()
+    page.wait_for_url("**#headline")
+    card = page.locator("section.headline")
+    expect(card.locator(".pill[data-status]")).to_have_text("approved")
+    expect(card.get_by_role("button", name="Approve")).to_have_count(0)
+    expect(card.locator(".status-words")).to_have_text("approved by anna in the console")
+    remediation = page.locator(f"#approval-{headline['approval_id']}")
+    expect(remediation.locator(".pill").first).to_have_text("approved")
+    expect(remediation.locator(".status-words")).to_have_text("approved by anna in the console")
+    expect(page.get_by_text("pending_approval")).to_have_count(0)
+    card.scroll_into_view_if_needed()
+    _shot(page, "headline-approved")
+    [proposal] = _summary(server, bundle)["proposals"]  # type: ignore[misc]
+    assert (proposal["status"], proposal["decided_via"], proposal["status_text"]) == (
+        "approved",
+        "console",
+        "approved by anna in the console",
+    )
+    context.close()
+
+
+def test_refused_forms_stay_in_the_console_with_the_reason_beside_them(browser: Browser, server: ConsoleServer) -> None:
+    context = _context(browser)
+    page = context.new_page()
+    _sign_in(page, server, "rita")
+    url = f"{server.url}/incidents/{server.incidents['nezha-ob-2022-08-23-1605-adservice']}"
+    page.goto(url)
+    page.get_by_label("verdict").select_option("wrong")
+    page.get_by_label("corrected fault type").fill("network_latency")
+    with page.expect_response(f"{url}/feedback") as refused:
+        page.get_by_role("button", name="Send feedback").click()
+    assert refused.value.status == 400
+    error = page.locator("form[action$='/feedback'] .form-error")
+    expect(error).to_have_text("a wrong RCA needs the corrected root cause entity")
+    expect(page.get_by_label("corrected fault type")).to_have_value("network_latency")  # nothing typed is lost
+    expect(page.locator("section.headline")).to_be_visible()  # still the console page, not a JSON error
+    _shot(page, "feedback-refused-inline")
+    context.close()
+
+    # A viewer who posts Approve anyway: the same 403 and words as the API, shown on the page.
+    context = _context(browser)
+    page = context.new_page()
+    _sign_in(page, server, "vic")
+    bundle = "shop-deploy-regression-01"
+    approval_id = server.approvals[bundle]
+    api = httpx.post(
+        f"{server.url}/api/v1/approvals/{approval_id}/approve",
+        headers={"authorization": f"Bearer {server.tokens['vic']}"},
+        timeout=10,
+    )
+    page.goto(f"{server.url}/incidents/{server.incidents[bundle]}")
+    csrf = page.locator("meta[name=csrf-token]").get_attribute("content")
+    page.evaluate(
+        """([action, csrf]) => { const f = document.createElement('form'); f.method = 'post'; f.action = action;
+            const i = document.createElement('input'); i.name = 'csrf_token'; i.value = csrf; f.appendChild(i);
+            document.body.appendChild(f); f.submit(); }""",
+        [f"/approvals/{approval_id}/approve", csrf],
+    )
+    alert = page.locator(f"#approval-{approval_id} .form-error")
+    expect(alert).to_have_text(api.json()["detail"])
+    assert api.status_code == 403
+    alert.scroll_into_view_if_needed()
+    _shot(page, "approval-refused-inline")
+    context.close()
+
+
+def test_a_responder_takes_an_incident_through_its_life_cycle(browser: Browser, server: ConsoleServer) -> None:
+    bundle = "nezha-ob-2022-08-22-0509-checkoutservice"
+    context = _context(browser)
+    page = context.new_page()
+    _sign_in(page, server, "rita")
+    page.goto(f"{server.url}/incidents?state=open")
+    expect(page.locator(f"tr[data-href='/incidents/{server.incidents[bundle]}']")).to_have_count(1)
+    page.goto(f"{server.url}/incidents/{server.incidents[bundle]}")
+    card = page.locator("section.lifecycle")
+    expect(card.locator("[data-state]")).to_have_text("open")
+    card.get_by_role("button", name="Acknowledge").click()
+    card = page.locator("section.lifecycle")
+    expect(card.locator("[data-state]")).to_have_text("acknowledged")
+    expect(card.locator(".assignee")).to_have_text("assigned to rita")
+    card.get_by_label("assignee").fill("sam")
+    card.get_by_role("button", name="Assign").click()
+    card = page.locator("section.lifecycle")
+    expect(card.locator(".assignee")).to_have_text("assigned to sam")
+    expect(card.get_by_label("confirmed root cause entity")).to_have_value("checkoutservice")
+    card.get_by_label("resolution note").fill("rolled back the checkout release")
+    _shot(page, "lifecycle-acknowledged")
+    card.get_by_role("button", name="Resolve").click()
+    card = page.locator("section.lifecycle")
+    expect(card.locator("[data-state]")).to_have_text("resolved")
+    expect(card.locator(".resolution")).to_contain_text("root cause checkoutservice deploy_regression")
+    timeline = page.locator("ul.incident-timeline")
+    expect(timeline.locator("li[data-kind=acknowledged]")).to_contain_text("assigned to rita")
+    expect(timeline.locator("li[data-kind=resolved]")).to_contain_text("rolled back the checkout release")
+    expect(page.get_by_text("rita: accepted")).to_be_visible()  # the resolution is the RCA's feedback
+    timeline.scroll_into_view_if_needed()
+    _shot(page, "lifecycle-timeline")
+    page.goto(f"{server.url}/incidents?state=resolved")
+    expect(page.locator(f"tr[data-href='/incidents/{server.incidents[bundle]}']")).to_have_count(1)
+    page.goto(f"{server.url}/incidents?state=open")
+    expect(page.locator(f"tr[data-href='/incidents/{server.incidents[bundle]}']")).to_have_count(0)
+    _shot(page, "incidents-open")
+    context.close()
+
+
+def test_a_simulated_incident_carries_a_marker_in_the_list_and_on_its_page(
+    browser: Browser, server: ConsoleServer
+) -> None:
+    engine = make_engine(f"sqlite:///{server.data_dir / 'rootward.db'}")
+    try:
+        with make_session_factory(engine)() as s, s.begin():
+            result = InvestigationResult(bundle="shop-demo-000", status="validated")
+            demo = save_investigation(
+                s, result, title="HighErrorRate on cart (demo)", service="cart", severity="P1", source="simulated"
+            ).id
+    finally:
+        engine.dispose()
+    context = _context(browser)
+    page = context.new_page()
+    _sign_in(page, server, "vic")
+    row = page.locator(f"tbody[data-live] tr[data-href='/incidents/{demo}']")
+    expect(row.locator(".pill.source-simulated")).to_have_text("simulated")
+    real = page.locator(f"tbody[data-live] tr[data-href='/incidents/{server.incidents['shop-disk-full-03']}']")
+    expect(real.locator(".pill.source-simulated")).to_have_count(0)
+    _shot(page, "incidents-demo-marker")
+    page.goto(f"{server.url}/incidents?source=live")
+    expect(page.locator(f"tr[data-href='/incidents/{demo}']")).to_have_count(0)
+    page.goto(f"{server.url}/incidents/{demo}")
+    marker = page.locator(".demo-marker")
+    expect(marker).to_be_in_viewport()
+    expect(marker).to_contain_text("Simulated incident")
+    expect(marker).to_contain_text("never filed into the knowledge base")
+    _shot(page, "incident-demo-marker")
     context.close()

@@ -4,11 +4,10 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "examples"
+from tests.conftest import EXAMPLES
 
 
 @pytest.fixture
 def examples() -> Path:
-    if not EXAMPLES.is_dir():
-        pytest.skip("shared examples not present")
+    assert EXAMPLES.is_dir(), f"{EXAMPLES}: the sample bundles ship with the repository"
     return EXAMPLES.resolve()

@@ -128,7 +128,8 @@ def test_the_alerts_and_the_onset_are_stated_with_their_cites() -> None:
     claims = {c.text: c for c in result.claims}
     fired = claims["1 alert(s) (HighErrorRate) fired on api from 14:30."]
     assert [result.evidence[e].cite for e in fired.evidence] == ["alerts.json:api-higherrorrate"]
-    onset = claims["The incident's signals began around 14:28, 2 min before the alert time."]
+    # the time stated is the cited anomaly's own onset (14:27), not a window-wide one
+    onset = claims["The incident's signals began around 14:27, 3 min before the alert time."]
     assert [result.evidence[e].cite for e in onset.evidence] == ["metrics.csv:db/disk_used@1793629620-1793630220"]
 
 

@@ -108,7 +108,7 @@ def test_bundle_knowledge_gives_resolvable_cites(example_bundles: list) -> None:
     from rootward.bundle.load import load_bundle
     from rootward.knowledge.chunking import chunk_text
 
-    bundle = load_bundle(example_bundles[0])
+    bundle = load_bundle(next(p for p in example_bundles if (p / "knowledge").is_dir()))
     docs = {d.path: d for d in bundle.documents or []}
     services = sorted({s for d in docs.values() for s in d.services})
     hits = KnowledgeIndex.from_documents(list(docs.values()), HashingEmbedder()).for_investigation(

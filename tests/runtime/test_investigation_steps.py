@@ -38,8 +38,6 @@ def _run(steps: InvestigationSteps, start: dict[str, object]) -> JobState:
 
 @pytest.fixture
 def env(tmp_path: Path):  # type: ignore[no-untyped-def]
-    if not BUNDLE.is_dir():
-        pytest.skip("shared examples missing")
     url = f"sqlite:///{tmp_path / 'rw.db'}"
     upgrade(url)
     sessions = make_session_factory(make_engine(url))

@@ -13,12 +13,15 @@ from rootward.bundle.load import load_bundle
 from rootward.sources.base import SourceUnavailable
 from rootward.sources.bundle import BundleLogSource
 
+OPTIONAL = ("logs.jsonl", "metrics.csv", "traces.jsonl", "changes.json", "knowledge")
 
-def test_example_bundles_load_with_all_sources(example_bundles: list[Path]) -> None:
+
+def test_example_bundles_load_and_name_exactly_the_sources_they_lack(example_bundles: list[Path]) -> None:
     for path in example_bundles:
         bundle = load_bundle(path)
         assert bundle.alerts and bundle.topology and bundle.metrics
-        assert bundle.missing in ([], ["traces.jsonl"])  # traces.jsonl is v1.1: older examples have none
+        absent = [name for name in OPTIONAL if not (path / name).exists()]
+        assert sorted(bundle.missing) == sorted(absent), path.name
 
 
 def test_loading_never_opens_truth_json(example_bundles: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:

@@ -75,13 +75,17 @@ def test_api_approval_needs_the_approver_role(migrated_db_url: str, tmp_path: Pa
         viewer = client.post(
             f"/api/v1/approvals/{approval_id}/approve", headers={"authorization": f"Bearer {tokens['vic']}"}
         )
-        assert viewer.status_code == 409 and "approver role" in viewer.json()["detail"]
+        assert viewer.status_code == 403 and "approver role" in viewer.json()["detail"]
         ok = client.post(
             f"/api/v1/approvals/{approval_id}/approve", headers={"authorization": f"Bearer {tokens['anna']}"}
         )
         assert ok.status_code == 200 and ok.json()["status"] == "approved"
         listed = client.get("/api/v1/approvals", headers={"authorization": f"Bearer {tokens['vic']}"}).json()
-        assert listed[0]["decided_by"] == "anna"
+        assert listed[0]["decided_by"] == "anna" and listed[0]["decided_via"] == "api"
+        assert (
+            listed[0]["text"] == "rollback payment (namespace shop)"
+            and listed[0]["status_text"] == "approved by anna through the API"
+        )
 
 
 def test_slack_unsigned_stale_replayed_and_non_approver_are_refused(migrated_db_url: str, tmp_path: Path) -> None:

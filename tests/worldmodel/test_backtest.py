@@ -15,6 +15,7 @@ from rootward.worldmodel.backtest_cases import onset_of
 from rootward.worldmodel.dynamics import Dynamics
 from rootward.worldmodel.graph import WorldGraph
 from rootward.worldmodel.history import ObservedAlert
+from tests.conftest import EXAMPLES
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 
@@ -86,7 +87,7 @@ def test_cli_backtest_and_blast_radius_over_example_bundles(example_bundles: lis
         assert set(report["per_topology"]) and "timing_accuracy" in report
     text = runner.invoke(app, ["graph", "backtest", str(example_bundles[0].parent), "--shuffles", "2"])
     assert text.exit_code == 0 and "coverage" in text.output and "learned" in text.output
-    bundle = example_bundles[0]
+    bundle = EXAMPLES / "shop-connection-pool-exhaustion-00"  # its topology has a `payment` service
     result = runner.invoke(app, ["graph", "blast-radius", "payment", "--bundle", str(bundle), "--json"])
     assert result.exit_code == 0, result.output
     prediction = json.loads(result.output)
@@ -101,7 +102,7 @@ def test_cli_seeds_the_database_and_reads_it_back(
     monkeypatch.setenv("ROOTWARD_DATA_DIR", str(tmp_path))
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
-    seeded = runner.invoke(app, ["graph", "seed", "--bundle", str(example_bundles[0])])
+    seeded = runner.invoke(app, ["graph", "seed", "--bundle", str(EXAMPLES / "shop-connection-pool-exhaustion-00")])
     assert seeded.exit_code == 0, seeded.output
     shown = runner.invoke(app, ["graph", "show", "payment", "--json"])
     assert shown.exit_code == 0, shown.output

@@ -27,7 +27,10 @@ from rootward.worldmodel.prediction_gate import GateDecision, PredictionLedger, 
 from rootward.worldmodel.settings import WorldModelSettings
 
 Decision = Literal["approve", "reject"]
-Via = Literal["api", "slack", "matrix", "autonomy", "cli"]
+Via = Literal["console", "api", "slack", "matrix", "autonomy", "cli"]
+# Why a decision was refused, one kind per HTTP status, the same on every surface (API, console, docs).
+Refusal = Literal["unknown", "forbidden", "conflict"]
+REFUSAL_STATUS: dict[str, int] = {"unknown": 404, "forbidden": 403, "conflict": 409}
 DEFAULT_TTL = timedelta(minutes=30)
 
 
@@ -36,6 +39,12 @@ class DecisionOutcome:
     ok: bool
     status: str
     reason: str = ""
+    refusal: Refusal | None = None
+
+    @property
+    def http_status(self) -> int:
+        """404 no such request, 403 not allowed to decide, 409 no longer pending (200 when it went through)."""
+        return REFUSAL_STATUS[self.refusal] if self.refusal else 200
 
 
 def _aware(value: datetime) -> datetime:
@@ -97,10 +106,10 @@ def decide(
     who = user.name if user else "unknown"
     row = session.get(ApprovalRow, approval_id)
 
-    def refuse(status: str, reason: str) -> DecisionOutcome:
+    def refuse(status: str, reason: str, kind: Refusal = "conflict") -> DecisionOutcome:
         caller = f"{via}:{source or who}"
         if refusals is not None and not refusals.admit("approval.refused", caller, reason, approval_id):
-            return DecisionOutcome(False, status, reason)
+            return DecisionOutcome(False, status, reason, kind)
         append_audit(
             session,
             "approval.refused",
@@ -112,14 +121,14 @@ def decide(
                 "reason": reason,
             },
         )
-        return DecisionOutcome(False, status, reason)
+        return DecisionOutcome(False, status, reason, kind)
 
     if row is None:
-        return refuse("unknown", "no such approval request")
+        return refuse("unknown", "no such approval request", "unknown")
     if user is None:
-        return refuse(row.status, "unknown user")
+        return refuse(row.status, "unknown user", "forbidden")
     if not user.role.at_least(Role.APPROVER):
-        return refuse(row.status, f"{user.name} is {user.role.value}; approving needs the approver role")
+        return refuse(row.status, f"{user.name} is {user.role.value}; approving needs the approver role", "forbidden")
     if row.status == "pending" and _aware(row.expires_at) <= at:
         row.status = "expired"
         append_audit(session, "approval.expired", row.id, {"expired_at": row.expires_at.isoformat()})

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from rootward.actions.approvals import request_approval
 from rootward.actions.autonomy_gate import approve_if_earned
+from rootward.domain.proposal import Proposal
 from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import append_audit
 from rootward.store.worldmodel import DbPredictionLedger
@@ -59,3 +60,29 @@ def request_remediation(
         return None
     approve_if_earned(session, row, action_class, settings)
     return row.id
+
+
+def request_pending_proposals(
+    session: Session,
+    investigation_id: str,
+    proposals: list[Proposal],
+    *,
+    settings: WorldModelSettings,
+    ttl: timedelta,
+) -> list[str]:
+    """Approval requests for every pending proposal that carries its prediction (an imported investigation's)."""
+    requested = []
+    for p in proposals:
+        if p.pending and p.prediction is not None:
+            approval_id = request_remediation(
+                session,
+                p.action,
+                proposal_hash=p.proposal_hash,
+                prediction=p.prediction,
+                action_class=p.action_class or None,
+                investigation_id=investigation_id,
+                settings=settings,
+                ttl=ttl,
+            )
+            requested += [approval_id] if approval_id else []
+    return requested

@@ -22,6 +22,15 @@ class ExecutorSettings(BaseModel):
     awx: AwxSettings | None = None
     poll_s: float = Field(default=1.0, gt=0)
 
+    def runnable_verbs(self) -> frozenset[str]:
+        """Verbs an approved proposal would actually be run for: allowlisted and with a backend to run them."""
+        verbs: set[str] = set()
+        if self.kubernetes is not None:
+            verbs |= set(self.allowlist)
+        if self.awx is not None:
+            verbs |= set(self.allowlist) & set(self.awx.templates)
+        return frozenset(verbs)
+
 
 class ActionsSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")

@@ -11,8 +11,19 @@ from __future__ import annotations
 import importlib
 
 import typer
+from typer.core import TyperOption
 
 from rootward.cli.database_errors import RootwardGroup
+
+_option_type = TyperOption.display_type_rich
+
+
+def _flag_without_type(self: TyperOption, ctx: typer.Context) -> str | None:
+    """A flag takes no value: `--json` beside `<bool>` reads as if it wanted one (typer 0.29 shows it)."""
+    return None if self.is_flag else _option_type(self, ctx)
+
+
+TyperOption.display_type_rich = _flag_without_type  # type: ignore[method-assign, assignment]
 
 app = typer.Typer(
     cls=RootwardGroup,
@@ -36,6 +47,7 @@ COMMAND_MODULES = (
     "risk",  # risk report (predictive risk from metric trends)
     "actions",  # executor, approvals, users, tokens (action ladder)
     "console",  # import (record bundle investigations for the console)
+    "incidents",  # incidents list|ack|assign|resolve|timeline (life cycle)
     "costs",  # costs --by service|model|provider (LLM spend)
     "mcp_server",  # mcp (the MCP server for assistants)
     "sources",  # sources check (live connectors)

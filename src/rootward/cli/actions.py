@@ -98,19 +98,23 @@ def approvals_list(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """List approval requests, newest first."""
-    sessions = _sessions(_settings(config))
+    settings = _settings(config)
+    sessions = _sessions(settings)
     with sessions() as s:
         query = select(ApprovalRow).order_by(ApprovalRow.requested_at.desc()).limit(100)
         if status:
             query = query.where(ApprovalRow.status == status)
         rows = s.scalars(query).all()
+    from rootward.domain.proposal_state import proposal_states
+    from rootward.store.approvals import approval_facts
+
+    states = proposal_states([], [approval_facts(r) for r in rows], settings.actions.executor.runnable_verbs())
     if as_json:
-        typer.echo(json.dumps([{"id": r.id, "status": r.status, "action": json.loads(r.action_json)} for r in rows]))
+        typer.echo(json.dumps([{"id": r.id, **st.to_json()} for r, st in zip(rows, states, strict=True)]))
         return
-    for r in rows:
-        action = json.loads(r.action_json)
-        who = f" by {r.decided_by} via {r.decided_via}" if r.decided_by else ""
-        typer.echo(f"{r.id}  {r.status:<9} {action['verb']} {action['target']} {action['params']}{who}")
+    for r, st in zip(rows, states, strict=True):
+        note = f"; {st.executor_note}" if st.executor_note else ""
+        typer.echo(f"{r.id}  {r.status:<9} {st.text}  ({st.words}{note})")
 
 
 def _decide(config: Path | None, approval_id: str, user: str, decision: str) -> None:

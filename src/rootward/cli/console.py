@@ -14,8 +14,10 @@ ConfigOption = typer.Option(None, "--config", "-c", help="rootward.yaml (default
 def import_command(
     bundles: list[Path] = typer.Argument(..., help="Bundle directories or .tar.gz files"),
     config: Path | None = ConfigOption,
+    ids: bool = typer.Option(False, "--ids", help="Print only the investigation ids, one a line (for scripts)."),
 ) -> None:
     """Investigate bundles and record the results, so they appear in the console and `rootward show`."""
+    from rootward.actions.remediation import request_pending_proposals
     from rootward.cli.serve import settings_or_exit
     from rootward.engine.record import record_bundle
     from rootward.store.db import make_engine, make_session_factory
@@ -29,9 +31,20 @@ def import_command(
         try:
             with sessions() as session, session.begin():
                 row = record_bundle(session, path)
+                # Its proposals are put before an approver, as a live investigation's are (its `act` step).
+                request_pending_proposals(
+                    session,
+                    row.id,
+                    row.investigation.proposals,
+                    settings=settings.worldmodel,
+                    ttl=settings.actions.approval_ttl,
+                )
         except BundleError as exc:
             failed += 1
             typer.echo(f"[{number}/{len(bundles)}] {path}: error: {exc}", err=True)
+            continue
+        if ids:
+            typer.echo(row.id)
             continue
         top = f"{row.top_entity} {row.top_fault}" if row.top_entity else "no hypothesis"
         typer.echo(f"[{number}/{len(bundles)}] {row.id} {row.bundle}: {row.status}, {top}")
@@ -58,6 +71,11 @@ def _stored(config: Path | None, investigation_id: str):  # type: ignore[no-unty
             raise typer.Exit(1)
         session.expunge(row)
         return row
+
+
+def stored_id(config: Path | None, investigation_id: str) -> str:
+    """The full id of a stored investigation named by its id or a unique prefix (exit 1 if none)."""
+    return str(_stored(config, investigation_id).id)
 
 
 def show_command(
@@ -88,14 +106,17 @@ def ask_command(
     """Answer a follow-up question from the investigation's own evidence, with citations."""
     from rootward.domain.investigation import InvestigationResult
     from rootward.engine.followup import answer
+    from rootward.engine.followup_context import context_of
 
     row = _stored(config, investigation_id)
     result = InvestigationResult.model_validate(row.result)
-    reply = answer(result, question)
+    reply = answer(result, question, context_of(row.bundle_path))
     typer.echo(reply.text)
     for eid in reply.evidence:
         item = result.evidence[eid]
         typer.echo(f"  {eid}: {item.kind} {item.cite}")
+    for cite in reply.cites:
+        typer.echo(f"  {cite} (in the incident's data: {row.bundle_path})")
 
 
 def register(app: typer.Typer) -> None:

@@ -15,7 +15,12 @@ def register(app: typer.Typer) -> None:
 
     @app.command("eval")
     def eval_cmd(
-        directory: Path = typer.Argument(..., help="A bundle, or a directory of bundles (dirs or .tar.gz)."),
+        directory: Path | None = typer.Argument(
+            None,
+            envvar="ROOTWARD_EVAL_DATA",
+            show_envvar=True,
+            help="A bundle, or a directory of bundles (dirs or .tar.gz); default: $ROOTWARD_EVAL_DATA.",
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the JSON report instead of Markdown."),
         baseline: Path | None = typer.Option(None, "--baseline", help="Earlier JSON report to compare with."),
         margin: float = typer.Option(0.05, "--margin", help="Allowed AC@1 drop against the baseline."),
@@ -38,6 +43,9 @@ def register(app: typer.Typer) -> None:
         from rootward.eval.runner import discover_bundles, evaluate
         from rootward.eval.truth import has_truth
 
+        if directory is None:
+            typer.echo("name a directory of bundles (e.g. examples, golden) or set ROOTWARD_EVAL_DATA", err=True)
+            raise typer.Exit(2)
         if not directory.exists():
             typer.echo(f"{directory}: no such directory", err=True)
             raise typer.Exit(2)

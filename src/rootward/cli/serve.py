@@ -101,6 +101,13 @@ def _start_demo(url: str, token: str | None, stop: threading.Event) -> threading
     return thread
 
 
+def console_url(settings: Settings, host: str, port: int) -> str:
+    """Where message links lead: `notify.console_url` when set, else this server on the port it serves."""
+    if "console_url" in settings.notify.model_fields_set:
+        return settings.notify.console_url
+    return f"http://{host}:{port}"
+
+
 def serve_command(
     host: str = typer.Option(None, help="Bind address (default: server.host)"),
     port: int = typer.Option(None, help="Port (default: server.port)"),
@@ -127,10 +134,13 @@ def serve_command(
     for chatty in ("alembic", "drain3", "bm25s", "httpx"):
         logging.getLogger(chatty).setLevel(logging.WARNING)
     _upgrade_or_exit(settings)
+    client_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    settings.notify.console_url = console_url(settings, client_host, port)
     if demo:
         from rootward.sim.demo_feed import bundle_dir
 
         settings.replay.dirs.append(bundle_dir())  # demo alerts are investigated against their bundles
+        settings.replay.simulated_dirs.append(bundle_dir())  # ... and marked simulated
         # Simulated storms are mostly warnings; investigate them so a newcomer sees RCAs appear.
         settings.router.tiers.insert(
             0,
@@ -147,7 +157,6 @@ def serve_command(
     background = _start_background(settings, app.state.sessions, stop)
     demo_thread = None
     if demo:
-        client_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
         demo_thread = _start_demo(f"http://{client_host}:{port}", app.state.intake_token, stop)
     typer.echo(f"rootward serving on http://{host}:{port} (database {masked_dump(settings)['database']['url']})")
     # Uvicorn re-raises SIGTERM after its own graceful shutdown; turn that into SystemExit so the

@@ -115,9 +115,16 @@ def demo_cmd(
     fault: str | None = typer.Option(None, "--fault", help="Fault type to simulate (default: by seed)."),
     topology: str = typer.Option("shop", "--topology", help="Built-in topology or a YAML file."),
     keep: Path | None = typer.Option(None, "--keep", help="Keep the generated bundle in this directory."),
+    purge: bool = typer.Option(
+        False, "--purge", help="Instead: delete every simulated incident (serve --demo's) and its demo bundles."
+    ),
 ) -> None:
     """Simulate one incident, investigate it end to end and print the RCA, then the simulated truth."""
     import tempfile
+
+    if purge:
+        _purge()
+        return
 
     from rootward.domain.faults import FAULT_TYPES
     from rootward.eval.runner import investigation_view
@@ -147,6 +154,25 @@ def demo_cmd(
         typer.echo(
             f"\nSimulated truth: {truth.entity} / {truth.fault_type} ({truth.notes}) -> top hypothesis {verdict}"
         )
+
+
+def _purge() -> None:
+    """Remove the simulated incidents from the database and the demo's bundles from the data directory."""
+    import shutil
+
+    from rootward.cli.database import session_scope, settings_from
+    from rootward.sim.demo_feed import bundle_dir
+    from rootward.store.demo_purge import purge_simulated
+    from rootward.store.migrate import upgrade
+
+    settings = settings_from(None)
+    upgrade(settings.database_url)
+    bundles = bundle_dir()  # where `serve --demo` writes them
+    with session_scope(settings) as session, session.begin():
+        counts = purge_simulated(session, [bundles, *settings.replay.simulated_dirs])
+    removed = sum(1 for p in bundles.iterdir() if p.is_dir())
+    shutil.rmtree(bundles, ignore_errors=True)
+    typer.echo(f"{counts.summary()}; {removed} demo bundles removed from {bundles}")
 
 
 def register(app: typer.Typer) -> None:

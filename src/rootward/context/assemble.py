@@ -107,6 +107,11 @@ def _alert_items(alerts: Sequence[Alert]) -> list[AlertItem]:
     seen: dict[str, AlertItem] = {}
     for a in current_firings(alerts):  # a monitor that fired, cleared and fired again: its open episode
         summary = a.annotations.get("summary") or a.annotations.get("description") or a.name
+        head = f"{a.name} on {a.service}"
+        # The excerpt adds what the annotations say beyond the alert's own name (a summary often repeats it).
+        said = [
+            t for t in (a.annotations.get("summary"), a.annotations.get("description")) if t and t not in (a.name, head)
+        ]
         seen[a.fingerprint] = AlertItem(
             fingerprint=a.fingerprint,
             name=a.name,
@@ -114,7 +119,7 @@ def _alert_items(alerts: Sequence[Alert]) -> list[AlertItem]:
             severity=a.severity.value,
             starts_at=a.starts_at,
             summary=summary,
-            evidence=EvidenceRef("alert", alert_cite(a.fingerprint), f"{a.name} on {a.service}: {summary}"),
+            evidence=EvidenceRef("alert", alert_cite(a.fingerprint), f"{head}: {said[0]}" if said else head),
         )
     return sorted(seen.values(), key=lambda i: (i.starts_at, i.service, i.fingerprint))
 

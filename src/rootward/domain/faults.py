@@ -31,3 +31,31 @@ FAULT_TYPES: tuple[str, ...] = get_args(FaultType)
 
 def is_fault_type(value: str) -> bool:
     return value in FAULT_TYPES
+
+
+# The fault types in an on-call engineer's words ("a full disk at node-3").
+FAULT_WORDS: dict[str, str] = {
+    "cpu_saturation": "CPU saturation",
+    "memory_leak": "a memory leak",
+    "oom_kill": "an out-of-memory kill",
+    "crash_loop": "a crash loop",
+    "disk_full": "a full disk",
+    "network_latency": "added network latency",
+    "packet_loss": "packet loss",
+    "dns_failure": "DNS resolution failures",
+    "dependency_down": "the dependency being down or unreachable",
+    "connection_pool_exhaustion": "connection pool exhaustion",
+    "db_lock_contention": "database lock contention",
+    "deploy_regression": "a regression in a new deploy",
+    "config_error": "a bad configuration change",
+    "certificate_expiry": "an expired or invalid certificate",
+    "traffic_surge": "a traffic surge beyond capacity",
+}
+
+# Faults that name what changed rather than how the system broke: a config change or a deploy
+# triggers a fault whose mechanism is another fault type at the same entity (a smaller pool, say).
+TRIGGER_FAULTS = frozenset({"config_error", "deploy_regression"})
+
+
+def fault_words(fault_type: str) -> str:
+    return FAULT_WORDS.get(fault_type, fault_type.replace("_", " "))

@@ -10,6 +10,7 @@ concluded (gates, verification, agent trace, proposals) is a typed field.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
@@ -141,6 +142,11 @@ class InvestigationResult(BaseModel):
     proposals: list[Proposal] = Field(default_factory=list)
     no_fault: bool = False
     ruled_out: list[RuledOut] = Field(default_factory=list)
+    onset: datetime | None = Field(
+        default=None, description="when the incident's signals began (its earliest cited anomaly)"
+    )
+    onset_cite: str | None = Field(default=None, description="the cite of the anomaly that dates the onset")
+    fired_at: datetime | None = Field(default=None, description="when the first alert fired")
 
     @property
     def top(self) -> HypothesisOut | None:

@@ -1,10 +1,13 @@
-"""Follow-up questions about a finished investigation, answered from its own evidence.
+"""Follow-up questions about a finished investigation, answered from its evidence and the incident's data.
 
-Rule mode: score every claim and evidence item by word overlap with the
-question (with a boost for the evidence kind the question asks about:
-"deploy" → changes, "log"/"error" → logs, "cpu"/"latency" → metrics,
-"runbook" → knowledge) and answer with the best ones, each cited. It never
-says anything the investigation did not already cite.
+Rule mode. Questions about changes ("which deploys happened in the last
+hour?") list every change of the incident's data in the asked window (relative
+to when the alert fired), about alerts or services every alert, about time the
+onset and the alert time; each line cites its evidence id, or the bundle cite
+of data the RCA did not need. Any other question: every claim and evidence
+item is scored by word overlap with the question (words compared by their
+stem, with a boost for the evidence kind asked about) and the best ones are
+quoted with their cites. It never says anything the data does not hold.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import re
 from dataclasses import dataclass
 
 from rootward.domain.investigation import InvestigationResult
+from rootward.engine.followup_context import FollowupContext
+from rootward.engine.followup_topics import alerts_answer, changes_answer, time_answer
 
 _WORD = re.compile(r"[a-z0-9_]+")
 _STOP = {
@@ -57,21 +62,62 @@ KIND_HINTS = {
 }
 
 
+TIME_WORDS = frozenset({"when", "start", "began", "begin", "onset", "time", "long", "since"})
+
+
 @dataclass(frozen=True)
 class Answer:
     text: str
-    evidence: tuple[str, ...]
+    evidence: tuple[str, ...]  # evidence ids of the investigation
+    cites: tuple[str, ...] = ()  # bundle cites of the incident's data the RCA did not cite
+
+
+def stem(word: str) -> str:
+    """A crude English stem, so "deploys", "deployed" and "deploying" meet "deploy"."""
+    for suffix, keep in (("ies", "y"), ("s", ""), ("ing", ""), ("ed", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            return word[: len(word) - len(suffix)] + keep
+    return word
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
+    return {stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
 
 
-def answer(result: InvestigationResult, question: str, *, max_items: int = 3) -> Answer:
+def answer(
+    result: InvestigationResult,
+    question: str,
+    context: FollowupContext | None = None,
+    *,
+    max_items: int = 3,
+) -> Answer:
     asked = _words(question)
     if not asked:
         return Answer("Ask about the alerts, logs, metrics, changes or runbooks of this incident.", ())
-    wanted = {kind for kind, hints in KIND_HINTS.items() if asked & set(hints)}
+    wanted = {kind for kind, hints in KIND_HINTS.items() if asked & {stem(h) for h in hints}}
+    ctx = context or FollowupContext(fired_at=result.fired_at)
+    topical = _topical(result, question, asked, wanted, ctx)
+    if topical is not None:
+        return topical
+    return _by_overlap(result, asked, wanted, max_items)
+
+
+def _topical(
+    result: InvestigationResult, question: str, asked: set[str], wanted: set[str], ctx: FollowupContext
+) -> Answer | None:
+    """Questions about one kind of fact, answered by listing every such fact, not the best three."""
+    if "change" in wanted:
+        text, ids, cites = changes_answer(result, question, ctx)
+    elif "alert" in wanted or asked & {"service"}:
+        text, ids, cites = alerts_answer(result, ctx)
+    elif asked & TIME_WORDS:
+        text, ids, cites = time_answer(result)
+    else:
+        return None
+    return Answer(text, ids, cites) if text else None
+
+
+def _by_overlap(result: InvestigationResult, asked: set[str], wanted: set[str], max_items: int) -> Answer:
     scored: list[tuple[float, str, tuple[str, ...]]] = []
     for claim in result.claims:
         overlap = len(asked & _words(claim.text))

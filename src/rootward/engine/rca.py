@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from rootward.context.anomaly import Anomaly
 from rootward.context.assemble import Context
 from rootward.domain.evidence import EvidenceRef
+from rootward.domain.faults import FAULT_WORDS
+from rootward.domain.headline import Headline, headline, hypothesis_label, onset_text
 from rootward.domain.investigation import (
     Claim,
     ConfidenceGates,
@@ -21,28 +24,11 @@ from rootward.domain.investigation import (
     SummarySource,
     Timing,
 )
+from rootward.domain.proposal_state import ProposalState, proposal_states
 from rootward.engine.lead import lead_sentence
 from rootward.engine.ruled_out import ruled_out
 from rootward.engine.supervisor import Assessment
 from rootward.engine.verdict import NoFaultVerdict
-
-FAULT_WORDS: dict[str, str] = {
-    "cpu_saturation": "CPU saturation",
-    "memory_leak": "a memory leak",
-    "oom_kill": "an out-of-memory kill",
-    "crash_loop": "a crash loop",
-    "disk_full": "a full disk",
-    "network_latency": "added network latency",
-    "packet_loss": "packet loss",
-    "dns_failure": "DNS resolution failures",
-    "dependency_down": "the dependency being down or unreachable",
-    "connection_pool_exhaustion": "connection pool exhaustion",
-    "db_lock_contention": "database lock contention",
-    "deploy_regression": "a regression in a new deploy",
-    "config_error": "a bad configuration change",
-    "certificate_expiry": "an expired or invalid certificate",
-    "traffic_surge": "a traffic surge beyond capacity",
-}
 
 # How an alternative reads beside the leading hypothesis: "validated" there means "consistent
 # with the evidence, but weaker", not a second root cause.
@@ -131,7 +117,11 @@ def build_result(
         summary_source=summary_source_of(claims),
         no_fault=verdict is not None,
         ruled_out=excluded,
+        fired_at=ctx.window.fired_at,
     )
+    earliest = _earliest_anomaly(ctx, assessments[0].hypothesis.entity) if assessments else None
+    if earliest is not None:
+        result.onset, result.onset_cite = _at(earliest), earliest.evidence.cite
     return result
 
 
@@ -160,6 +150,18 @@ def summary_source_of(claims: list[Claim]) -> SummarySource:
     if any((c.model_extra or {}).get("source") == "llm" for c in claims):
         return "llm"
     return "rule" if claims else "template"
+
+
+def _earliest_anomaly(ctx: Context, entity: str) -> Anomaly | None:
+    """The onset an RCA states and cites: the earliest anomaly of the leading entity (of any, if it has none)."""
+    if ctx.window.onset is None or not ctx.anomalies:
+        return None
+    first = [a for a in ctx.anomalies if a.service == entity] or ctx.anomalies
+    return min(first, key=lambda a: a.onset)
+
+
+def _at(anomaly: Anomaly) -> datetime:
+    return datetime.fromtimestamp(anomaly.onset, UTC)
 
 
 def template_claims(
@@ -199,14 +201,11 @@ def template_claims(
                 evidence=book.ids(top_refs[:6]),
             )
         )
-    onset = ctx.window.onset
-    if onset is not None and ctx.anomalies:
-        first = [a for a in ctx.anomalies if a.service == h.entity] or ctx.anomalies
-        earliest = min(first, key=lambda a: a.onset)
-        lead_min = int((ctx.window.fired_at - onset).total_seconds() // 60)
+    earliest = _earliest_anomaly(ctx, h.entity)
+    if earliest is not None:
         claims.append(
             Claim(
-                text=f"The incident's signals began around {_clock(onset)}, {lead_min} min before the alert time.",
+                text=f"The incident's signals began around {onset_text(_at(earliest), ctx.window.fired_at)}.",
                 evidence=book.ids([earliest.evidence]),
             )
         )
@@ -214,7 +213,8 @@ def template_claims(
         if f.evidence and f.status in ("validated", "inconclusive"):
             text = f.summary.rstrip(".") + "."
             claims.append(Claim(text=text[0].upper() + text[1:], evidence=book.ids(list(f.evidence)[:4])))
-    for alt in assessments[1 : 1 + MAX_ALTERNATIVES]:
+    alternatives = sorted(assessments[1:], key=lambda a: -a.confidence)[:MAX_ALTERNATIVES]
+    for alt in alternatives:  # strongest first, as a reader expects of "also considered"
         refs = list(alt.hypothesis.evidence)[:3]
         if not refs:
             continue
@@ -229,9 +229,29 @@ def template_claims(
     return claims
 
 
-def render_markdown(result: InvestigationResult) -> str:
-    """The RCA for humans: claims with their citations, hypotheses, evidence, gaps."""
+def headline_markdown(card: Headline) -> list[str]:
+    """The headline card as Markdown: verdict and cause first, then when, how sure, what to do, on what evidence."""
+    cause = f"**{card.verdict}**" + (f": {card.root_cause}" if card.root_cause else "")
+    lines = [f"> {cause}" + (f", through {card.mechanism}" if card.mechanism else "")]
+    facts = [card.since[0].upper() + card.since[1:]] if card.since else []
+    if card.confidence is not None:
+        facts.append(f"confidence {card.confidence:.2f}")
+    if facts:
+        lines.append("> " + " · ".join(facts))
+    if card.action:
+        lines.append(f"> Suggested action: **{card.action}** ({card.action_status})")
+        if card.action_note:
+            lines.append(f"> {card.action_note}")
+    if card.evidence:
+        lines.append(f"> Evidence: {', '.join(card.evidence)}")
+    return lines
+
+
+def render_markdown(result: InvestigationResult, states: list[ProposalState] | None = None) -> str:
+    """The RCA for humans: the headline card, claims with their citations, hypotheses, evidence, gaps."""
+    states = proposal_states(result.proposals, [], frozenset()) if states is None else states
     lines = [f"# Investigation of {result.bundle}: {result.status}", ""]
+    lines += headline_markdown(headline(result, states[0] if states else None)) + [""]
     gates = result.gates
     if gates is not None:
         raised = {"analysis_only": gates.analysis_only, "needs_human": gates.needs_human}
@@ -252,13 +272,16 @@ def render_markdown(result: InvestigationResult) -> str:
         "| id | entity | fault type | status | confidence | evidence |",
         "|---|---|---|---|---|---|",
     ]
-    for h in result.hypotheses:
+    for i, h in enumerate(result.hypotheses):
+        status = hypothesis_label(result, i)
         lines.append(
-            f"| {h.id} | {h.entity} | {h.fault_type} | {h.status} | {h.confidence:.2f} | {', '.join(h.evidence)} |"
+            f"| {h.id} | {h.entity} | {h.fault_type} | {status} | {h.confidence:.2f} | {', '.join(h.evidence)} |"
         )
+    if len(states) > 1:
+        lines += ["", "## Other proposals", ""] + [f"- {s.text} ({s.words})" for s in states[1:]]
     lines += ["", "## Evidence", ""]
     for eid, e in result.evidence.items():
-        excerpt = e.excerpt.replace("\n", " ").replace("|", "\\|")
+        excerpt = e.excerpt.replace("\n", " ")  # a list item, not a table cell: `|` needs no escape
         lines.append(f"- **{eid}** ({e.kind}) `{e.cite}`: {excerpt}")
     if result.gaps:
         lines += ["", "## Gaps", ""] + [f"- {g}" for g in result.gaps]

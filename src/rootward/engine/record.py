@@ -13,7 +13,10 @@ from rootward.engine.evidence_view import evidence_data
 from rootward.store.investigations import InvestigationRow, save_investigation
 
 
-def record_bundle(session: Session, path: str | Path, *, tier: str = "L1", shadow: bool = False) -> InvestigationRow:
+def record_bundle(
+    session: Session, path: str | Path, *, tier: str = "L1", shadow: bool = False, source: str = "imported"
+) -> InvestigationRow:
+    """Investigate the bundle and store it, marked as `source` (imported bundles are not live incidents)."""
     bundle = load_bundle(path)
     result = investigate_bundle(path)
     firing = [a for a in bundle.alerts if a.status == "firing"] or bundle.alerts
@@ -29,4 +32,5 @@ def record_bundle(session: Session, path: str | Path, *, tier: str = "L1", shado
         evidence_data=evidence_data(result, bundle),
         created_at=bundle.meta.fired_at,
         bundle_path=str(Path(path).resolve()) if Path(path).is_dir() else None,
+        source=source,
     )

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from rootward.domain.headline import headline, hypothesis_label
 from rootward.domain.investigation import InvestigationResult, SummarySource
+from rootward.domain.proposal_state import ProposalState, proposal_states
 from rootward.notify.message import Notification
 
 SUMMARY_CLAIMS = 3
@@ -36,8 +38,8 @@ def _summary(result: InvestigationResult) -> tuple[str, SummarySource]:
 def _facts(result: InvestigationResult, *, tier: str, service: str, severity: str, alerts: list[str]) -> list[str]:
     facts = [f"alert: {a}" for a in alerts]
     facts.append(f"event: {tier} on {service} ({severity}), investigation {result.status}")
-    for h in result.hypotheses[:3]:
-        facts.append(f"{h.id}: {h.entity} {h.fault_type} {h.status} ({h.confidence:.2f})")
+    for i, h in enumerate(result.hypotheses[:3]):  # alternatives labelled as weaker, never as the cause
+        facts.append(f"{h.id}: {h.entity} {h.fault_type} {hypothesis_label(result, i)} ({h.confidence:.2f})")
     for r in result.ruled_out[:MAX_RULED_OUT]:
         cites = ", ".join(result.cites_of(r.evidence)[:2])
         facts.append(f"ruled out: {r.entity} {r.fault_type}: {r.reason}" + (f" [{cites}]" if cites else ""))
@@ -66,11 +68,14 @@ def compose_notification(
     alerts: list[str] | None = None,
     safe_actions: list[str] | None = None,
     approval_id: str | None = None,
+    proposals: list[ProposalState] | None = None,
 ) -> Notification:
+    """`proposals`: the result's proposals with their approval requests (their one status); by default unrequested."""
     summary, source = _summary(result)
     no_fault = result.status == "no_fault"
     if no_fault:
         tier = NO_FAULT_TIER
+    states = proposal_states(result.proposals, [], frozenset()) if proposals is None else proposals
     link = f"{console_url.rstrip('/')}/incidents/{investigation_id}" if console_url else ""
     extra: dict[str, Any] = {"approval_id": approval_id} if approval_id and not no_fault else {}
     return Notification(
@@ -82,8 +87,9 @@ def compose_notification(
         facts=tuple(_facts(result, tier=tier, service=service, severity=severity, alerts=alerts or [])),
         evidence=tuple(_cited(result)),
         executed_actions=tuple(safe_actions or ()),
-        suggested_actions=() if no_fault else tuple(p.describe() for p in result.proposals),
+        suggested_actions=() if no_fault else tuple(f"{p.text} ({p.words})" for p in states),
         console_url=link,
         severity=severity,
         extra=extra,
+        headline=headline(result, states[0] if states and not no_fault else None),
     )

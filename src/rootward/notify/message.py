@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from rootward.domain.headline import Headline
 from rootward.domain.investigation import SummarySource
 
 
@@ -28,9 +29,12 @@ class Notification:
     console_url: str = ""
     severity: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    headline: Headline | None = None  # the card every surface leads with (domain/headline.py)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["headline"] = self.headline.model_dump(mode="json") if self.headline is not None else None
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Notification:
@@ -38,11 +42,16 @@ class Notification:
         for key in ("facts", "evidence", "executed_actions", "suggested_actions"):
             if key in known:
                 known[key] = tuple(known[key])
+        if known.get("headline") is not None:
+            known["headline"] = Headline.model_validate(known["headline"])
         return cls(**known)
 
 
 def plain_text(n: Notification) -> str:
-    lines = [f"[{n.tier}{' ' + n.severity if n.severity else ''}] {n.title}", "", n.summary]
+    lines = [f"[{n.tier}{' ' + n.severity if n.severity else ''}] {n.title}", ""]
+    if n.headline is not None:
+        lines += [*n.headline.lines(), ""]
+    lines.append(n.summary)
     if n.summary_source != "template":
         lines.append(f"(summary by {n.summary_source})")
     if n.facts:
@@ -66,8 +75,12 @@ def slack_blocks(n: Notification) -> list[dict[str, Any]]:
 
     blocks: list[dict[str, Any]] = [
         {"type": "header", "text": {"type": "plain_text", "text": f"[{n.tier}] {n.title}"[:150]}},
-        section(f"{n.summary}\n_summary by {n.summary_source}_"),
     ]
+    if n.headline is not None:
+        blocks.append(section(headline_mrkdwn(n.headline)))
+        if n.extra.get("approval_id"):  # the one suggested action's buttons, right under it
+            blocks.append(approval_buttons(str(n.extra["approval_id"])))
+    blocks.append(section(f"{n.summary}\n_summary by {n.summary_source}_"))
     if n.facts:
         blocks.append(section("*Raw facts*\n" + "\n".join(f"• {f}" for f in n.facts)))
     if n.evidence:
@@ -76,13 +89,19 @@ def slack_blocks(n: Notification) -> list[dict[str, Any]]:
         blocks.append(section("*Safe actions executed*\n" + "\n".join(f"• {a}" for a in n.executed_actions)))
     if n.suggested_actions:
         blocks.append(section("*Awaiting approval*\n" + "\n".join(f"• {a}" for a in n.suggested_actions)))
-    if n.extra.get("approval_id"):
+    if n.extra.get("approval_id") and n.headline is None:
         blocks.append(approval_buttons(str(n.extra["approval_id"])))
     link = f" · <{n.console_url}|open in console>" if n.console_url else ""
     blocks.append(
         {"type": "context", "elements": [{"type": "mrkdwn", "text": f"investigation `{n.investigation_id}`{link}"}]}
     )
     return blocks
+
+
+def headline_mrkdwn(card: Headline) -> str:
+    """The headline card in Slack's mrkdwn: verdict and cause in bold, then when, how sure, what to do."""
+    first, *rest = card.lines()
+    return "\n".join([f"*{first}*", *rest])
 
 
 def approval_buttons(approval_id: str) -> dict[str, Any]:

@@ -25,9 +25,9 @@ from rootward.runtime.job_state import JobState
 from rootward.runtime.knowledge_snapshot import KnowledgeSnapshotter
 from rootward.runtime.queue import enqueue_investigation
 from rootward.settings import Settings
+from rootward.store.demo_purge import INCIDENT_NOTES_SOURCE  # the knowledge-base source of filed RCAs
 
 log = logging.getLogger("rootward.runtime.steps")
-INCIDENT_NOTES_SOURCE = "rootward:incidents"  # the knowledge-base source of filed RCAs
 
 
 class ActStep:
@@ -77,7 +77,10 @@ class ActStep:
         investigation_id = state.investigation_id or state.job_id
         incident, topology = self._incident(state, investigation_id)
         plan = plan_actions(result, topology, state.tier, state.severity, incident)
-        done = run_safe_actions(plan.safe_actions, self._context(investigation_id))
+        safe = plan.safe_actions
+        if state.source != "live":  # a simulated or replayed RCA is no knowledge about this system
+            safe = tuple(a for a in safe if a.name != "route_to_km")
+        done = run_safe_actions(safe, self._context(investigation_id))
         approval_id = None
         if plan.proposal is not None:
             request = plan.proposal

@@ -90,11 +90,11 @@ class GroupSnapshot:
             )
             return {"service": group.service, "severity": group.severity, "tier": group.tier}, rows
 
-    def _write(self, state: JobState, rows: list[AlertRow], meta: IncidentMeta) -> tuple[Path, dict[str, str]]:
-        """The snapshot bundle's directory and the gaps of the sources that could not be read."""
+    def _write(self, state: JobState, rows: list[AlertRow], meta: IncidentMeta) -> tuple[Path, dict[str, str], str]:
+        """The snapshot bundle's directory, the gaps of the sources that could not be read, and where it came from."""
         replayed = replay_bundle((r.annotations for r in rows), self.settings.replay)
         if replayed is not None:
-            return replayed, {}
+            return replayed, {}, self.settings.replay.source_of(replayed)
         out = Path(self.settings.data_dir) / "snapshots" / str(state.job_id)
         alerts = [_alert(r) for r in rows]
         gaps = snapshot_bundle(out, meta=meta, alerts=alerts, sources=self._sources(StaticAlerts(alerts)))
@@ -103,7 +103,7 @@ class GroupSnapshot:
         if gaps.get("knowledge") and self._knowledge.write(out, query, services):
             del gaps["knowledge"]
             write_gaps(out, gaps)
-        return out, gaps
+        return out, gaps, "live"
 
     def __call__(self, state: JobState) -> JobState:
         group, rows = self._group(state.group_id)
@@ -118,7 +118,7 @@ class GroupSnapshot:
             window_start=fired - LOOKBACK,
             window_end=max(now, fired + timedelta(minutes=1)),
         )
-        out, gaps = self._write(state, rows, meta)
+        out, gaps, source = self._write(state, rows, meta)
         team = next((str(r.labels.get("team")) for r in rows if r.labels.get("team")), None)
         return state.model_copy(
             update={
@@ -130,5 +130,6 @@ class GroupSnapshot:
                 "shadow": self.settings.notify.shadow.covers(group["service"], team),
                 "alert_names": [f"{r.name} on {r.service} ({r.severity}, {r.status}, x{r.count})" for r in rows],
                 "snapshot_gaps": gaps,
+                "source": source,
             }
         )

@@ -43,7 +43,7 @@ class InvestigationSteps:
         self.snapshot = GroupSnapshot(settings, sessions, self.sources, knowledge)
         self.record = RecordStep(sessions)
         self.act = ActStep(settings, sessions, knowledge)
-        self.notify = NotifyStep(settings.notify, sessions)
+        self.notify = NotifyStep(settings.notify, sessions, settings.actions.executor.runnable_verbs())
 
     def sources(self, alerts: Any) -> SourceSet:
         if self._sources is not None:

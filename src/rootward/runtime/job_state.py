@@ -52,6 +52,9 @@ class JobState(BaseModel):
     service: str = ""
     severity: str = "P2"
     shadow: bool = False
+    source: str = Field(
+        default="live", description="live, or simulated / replay when the snapshot is a replayed bundle"
+    )
     alert_names: list[str] = Field(default_factory=list)
     snapshot_gaps: dict[str, str] = Field(default_factory=dict)
     # engine

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.domain.proposal_state import proposal_states
 from rootward.notify.compose import compose_notification
 from rootward.notify.outbox import enqueue
 from rootward.notify.settings import NotifySettings
 from rootward.runtime.job_state import JobState
+from rootward.store.approvals import approval_facts, approvals_of
 
 
 def channel_names(notify: NotifySettings) -> list[str]:
@@ -21,17 +23,23 @@ def channel_names(notify: NotifySettings) -> list[str]:
 
 
 class NotifyStep:
-    def __init__(self, notify: NotifySettings, sessions: sessionmaker[Session]) -> None:
+    def __init__(
+        self, notify: NotifySettings, sessions: sessionmaker[Session], executor_verbs: frozenset[str] = frozenset()
+    ) -> None:
         self.settings = notify
         self.sessions = sessions
+        self.executor_verbs = executor_verbs  # what an approval would actually run (actions.executor)
 
     def __call__(self, state: JobState) -> JobState:
         if state.shadow:
             return state.model_copy(update={"notified": []})
         investigation_id = state.investigation_id or state.job_id
+        result = state.result()
+        with self.sessions() as session:
+            approvals = [approval_facts(a) for a in approvals_of(session, investigation_id)]
         note = compose_notification(
-            state.result(),
-            title=state.title,
+            result,
+            title=f"[{state.source}] {state.title}" if state.source != "live" else state.title,
             service=state.service,
             tier=state.tier,
             severity=state.severity,
@@ -40,6 +48,7 @@ class NotifyStep:
             alerts=state.alert_names,
             safe_actions=state.safe_actions,
             approval_id=state.approval_id,
+            proposals=proposal_states(result.proposals, approvals, self.executor_verbs),
         )
         channels = channel_names(self.settings)
         with self.sessions() as session, session.begin():

@@ -45,6 +45,7 @@ class RecordStep:
                     evidence_data=data,
                     investigation_id=investigation_id,
                     bundle_path=state.bundle_path,
+                    source=state.source,
                 )
                 if result.proposals:
                     save_proposals(session, investigation_id, [p.model_dump(mode="json") for p in result.proposals])

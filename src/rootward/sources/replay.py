@@ -26,6 +26,16 @@ class ReplaySettings(BaseModel):
         description="Directories whose bundles alerts may name (annotation rootward_bundle) to be "
         "investigated against that bundle instead of the live sources. `serve --demo` adds its own.",
     )
+    simulated_dirs: list[Path] = Field(
+        default_factory=list,
+        description="Those of `dirs` that hold simulator output: their incidents are marked simulated, never "
+        "filed into the knowledge base nor learned from. `serve --demo` adds its own.",
+    )
+
+    def source_of(self, bundle: Path) -> str:
+        """`simulated` for a bundle under a simulated dir, else `replay` (a recorded incident replayed)."""
+        path = bundle.resolve()
+        return "simulated" if any(path.is_relative_to(d.resolve()) for d in self.simulated_dirs) else "replay"
 
 
 def replay_bundle(annotations: Iterable[Mapping[str, object]], settings: ReplaySettings) -> Path | None:

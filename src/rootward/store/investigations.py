@@ -43,6 +43,18 @@ class InvestigationRow(Base):
     result: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
     evidence_data: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    # live | simulated (the demo's simulator) | replay (another replayed bundle) | imported (`rootward import`)
+    source: Mapped[str] = mapped_column(String(16), nullable=False, default="live", server_default="live")
+    state: Mapped[str] = mapped_column(String(16), nullable=False, default="open", server_default="open")
+    assignee: Mapped[str | None] = mapped_column(String(120), nullable=True)
+    resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    resolved_entity: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    resolved_fault: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+    @property
+    def simulated(self) -> bool:
+        """Made by the simulator: shown with a marker, never learned from, never filed as knowledge."""
+        return self.source == "simulated"
 
     @property
     def investigation(self) -> InvestigationResult:
@@ -53,6 +65,8 @@ class InvestigationRow(Base):
         Index("ix_investigations_created", "created_at"),
         Index("ix_investigations_service_created", "service", "created_at"),
         Index("ix_investigations_status_created", "status", "created_at"),
+        Index("ix_investigations_source_created", "source", "created_at"),
+        Index("ix_investigations_state_created", "state", "created_at"),
     )
 
 
@@ -88,6 +102,7 @@ def save_investigation(
     investigation_id: str | None = None,
     created_at: datetime | None = None,
     bundle_path: str | None = None,
+    source: str = "live",
 ) -> InvestigationRow:
     """Keep `result` (as the spec's JSON) with the indexed columns the console lists and filters by.
 
@@ -114,6 +129,7 @@ def save_investigation(
         result=result.model_dump(mode="json"),
         evidence_data=evidence_data or {},
         created_at=created_at or datetime.now(UTC),
+        source=source,
     )
     session.add(row)
     session.flush()
@@ -126,6 +142,8 @@ class IncidentFilter:
     service: str | None = None
     severity: str | None = None
     tier: str | None = None
+    state: str | None = None  # open | acknowledged | resolved
+    source: str | None = None  # live | simulated | replay | imported
 
 
 def list_investigations(
@@ -144,6 +162,8 @@ def list_investigations(
         (InvestigationRow.service, flt.service),
         (InvestigationRow.severity, flt.severity),
         (InvestigationRow.tier, flt.tier),
+        (InvestigationRow.state, flt.state),
+        (InvestigationRow.source, flt.source),
     ):
         if value:
             query = query.where(column == value)

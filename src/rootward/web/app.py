@@ -35,6 +35,7 @@ from rootward.web import (
     health,
     intake,
     intake_connectors,
+    lifecycle,
     metrics,
     risk,
     slack_events,
@@ -97,6 +98,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(slack_events.router)
     app.include_router(console.router)
     app.include_router(sources.router)
+    app.include_router(lifecycle.router)
     app.include_router(metrics.router)
     app.include_router(risk.router)
     app.openapi = lambda: complete_openapi(app)  # type: ignore[method-assign]

@@ -16,8 +16,9 @@ from sqlalchemy import select
 
 from rootward.actions.approvals import decide
 from rootward.actions.slack_interaction import DbReplayCache, SlackRequestRefused, SlackVerifier, parse_click
+from rootward.domain.proposal_state import proposal_states
 from rootward.domain.roles import Role
-from rootward.store.approvals import ApprovalRow
+from rootward.store.approvals import ApprovalRow, approval_facts
 from rootward.store.audit import append_audit
 from rootward.store.users import User, user_by_chat_id
 from rootward.web.auth import require
@@ -25,12 +26,17 @@ from rootward.web.auth import require
 router = APIRouter()
 
 
-def approval_json(row: ApprovalRow) -> dict[str, Any]:
+def approval_json(row: ApprovalRow, executor_verbs: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """One request as the API shows it, with the status words and executor note the console shows too."""
+    [state] = proposal_states([], [approval_facts(row)], executor_verbs)
     return {
         "id": row.id,
         "investigation_id": row.investigation_id,
         "proposal_hash": row.proposal_hash,
         "action": row.action_json,
+        "text": state.text,
+        "status_text": state.words,
+        "executor_note": state.executor_note,
         "prediction": row.prediction,
         "status": row.status,
         "requested_at": row.requested_at.isoformat(),
@@ -49,8 +55,9 @@ def list_approvals(
     query = select(ApprovalRow).order_by(ApprovalRow.requested_at.desc()).limit(200)
     if status:
         query = query.where(ApprovalRow.status == status)
+    verbs = request.app.state.settings.actions.executor.runnable_verbs()
     with request.app.state.sessions() as session:
-        return [approval_json(r) for r in session.scalars(query)]
+        return [approval_json(r, verbs) for r in session.scalars(query)]
 
 
 def client_source(request: Request) -> str:
@@ -69,14 +76,14 @@ def _decide(request: Request, approval_id: str, user: User, decision: str) -> JS
             refusals=request.app.state.refusals,
         )
     if not outcome.ok:
-        code = 404 if outcome.status == "unknown" else 409
-        raise HTTPException(code, outcome.reason)
+        raise HTTPException(outcome.http_status, outcome.reason)
     return JSONResponse({"id": approval_id, "status": outcome.status})
 
 
 DECISION_RESPONSES: dict[int | str, dict[str, Any]] = {
+    403: {"description": "Refused: the user is not an approver (the reason names the role)."},
     404: {"description": "No such approval request."},
-    409: {"description": "Refused: not an approver, expired, or already decided (the reason says which)."},
+    409: {"description": "Refused: expired, or already decided (the reason says which)."},
 }
 
 

@@ -10,7 +10,6 @@ token, which each form carries); approving needs the approver role, which
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -18,19 +17,18 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, BackgroundTasks, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 
 from rootward.actions.approvals import decide
-from rootward.domain.investigation import HypothesisOut, InvestigationResult
+from rootward.domain.proposal_state import proposal_states
 from rootward.domain.roles import Role
 from rootward.engine.followup import answer
+from rootward.engine.followup_context import context_of
 from rootward.eval.golden_export import export_archive, truth_from_feedback
-from rootward.runtime.rerun import CannotRerun, NoSuchInvestigation, investigations_of_group, rerun_investigation
-from rootward.store.approvals import ApprovalRow
+from rootward.runtime.rerun import CannotRerun, NoSuchInvestigation, rerun_investigation
+from rootward.store.approvals import ApprovalRow, approval_facts
 from rootward.store.console_sessions import end_session, start_session
-from rootward.store.findings import FindingRow
 from rootward.store.investigations import (
     FeedbackRow,
     IncidentFilter,
@@ -43,20 +41,16 @@ from rootward.store.users import User
 from rootward.web.auth import (
     SESSION_COOKIE,
     clear_session_cookie,
-    console_session,
-    console_user,
     form_user,
     refuse_cross_site,
     require,
     set_session_cookie,
-    to_login,
 )
-from rootward.web.charts import metric_svg
 from rootward.web.feedback_form import feedback_fields
+from rootward.web.incident_page import FormError, summary
+from rootward.web.pages import incident_page, page, signed_in
 
 router = APIRouter()
-templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
-templates.env.filters["fromjson"] = json.loads
 
 
 class AskIn(BaseModel):
@@ -70,24 +64,14 @@ class AskIn(BaseModel):
 class AskOut(BaseModel):
     answer: str
     evidence: list[str] = Field(description="Evidence ids of the investigation the answer cites.")
-
-
-def _user(request: Request) -> User:
-    user = console_user(request)
-    if user is None:
-        raise to_login()
-    return user
-
-
-def _page(request: Request, name: str, user: User | None, **context: Any) -> HTMLResponse:
-    found = console_session(request) if user is not None else None
-    csrf = found.csrf_token if found is not None else ""
-    return templates.TemplateResponse(request, name, {"user": user, "csrf_token": csrf, **context})
+    cites: list[str] = Field(
+        default_factory=list, description="Cites of the incident's data the RCA did not cite (e.g. changes.json:<id>)."
+    )
 
 
 @router.get("/login", response_class=HTMLResponse)
 def login_form(request: Request) -> HTMLResponse:
-    return _page(request, "login.html", None)
+    return page(request, "login.html", None)
 
 
 @router.post("/login")
@@ -97,7 +81,7 @@ def login(request: Request, token: str = Form(..., max_length=200)) -> Response:
     with request.app.state.sessions() as session, session.begin():
         new = start_session(session, token.strip(), ttl)
     if new is None:
-        return _page(request, "login.html", None, error="Unknown token.")
+        return page(request, "login.html", None, error="Unknown token.")
     response = RedirectResponse("/incidents", status_code=303)
     set_session_cookie(request, response, new.session_id, ttl)
     return response
@@ -127,102 +111,50 @@ def _filter(request: Request) -> IncidentFilter:
         service=q.get("service") or None,
         severity=q.get("severity") or None,
         tier=q.get("tier") or None,
+        state=q.get("state") or None,
+        source=q.get("source") or None,
     )
 
 
 @router.get("/incidents", response_class=HTMLResponse)
 def incidents(request: Request) -> HTMLResponse:
-    user = _user(request)
+    user = signed_in(request)
     flt = _filter(request)
     with request.app.state.sessions() as session:
         rows = list_investigations(session, flt, limit=100)
     query = urlencode({k: v for k, v in vars(flt).items() if v})
-    return _page(request, "incidents.html", user, rows=rows, flt=flt, query=query)
+    return page(request, "incidents.html", user, rows=rows, flt=flt, query=query)
 
 
 @router.get("/incidents/rows", response_class=HTMLResponse)
 def incident_rows(request: Request) -> HTMLResponse:
-    user = _user(request)
+    user = signed_in(request)
     with request.app.state.sessions() as session:
         rows = list_investigations(session, _filter(request), limit=100)
-    return _page(request, "_rows.html", user, rows=rows)
-
-
-def _incident_context(request: Request, investigation_id: str) -> dict[str, Any]:
-    with request.app.state.sessions() as session:
-        row = session.get(InvestigationRow, investigation_id)
-        if row is None:
-            raise HTTPException(404, f"no investigation {investigation_id}")
-        approvals = list(
-            session.scalars(
-                select(ApprovalRow)
-                .where(ApprovalRow.investigation_id == investigation_id)
-                .order_by(ApprovalRow.requested_at)
-            )
-        )
-        feedback = list(
-            session.scalars(
-                select(FeedbackRow)
-                .where(FeedbackRow.investigation_id == investigation_id)
-                .order_by(FeedbackRow.created_at)
-            )
-        )
-        tested_by: dict[str, set[str]] = {}
-        for hypothesis_id, specialist in session.execute(
-            select(FindingRow.hypothesis_id, FindingRow.specialist).where(
-                FindingRow.investigation_id == investigation_id
-            )
-        ):
-            tested_by.setdefault(hypothesis_id, set()).add(specialist)
-    result = row.investigation
-    if tested_by:
-        for h in result.hypotheses:
-            h.specialists = sorted(tested_by.get(h.id, set()))  # type: ignore[attr-defined]
-    data = row.evidence_data or {}
-    charts = {
-        eid: metric_svg(d, result.evidence[eid].cite) for eid, d in data.items() if "t" in d and eid in result.evidence
-    }
-    with request.app.state.sessions() as session:
-        siblings = investigations_of_group(session, row.group_id)
-    return {
-        "row": row,
-        "siblings": siblings,
-        "rerun_queued": request.query_params.get("rerun", ""),
-        "result": result,
-        "data": data,
-        "charts": charts,
-        "approvals": approvals,
-        "feedback": feedback,
-        "proposals": result.proposals,
-        "trace": result.trace,
-    }
+    return page(request, "_rows.html", user, rows=rows)
 
 
 @router.get("/incidents/{investigation_id}", response_class=HTMLResponse)
 def incident(request: Request, investigation_id: str) -> HTMLResponse:
-    user = _user(request)
-    context = _incident_context(request, investigation_id)
-    return _page(request, "incident.html", user, can_approve=user.role.at_least(Role.APPROVER), **context)
+    return incident_page(request, signed_in(request), investigation_id)
 
 
 @router.post("/incidents/{investigation_id}/ask", response_class=HTMLResponse)
 def ask(
     request: Request, investigation_id: str, question: str = Form("", max_length=2000), user: User = Depends(form_user)
 ) -> HTMLResponse:
-    context = _incident_context(request, investigation_id)
-    reply = answer(context["result"], question)
-    return _page(
-        request,
-        "incident.html",
-        user,
-        can_approve=user.role.at_least(Role.APPROVER),
-        answer=reply,
-        question=question,
-        **context,
-    )
+    if not question.strip():
+        error = FormError("ask", "Type a question first, e.g. what changed before the incident?", 400)
+        return incident_page(request, user, investigation_id, status_code=400, form_error=error)
+    with request.app.state.sessions() as session:
+        row = session.get(InvestigationRow, investigation_id)
+    if row is None:
+        raise HTTPException(404, f"no investigation {investigation_id}")
+    reply = answer(row.investigation, question, context_of(row.bundle_path))
+    return incident_page(request, user, investigation_id, answer=reply, question=question)
 
 
-@router.post("/incidents/{investigation_id}/feedback")
+@router.post("/incidents/{investigation_id}/feedback", response_class=HTMLResponse)
 def feedback(
     request: Request,
     investigation_id: str,
@@ -233,10 +165,17 @@ def feedback(
     note: str = Form(""),
     user: User = Depends(form_user),
 ) -> Response:
+    def refused(status: int, message: str) -> HTMLResponse:
+        error = FormError("feedback", message, status)
+        values = {"verdict": verdict, "corrected_entity": corrected_entity, "corrected_fault": corrected_fault}
+        return incident_page(
+            request, user, investigation_id, status_code=status, form_error=error, form_values={**values, "note": note}
+        )
+
     if not user.role.at_least(Role.RESPONDER):
-        raise HTTPException(403, "feedback needs the responder role")
-    corrected_entity, corrected_fault, note = feedback_fields(corrected_entity, corrected_fault, note)
+        return refused(403, f"{user.name} is {user.role.value}; feedback needs the responder role")
     try:
+        corrected_entity, corrected_fault, note = feedback_fields(corrected_entity, corrected_fault, note)
         with request.app.state.sessions() as session, session.begin():
             add_feedback(
                 session,
@@ -248,12 +187,10 @@ def feedback(
                 corrected_fault=corrected_fault or None,
                 note=note,
             )
-    except ValueError as exc:
-        raise HTTPException(400, str(exc)) from None
+    except ValueError as exc:  # a field too long (feedback_form), an unknown verdict or investigation (the store)
+        return refused(400, str(exc))
     if verdict in ("accepted", "edited"):
-        # After the response: with a model configured, drafting waits on it.
-        background.add_task(_draft_runbook, request, investigation_id, corrected_entity, corrected_fault, note)
-        background.add_task(_learn, request, investigation_id, corrected_entity, corrected_fault, user.name)
+        background.add_task(_teach, request, investigation_id, corrected_entity, corrected_fault, note, user.name)
     return RedirectResponse(f"/incidents/{investigation_id}#feedback", status_code=303)
 
 
@@ -269,55 +206,15 @@ def rerun(request: Request, investigation_id: str, user: User = Depends(form_use
     return RedirectResponse(f"/incidents/{investigation_id}?{urlencode({'rerun': job_id})}", status_code=303)
 
 
-def _confirmed(
-    request: Request, investigation_id: str
-) -> tuple[InvestigationRow, InvestigationResult, HypothesisOut] | None:
-    """The investigation a responder just confirmed, its result and top hypothesis (None if it has none)."""
+def _teach(request: Request, investigation_id: str, entity: str, fault: str, note: str, by: str) -> None:
+    """After the response: a runbook draft and the world model's learning (with a model, drafting waits on it)."""
+    from rootward.runtime.resolution import teach_from_confirmed
+
     with request.app.state.sessions() as session:
         row = session.get(InvestigationRow, investigation_id)
-    if row is None:
-        return None
-    result = row.investigation
-    return (row, result, result.top) if result.top is not None else None
-
-
-def _draft_runbook(request: Request, investigation_id: str, entity: str, fault: str, note: str) -> None:
-    """A confirmed RCA becomes a proposed runbook addition, for an approver to accept (`kb drafts`)."""
-    from rootward.engine.runbook_writer import draft_body
-    from rootward.knowledge.drafts import ResolvedFindings, propose_draft
-
-    confirmed = _confirmed(request, investigation_id)
-    if confirmed is None:
-        return
-    row, result, top = confirmed
-    cites = tuple(result.cites_of(top.evidence))
-    fix = next((f"{p.action.verb} {p.action.target}" for p in result.proposals), "")
-    findings = ResolvedFindings(
-        investigation_id=investigation_id,
-        service=row.service,
-        root_cause_entity=entity or top.entity,
-        fault_type=fault or top.fault_type,
-        symptom=row.title,
-        evidence=cites,
-        fix=note or fix or "(not recorded)",
-        closed_on=row.created_at.date(),
-    )
-    excerpts = {e.cite: e.excerpt for e in result.evidence.values()}
-    body, prose = draft_body(findings, excerpts, _llm_client(request, investigation_id, row.service))
-    propose_draft(request.app.state.sessions, findings, body=body, prose=prose)
-
-
-def _learn(request: Request, investigation_id: str, entity: str, fault: str, by: str) -> None:
-    """A confirmed root cause is history with truth: the world model's dynamics learn from it."""
-    from rootward.runtime.learn_history import learn_from_investigation
-
-    confirmed = _confirmed(request, investigation_id)
-    if confirmed is None:
-        return
-    _, _, top = confirmed
-    learn_from_investigation(
-        request.app.state.sessions, investigation_id, entity or top.entity, fault or top.fault_type, by
-    )
+        service = row.service if row is not None else ""
+    llm = _llm_client(request, investigation_id, service)
+    teach_from_confirmed(request.app.state.sessions, investigation_id, entity, fault, note=note, by=by, llm=llm)
 
 
 def _llm_client(request: Request, investigation_id: str, service: str) -> Any:
@@ -330,7 +227,14 @@ def _llm_client(request: Request, investigation_id: str, service: str) -> Any:
 
 
 @router.post("/approvals/{approval_id}/{decision}")
-def decide_in_console(request: Request, approval_id: str, decision: str, user: User = Depends(form_user)) -> Response:
+def decide_in_console(
+    request: Request,
+    approval_id: str,
+    decision: str,
+    back: str = Form("", max_length=20, description="`headline`: return to the headline card"),
+    user: User = Depends(form_user),
+) -> Response:
+    """The console's Approve/Reject: recorded as decided in the console; refused with the API's status and words."""
     if decision not in ("approve", "reject"):
         raise HTTPException(404)
     refusals = request.app.state.refusals
@@ -340,30 +244,44 @@ def decide_in_console(request: Request, approval_id: str, decision: str, user: U
             approval_id,
             user,
             "approve" if decision == "approve" else "reject",
-            via="api",
+            via="console",
             refusals=refusals,
         )
         row = session.get(ApprovalRow, approval_id)
-        target = f"/incidents/{row.investigation_id}#approval-{approval_id}" if row else "/approvals"
-    if not outcome.ok:
-        raise HTTPException(403 if "role" in outcome.reason else 409, outcome.reason)
-    return RedirectResponse(target, status_code=303)
+        investigation_id = row.investigation_id if row else None
+    if outcome.ok:
+        anchor = "headline" if back == "headline" else f"approval-{approval_id}"
+        target = f"/incidents/{investigation_id}#{anchor}" if investigation_id else "/approvals"
+        return RedirectResponse(target, status_code=303)
+    error = FormError(f"approval-{approval_id}", outcome.reason, outcome.http_status)
+    with request.app.state.sessions() as session:
+        known = investigation_id is not None and session.get(InvestigationRow, investigation_id) is not None
+    if known:
+        return incident_page(request, user, str(investigation_id), status_code=error.status, form_error=error)
+    return _approvals_page(request, user, status_code=error.status, form_error=error)
+
+
+def _approvals_page(request: Request, user: User, *, status_code: int = 200, **extra: Any) -> HTMLResponse:
+    verbs = request.app.state.settings.actions.executor.runnable_verbs()
+    with request.app.state.sessions() as session:
+        rows = list(session.scalars(select(ApprovalRow).order_by(ApprovalRow.requested_at.desc()).limit(200)))
+        states = proposal_states([], [approval_facts(r) for r in rows], verbs)
+    return page(
+        request, "approvals.html", user, status_code=status_code, rows=list(zip(rows, states, strict=True)), **extra
+    )
 
 
 @router.get("/approvals", response_class=HTMLResponse)
 def approvals_page(request: Request) -> HTMLResponse:
-    user = _user(request)
-    with request.app.state.sessions() as session:
-        rows = list(session.scalars(select(ApprovalRow).order_by(ApprovalRow.requested_at.desc()).limit(200)))
-    return _page(request, "approvals.html", user, rows=rows)
+    return _approvals_page(request, signed_in(request))
 
 
 @router.get("/quality", response_class=HTMLResponse)
 def quality(request: Request) -> HTMLResponse:
-    user = _user(request)
+    user = signed_in(request)
     with request.app.state.sessions() as session:
         rows = quality_by_service(session)
-    return _page(request, "quality.html", user, rows=rows)
+    return page(request, "quality.html", user, rows=rows)
 
 
 @router.get(
@@ -379,7 +297,7 @@ def export_golden(request: Request, _user: User = Depends(require(Role.VIEWER)))
 @router.get("/quality/export", include_in_schema=False)
 def export_golden_in_console(request: Request) -> Response:
     """The same archive for the console's signed-in user (the API route takes no cookie)."""
-    _user(request)
+    signed_in(request)
     return _golden_archive(request)
 
 
@@ -415,5 +333,16 @@ def ask_api(
         row = session.get(InvestigationRow, investigation_id)
     if row is None:
         raise HTTPException(404, f"no investigation {investigation_id}")
-    reply = answer(row.investigation, body.question)
-    return AskOut(answer=reply.text, evidence=list(reply.evidence))
+    reply = answer(row.investigation, body.question, context_of(row.bundle_path))
+    return AskOut(answer=reply.text, evidence=list(reply.evidence), cites=list(reply.cites))
+
+
+@router.get(
+    "/api/v1/investigations/{investigation_id}",
+    responses={404: {"description": "No such investigation."}},
+)
+def investigation_api(
+    request: Request, investigation_id: str, _user: User = Depends(require(Role.VIEWER))
+) -> dict[str, Any]:
+    """One investigation's headline card and each proposal with its one status (the console shows the same)."""
+    return summary(request, investigation_id)

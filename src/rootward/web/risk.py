@@ -16,7 +16,7 @@ from rootward.domain.roles import Role
 from rootward.runtime.risk_report import latest_report
 from rootward.store.users import User
 from rootward.web.auth import console_session, console_user, require, to_login
-from rootward.web.console import templates
+from rootward.web.pages import templates
 
 router = APIRouter(tags=["risk"])
 EMPTY: dict[str, Any] = {"generated_at": None, "series_read": 0, "gaps": [], "entries": []}

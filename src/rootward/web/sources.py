@@ -11,7 +11,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from rootward.sources.check import check_sources
-from rootward.web.console import _page, _user
+from rootward.web.pages import page, signed_in
 
 router = APIRouter()
 MAX_SERVICES = 10
@@ -19,8 +19,8 @@ MAX_SERVICES = 10
 
 @router.get("/sources", response_class=HTMLResponse)
 def sources_page(request: Request) -> HTMLResponse:
-    user = _user(request)
+    user = signed_in(request)
     wanted = [s.strip() for s in request.query_params.getlist("service") if s.strip()][:MAX_SERVICES]
     sections = request.app.state.settings.connector_sections()
     lines = check_sources(sections, wanted) if sections else []
-    return _page(request, "sources.html", user, lines=lines, services=wanted, configured=sorted(sections))
+    return page(request, "sources.html", user, lines=lines, services=wanted, configured=sorted(sections))

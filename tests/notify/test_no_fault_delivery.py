@@ -42,7 +42,8 @@ def test_no_fault_is_sent_as_l0_with_its_reason_leading_and_no_action_to_approve
     assert text.startswith("[L0 P1] HighLatencyP99 on api") and "Awaiting approval" not in text
     blocks = slack_blocks(note)
     assert blocks[0]["text"]["text"].startswith("[L0]")
-    assert blocks[1]["text"]["text"].startswith("No current fault:")
+    assert blocks[1]["text"]["text"] == "*No current fault*"  # the headline card
+    assert blocks[2]["text"]["text"].startswith("No current fault: HighLatencyP99 on api resolved by 14:41")
     assert not any(b["type"] == "actions" for b in blocks)
     assert "No current fault: HighLatencyP99 on api" in matrix_html(note)
 

@@ -8,8 +8,10 @@ Prompt builders fill that room with evidence in rank order and say what they
 left out, so a cut is a named gap, never a silent one.
 
 Token counts here are estimates without the model's tokenizer; they are
-deliberately pessimistic (3 characters a token: logs, ids and JSON tokenize
-denser than prose), because an overestimate costs a little evidence and an
+deliberately pessimistic (2 characters a token: logs, hex ids and JSON
+tokenize denser than prose; SmolLM2's tokenizer gave 2.45 characters a token
+on a real evidence digest, where 3 undercounted and the server answered 400),
+because an overestimate costs a little evidence and an
 underestimate costs the whole call.
 """
 
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 
 from rootward.context.injection import guard
 
-CHARS_PER_TOKEN = 3
+CHARS_PER_TOKEN = 2
 TEMPLATE_TOKENS_PER_MESSAGE = 8  # role markers and separators a chat template adds per message
 MIN_OUTPUT_TOKENS = 128  # below this an answer with cites does not fit: refuse instead
 OUTPUT_SHARE = 4  # at most 1/OUTPUT_SHARE of a window is kept for the answer

@@ -162,7 +162,7 @@ def run_bundle(bundle: Path, base: str) -> dict[str, Any]:
             "top": llm_score.top[:1],
             "wall_s": round(llm_ms / 1000, 1),
             "llm_hypotheses": [f"{h.entity}/{h.fault_type}" for h in llm.hypotheses if h.id.startswith("L")],
-            "llm_claims": sum(1 for c in llm.claims if c.source == "llm"),
+            "summary_source": llm.summary_source,
             "gaps": [g for g in llm.gaps if g.startswith("LLM")],
             **call_figures(client.calls),
         },

@@ -76,7 +76,7 @@ def ensure_model() -> Path:
 
 def _up(base: str) -> bool:
     try:
-        with urllib.request.urlopen(f"{base}/models", timeout=2):
+        with urllib.request.urlopen(f"{base}/models", timeout=30):
             return True
     except OSError:
         return False

@@ -37,6 +37,7 @@ COMMAND_MODULES = (
     "console",  # import (record bundle investigations for the console)
     "costs",  # costs --by service|model|provider (LLM spend)
     "mcp_server",  # mcp (the MCP server for assistants)
+    "prompts",  # prompts trials|start|evaluate|promote|revert, judge (the learning loop)
 )
 
 

@@ -29,13 +29,14 @@ def server() -> Iterator[FakeLLMServer]:
         yield srv
 
 
-def _settings(server: FakeLLMServer, window: int) -> LLMSettings:
+def _settings(server: FakeLLMServer, window: int, output: int = 2048) -> LLMSettings:
     return LLMSettings(
         provider="openai",
         base_url=server.base_url,
         api_key=SecretStr("t"),
         model="tiny",
         context_windows={"tiny": window},
+        max_output_tokens=output,
         timeout_s=5.0,
     )
 
@@ -70,14 +71,18 @@ def test_a_first_line_longer_than_the_room_is_shortened_not_dropped() -> None:
     assert count_tokens(fitted.text) <= 150
 
 
-def test_every_request_of_an_investigation_fits_a_small_window(server: FakeLLMServer) -> None:
-    settings = _settings(server, 2048)
+@pytest.mark.parametrize("output", [2048, 160])  # 160: the local benchmark's setting, which overflowed once
+@pytest.mark.parametrize("bundle", ["shop-deploy-regression-01", "shop-connection-pool-exhaustion-00"])
+def test_every_request_of_an_investigation_fits_a_small_window(server: FakeLLMServer, output: int, bundle: str) -> None:
+    settings = _settings(server, 2048, output)
     window = settings.context_for("tiny")
     server.script.extend([json.dumps({"hypotheses": []}), json.dumps({"sentences": []})])
     server.routes[AGENT_MARKER] = deque(
         [Calls((("conclude", {"verdict": "unclear", "cites": [], "reason": "?"}),))] * 2
     )
-    result = investigate_bundle(BUNDLE, EngineDeps(reasoner=build_reasoner(settings))).model_dump(mode="json")
+    result = investigate_bundle(EXAMPLES / bundle, EngineDeps(reasoner=build_reasoner(settings))).model_dump(
+        mode="json"
+    )
     assert server.requests, "the model was called"
     for request in server.requests:
         body = request["body"]
@@ -89,6 +94,7 @@ def test_every_request_of_an_investigation_fits_a_small_window(server: FakeLLMSe
     assert "left out, lowest-ranked first, to fit the 2048-token context of tiny" in propose
     gaps = " ".join(result["gaps"])
     assert "LLM context for hypotheses:" in gaps
+    assert "does not fit" not in gaps
 
 
 def test_a_cite_cut_from_the_prompt_cannot_support_a_hypothesis(server: FakeLLMServer) -> None:

@@ -27,7 +27,7 @@ from rootward.domain.investigation import Claim, Finding
 from rootward.engine.budget import Budget, BudgetExceeded
 from rootward.engine.model_agent import AGENT, MANIFEST, AgentLimits, ModelSpecialist
 from rootward.engine.reasoner import OpenTools, Pending, Reasoner, RuleReasoner
-from rootward.llm.client import LLMClient
+from rootward.llm.client import LLMClient, request_tokens
 from rootward.llm.context_budget import ContextBudget, count_tokens, fit_guarded, fit_lines
 from rootward.llm.prompts import render
 from rootward.llm.settings import LLMSettings
@@ -99,6 +99,11 @@ class LLMReasoner:
         if note not in budget.notes:
             budget.notes.append(note)
 
+    def _excess(self, system: str, user: str, schema: type[BaseModel]) -> int:
+        """Tokens by which the structured request of `user` overflows the model's prompt room."""
+        messages = self._client.structured_messages(system, user, schema)
+        return request_tokens(messages) - self._client.context(self._severity).prompt_tokens
+
     @staticmethod
     def _note_cut(budget: Budget, step: str, cut: str | None) -> None:
         note = f"LLM context for {step}: {cut}"
@@ -114,10 +119,15 @@ class LLMReasoner:
         )
         window = self._client.context(self._severity)
         room = self._client.room(fixed, severity=self._severity)
-        shortlist = fit_lines(known, room // 4, window, what="ranked hypotheses")  # a quarter for the ranking
-        text, allowed, cut = digest(ctx, ranked, room - count_tokens(shortlist.text), window)
+        for _ in range(4):  # the template's own glue (list markers, newlines) is measured, then taken out
+            shortlist = fit_lines(known, room // 4, window, what="ranked hypotheses")  # a quarter for the ranking
+            text, allowed, cut = digest(ctx, ranked, room - count_tokens(shortlist.text), window)
+            user = render("propose_user", digest=text, ranked=list(shortlist.lines), faults=faults)
+            excess = self._excess(system, user, Proposals)
+            if excess <= 0:
+                break
+            room -= excess
         self._note_cut(budget, "hypotheses", cut)
-        user = render("propose_user", digest=text, ranked=list(shortlist.lines), faults=faults)
         try:
             answer = self._client.structured(
                 "propose", system=system, user=user, schema=Proposals, severity=self._severity, budget=budget
@@ -166,9 +176,15 @@ class LLMReasoner:
         system = render("write_system")
         fixed = self._client.structured_messages(system, render("write_user", facts=[]), Prose)
         window = self._client.context(self._severity)
-        fitted = fit_lines(facts, self._client.room(fixed, severity=self._severity), window, what="facts")
+        room = self._client.room(fixed, severity=self._severity)
+        for _ in range(4):
+            fitted = fit_lines(facts, room, window, what="facts")
+            user = render("write_user", facts=list(fitted.lines))
+            excess = self._excess(system, user, Prose)
+            if excess <= 0:
+                break
+            room -= excess
         self._note_cut(budget, "the summary", fitted.note)
-        user = render("write_user", facts=list(fitted.lines))
         try:
             prose = self._client.structured(
                 "write", system=system, user=user, schema=Prose, severity=self._severity, budget=budget

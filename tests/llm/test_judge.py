@@ -71,3 +71,24 @@ def test_a_real_investigation_is_scored_in_range() -> None:
     scores = rubric(result)
     assert all(0.0 <= getattr(scores, d) <= 1.0 for d in DIMENSIONS)
     assert scores.evidence_grounding > 0.5
+
+
+def test_a_configured_judge_model_scores_and_an_invalid_one_falls_back_to_the_rubric() -> None:
+    import json
+
+    from pydantic import SecretStr
+
+    from rootward.llm.client import LLMClient
+    from rootward.llm.judge import judge
+    from rootward.llm.settings import LLMSettings
+    from tests.fixtures.fake_llm import FakeLLMServer
+
+    with FakeLLMServer() as server:
+        settings = LLMSettings(provider="openai", base_url=server.base_url, api_key=SecretStr("t"), model="judge-m")
+        server.script.append(json.dumps(dict.fromkeys(DIMENSIONS, 0.25)))
+        scored = judge(_result(), LLMClient(settings))
+        assert scored.judge == "model:judge-m" and scored.overall == 0.25
+        assert "db disk_full: validated" in server.requests[0]["body"]["messages"][1]["content"]
+        server.script.extend(["not json", json.dumps({"clarity": 7})])
+        assert judge(_result(), LLMClient(settings)) == rubric(_result())
+    assert judge(_result()) == rubric(_result())

@@ -1,7 +1,9 @@
-"""Scores of a finished investigation on five dimensions, by a deterministic rubric.
+"""Scores of a finished investigation on five dimensions: a judge model's, or a deterministic rubric's.
 
-The rubric is what judges when no judge model is configured, and the
-baseline a judge model is compared with. Each dimension is in [0, 1] and
+A judge model (any OpenAI-compatible endpoint, through `LLMClient`) scores the
+published result; when none is configured, or it fails or answers invalidly
+twice, the rubric scores it. The rubric is also the baseline a judge model is
+compared with. Each dimension is in [0, 1] and
 reads only the published result, so the same result always scores the same:
 
 - evidence grounding: claims whose every evidence id resolves, and a top
@@ -19,7 +21,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from pydantic import BaseModel, Field
+
+from rootward.context.injection import guard, guard_field
 from rootward.domain.investigation import HypothesisOut, InvestigationResult
+from rootward.llm.client import LLMClient
+from rootward.llm.prompts import render
+from rootward.llm.types import LLMUnavailable
 
 RUBRIC_VERSION = "rubric-1"
 DIMENSIONS = ("evidence_grounding", "root_cause_specificity", "actionability", "calibration", "clarity")
@@ -102,3 +110,32 @@ def rubric(result: InvestigationResult) -> JudgeScores:
         calibration=round(calibration(result), 4),
         clarity=round(clarity(result), 4),
     )
+
+
+class ModelScores(BaseModel):
+    evidence_grounding: float = Field(ge=0.0, le=1.0)
+    root_cause_specificity: float = Field(ge=0.0, le=1.0)
+    actionability: float = Field(ge=0.0, le=1.0)
+    calibration: float = Field(ge=0.0, le=1.0)
+    clarity: float = Field(ge=0.0, le=1.0)
+
+
+def judge_user(result: InvestigationResult) -> str:
+    hypotheses = [
+        guard_field(f"{h.entity} {h.fault_type}: {h.status}, confidence {h.confidence:.2f}, {len(h.evidence)} evidence")
+        for h in result.hypotheses[:5]
+    ]
+    claims = "\n".join(f"{c.text} [{', '.join(c.evidence)}]" for c in result.claims)
+    return render("judge_user", status=result.status, hypotheses=hypotheses, claims=guard(claims, source="rca").text)
+
+
+def judge(result: InvestigationResult, client: LLMClient | None = None) -> JudgeScores:
+    """The judge model's scores when one is configured and answers validly, else the rubric's."""
+    if client is None or not client.enabled:
+        return rubric(result)
+    try:
+        answer = client.structured("judge", system=render("judge_system"), user=judge_user(result), schema=ModelScores)
+    except LLMUnavailable:
+        return rubric(result)
+    model = client.settings.model_for("P2")
+    return JudgeScores(**{d: round(getattr(answer, d), 4) for d in DIMENSIONS}, judge=f"model:{model}")

@@ -19,13 +19,22 @@ from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from rootward.store.judge_scores import DIMENSIONS, PromptTrialRow, Trend, score_trends
+from rootward.store.judge_scores import (
+    DIMENSIONS,
+    Agreement,
+    PromptTrialRow,
+    Trend,
+    judge_agreement,
+    score_trends,
+)
 
 SessionFactory = Callable[[], AbstractContextManager[Session]]
 TRIAL_STATES = ("running", "promoted", "aborted", "reverted")
 
 
-def judge_families(by_service: list[Trend], by_prompt: list[Trend], trials: list[PromptTrialRow]) -> list[Metric]:
+def judge_families(
+    by_service: list[Trend], by_prompt: list[Trend], trials: list[PromptTrialRow], agreement: list[Agreement]
+) -> list[Metric]:
     score = GaugeMetricFamily(
         "rootward_judge_score", "Mean judge score (0-1) of investigations", labels=["by", "key", "dimension"]
     )
@@ -40,7 +49,17 @@ def judge_families(by_service: list[Trend], by_prompt: list[Trend], trials: list
     for trial in trials:
         for s in TRIAL_STATES:
             state.add_metric([trial.trial_id, s], 1.0 if trial.status == s else 0.0)
-    return [score, judged, state]
+    agree = GaugeMetricFamily(
+        "rootward_judge_human_agreement", "Share of RCAs where the judge agrees with human feedback", labels=["judge"]
+    )
+    compared = GaugeMetricFamily(
+        "rootward_judge_human_compared", "RCAs with both a judge score and human feedback", labels=["judge"]
+    )
+    for a in agreement:
+        compared.add_metric([a.judge], a.compared)
+        if a.rate is not None:
+            agree.add_metric([a.judge], a.rate)
+    return [score, judged, state, agree, compared]
 
 
 class JudgeCollector(Collector):
@@ -65,9 +84,8 @@ class JudgeCollector(Collector):
         try:
             with self._sessions() as session:
                 trials = list(session.scalars(select(PromptTrialRow)))
-                families = judge_families(
-                    score_trends(session, "service"), score_trends(session, "prompt_version"), trials
-                )
+                by_service, by_prompt = score_trends(session, "service"), score_trends(session, "prompt_version")
+                families = judge_families(by_service, by_prompt, trials, judge_agreement(session))
         except SQLAlchemyError:
             error.add_metric([], 1.0)
             return [error]

@@ -131,3 +131,44 @@ def trial_samples(session: Session, trial_id: str) -> dict[str, list[float]]:
     for arm, overall in rows:
         out.setdefault(str(arm), []).append(float(overall))
     return out
+
+
+GOOD = 0.6  # a judge's "good RCA": overall at or above this
+
+
+@dataclass(frozen=True)
+class Agreement:
+    judge: str
+    compared: int  # investigations with both a judge score and human feedback on the RCA
+    agreed: int
+
+    @property
+    def rate(self) -> float | None:
+        return round(self.agreed / self.compared, 4) if self.compared else None
+
+
+def judge_agreement(session: Session) -> list[Agreement]:
+    """How often each judge agrees with people: overall >= GOOD where the RCA was accepted, below where
+    it was edited or wrong. The latest feedback and the latest score of each investigation count."""
+    from rootward.store.investigations import FeedbackRow
+
+    feedback: dict[str, str] = {}
+    for inv, verdict in session.execute(
+        select(FeedbackRow.investigation_id, FeedbackRow.verdict)
+        .where(FeedbackRow.target == "rca")
+        .order_by(FeedbackRow.created_at, FeedbackRow.id)
+    ).all():
+        feedback[str(inv)] = str(verdict)
+    latest: dict[tuple[str, str], float] = {}
+    for judge, inv, overall in session.execute(
+        select(JudgeScoreRow.judge, JudgeScoreRow.investigation_id, JudgeScoreRow.overall)
+        .where(JudgeScoreRow.investigation_id.in_(list(feedback)))
+        .order_by(JudgeScoreRow.at, JudgeScoreRow.id)
+    ).all():
+        latest[(str(judge), str(inv))] = float(overall)
+    counts: dict[str, list[int]] = {}
+    for (judge, inv), overall in latest.items():
+        tally = counts.setdefault(judge, [0, 0])
+        tally[0] += 1
+        tally[1] += int((overall >= GOOD) == (feedback[inv] == "accepted"))
+    return [Agreement(j, n, a) for j, (n, a) in sorted(counts.items())]

@@ -76,7 +76,10 @@ def test_a_first_line_longer_than_the_room_is_shortened_not_dropped() -> None:
 def test_every_request_of_an_investigation_fits_a_small_window(server: FakeLLMServer, output: int, bundle: str) -> None:
     settings = _settings(server, 2048, output)
     window = settings.context_for("tiny")
-    server.script.extend([json.dumps({"hypotheses": []}), json.dumps({"sentences": []})])
+    # Each structured step answers invalidly first, so its repair (which quotes the answer) must fit too.
+    server.script.extend(
+        ["{" + "x" * 600, json.dumps({"hypotheses": []}), "nope " * 100, json.dumps({"sentences": []})]
+    )
     server.routes[AGENT_MARKER] = deque(
         [Calls((("conclude", {"verdict": "unclear", "cites": [], "reason": "?"}),))] * 2
     )
@@ -87,7 +90,7 @@ def test_every_request_of_an_investigation_fits_a_small_window(server: FakeLLMSe
     for request in server.requests:
         body = request["body"]
         sent = [Message("user", m.get("content") or "") for m in body["messages"]]
-        tools = json.dumps(body.get("tools", []))
+        tools = json.dumps(body["tools"]) if body.get("tools") else ""
         assert request_tokens(sent) + count_tokens(tools) <= window.prompt_tokens
         assert body["max_tokens"] == window.output_tokens
     propose = server.requests[0]["body"]["messages"][1]["content"]

@@ -27,7 +27,7 @@ from rootward.domain.investigation import Claim, Finding
 from rootward.engine.budget import Budget, BudgetExceeded
 from rootward.engine.model_agent import AGENT, MANIFEST, AgentLimits, ModelSpecialist
 from rootward.engine.reasoner import OpenTools, Pending, Reasoner, RuleReasoner
-from rootward.llm.client import LLMClient, request_tokens
+from rootward.llm.client import LLMClient, repair_reserve, request_tokens
 from rootward.llm.context_budget import ContextBudget, count_tokens, fit_guarded, fit_lines
 from rootward.llm.prompts import render
 from rootward.llm.settings import LLMSettings
@@ -100,9 +100,11 @@ class LLMReasoner:
             budget.notes.append(note)
 
     def _excess(self, system: str, user: str, schema: type[BaseModel]) -> int:
-        """Tokens by which the structured request of `user` overflows the model's prompt room."""
+        """Tokens by which the structured request of `user` overflows the model's prompt room (its repair's
+        share kept back)."""
         messages = self._client.structured_messages(system, user, schema)
-        return request_tokens(messages) - self._client.context(self._severity).prompt_tokens
+        room = self._client.context(self._severity).prompt_tokens
+        return request_tokens(messages) - (room - repair_reserve(room))
 
     @staticmethod
     def _note_cut(budget: Budget, step: str, cut: str | None) -> None:

@@ -45,6 +45,11 @@ def parse_structured(text: str, schema: type[T]) -> T:
     return schema.model_validate(json.loads(extract_json(text)))
 
 
+def repair_reserve(prompt_tokens: int) -> int:
+    """Tokens a structured prompt leaves for its repair turn: an eighth of the room, at most 400."""
+    return min(400, prompt_tokens // 8)
+
+
 def request_tokens(messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> int:
     """Pessimistic prompt tokens of a request: every message, every tool call it carries, the tool schemas."""
     contents = [m.content for m in messages] + [
@@ -84,8 +89,13 @@ class LLMClient:
         return self.settings.context_for(self.settings.model_for(severity, escalate=escalate))
 
     def room(self, fixed: Sequence[Message], tools: Sequence[ToolSpec] = (), *, severity: str = "P2") -> int:
-        """Prompt tokens left for the variable part (evidence) once `fixed` and `tools` are counted."""
-        return max(0, self.context(severity).prompt_tokens - request_tokens(fixed, tools))
+        """Prompt tokens left for the variable part (evidence) once `fixed` and `tools` are counted.
+
+        A structured call (no tools) keeps back what its one repair adds (the error and part of the
+        invalid answer), so the repair fits the window too."""
+        window = self.context(severity).prompt_tokens
+        reserve = 0 if tools else repair_reserve(window)
+        return max(0, window - reserve - request_tokens(fixed, tools))
 
     def structured_messages(self, system: str, user: str, schema: type[BaseModel]) -> list[Message]:
         """The messages `structured` sends, so a builder can size its evidence against them."""
@@ -220,7 +230,8 @@ class LLMClient:
         try:
             return parse_structured(completion.text, schema)
         except (ValueError, ValidationError) as first_error:
-            messages += self._repair_turns(messages, completion.text, str(first_error)[:2000], model)
+            error = str(first_error)[: min(2000, repair_reserve(self.settings.context_for(model).prompt_tokens))]
+            messages += self._repair_turns(messages, completion.text, error, model)
         completion = self._call(f"{purpose}:repair", messages, model, budget)
         try:
             return parse_structured(completion.text, schema)

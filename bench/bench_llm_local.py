@@ -106,8 +106,12 @@ def served(gguf: Path):  # type: ignore[no-untyped-def]
             time.sleep(1)
         yield base
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        proc.terminate()  # uvicorn waits for a request in flight, which can take minutes here
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def settings_for(base: str) -> LLMSettings:

@@ -35,19 +35,19 @@ def _run(*args: str) -> str:
 
 
 def test_a_trial_from_start_to_promotion_and_back(url: str) -> None:
-    assert "started t1: control, v1" in _run("prompts", "start", "t1", "propose_system", "--variant", "v1")
+    assert "started t1: control, terse" in _run("prompts", "start", "t1", "write_system", "--variant", "terse")
     assert "wait:" in _run("prompts", "evaluate", "t1")
     engine = make_engine(url)
     with make_session_factory(engine)() as s:
         for i in range(80):
-            arm = route("t1", f"i{i}", ["control", "v1"])
-            value = (0.8 if arm == "v1" else 0.6) + (i % 3 - 1) * 0.02
+            arm = route("t1", f"i{i}", ["control", "terse"])
+            value = (0.8 if arm == "terse" else 0.6) + (i % 3 - 1) * 0.02
             record_scores(s, ScoreInput(f"i{i}", "svc", arm, "rubric-1", dict.fromkeys(DIMS, value), "t1", arm))
         s.commit()
     engine.dispose()
-    assert _run("prompts", "evaluate", "t1").startswith("promote: v1 beat control by 0.1")
+    assert _run("prompts", "evaluate", "t1").startswith("promote: terse beat control by 0.1")
     listed = json.loads(_run("prompts", "trials", "--json"))
-    assert listed[0]["status"] == "promoted" and listed[0]["promoted"] == "v1"
+    assert listed[0]["status"] == "promoted" and listed[0]["promoted"] == "terse"
     assert "control in use" in _run("prompts", "revert", "t1")
     failed = CliRunner().invoke(app, ["prompts", "revert", "t1"])
     assert failed.exit_code == 1 and "only a promotion can be reverted" in failed.output

@@ -14,6 +14,7 @@ gap in the budget's notes.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from pydantic import BaseModel, Field
 
@@ -88,8 +89,17 @@ def digest(
 class LLMReasoner:
     name = "llm"
 
-    def __init__(self, client: LLMClient, *, severity: str = "P2", limits: AgentLimits | None = None) -> None:
+    def __init__(
+        self,
+        client: LLMClient,
+        *,
+        severity: str = "P2",
+        limits: AgentLimits | None = None,
+        variants: Mapping[str, str] | None = None,
+    ) -> None:
+        """`variants`: the arm of a prompt trial each system prompt renders (`llm.trial_runs.variants_for`)."""
         self._client = client
+        self._variants = dict(variants or {})
         self._severity = severity
         self._agent = ModelSpecialist(client, severity=severity, limits=limits)
 
@@ -115,7 +125,7 @@ class LLMReasoner:
     def propose(self, ctx: Context, ranked: list[Hypothesis], budget: Budget) -> list[Hypothesis]:
         known = [guard_field(f"{h.id}: {h.entity} {h.fault_type} (prior {h.prior:.2f})") for h in ranked]
         faults = ", ".join(FAULT_TYPES)
-        system = render("propose_system")
+        system = render("propose_system", variant=self._variants.get("propose_system", "control"))
         fixed = self._client.structured_messages(
             system, render("propose_user", digest="", ranked=[], faults=faults), Proposals
         )
@@ -175,7 +185,7 @@ class LLMReasoner:
     def write(self, ctx: Context, claims: list[Claim], budget: Budget) -> list[Claim]:
         ids = {e for c in claims for e in c.evidence}
         facts = [guard_field(f"{scrub_text(c.text)} [{', '.join(c.evidence)}]") for c in claims]
-        system = render("write_system")
+        system = render("write_system", variant=self._variants.get("write_system", "control"))
         fixed = self._client.structured_messages(system, render("write_user", facts=[]), Prose)
         window = self._client.context(self._severity)
         room = self._client.room(fixed, severity=self._severity)

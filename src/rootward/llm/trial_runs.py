@@ -9,13 +9,14 @@ trail) in place, so what was tried, on which evidence, is never lost.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from rootward.llm.trials import CONTROL, Decision, decide
+from rootward.llm.prompts import has_variant, template_name
+from rootward.llm.trials import CONTROL, Decision, decide, route
 from rootward.store.audit import append_audit
 from rootward.store.judge_scores import PromptTrialRow, trial_samples
 
@@ -32,10 +33,20 @@ def _trial(session: Session, trial_id: str) -> PromptTrialRow:
 
 
 def start_trial(
-    session: Session, trial_id: str, template: str, variants: Sequence[str], *, actor: str
+    session: Session,
+    trial_id: str,
+    template: str,
+    variants: Sequence[str],
+    *,
+    actor: str,
+    exists: Callable[[str, str], bool] = has_variant,
 ) -> PromptTrialRow:
+    """A running trial of `template`'s variants (each a file `template.<variant>.j2`) against its control."""
     if not variants or CONTROL in variants or len(set(variants)) != len(variants):
         raise TrialError("a trial needs one or more distinct variants besides `control`")
+    missing = [v for v in variants if not exists(template, v)]
+    if missing:
+        raise TrialError(f"no template {', '.join(template_name(template, v) for v in missing)} in llm/prompts/")
     if session.get(PromptTrialRow, trial_id) is not None:
         raise TrialError(f"prompt trial {trial_id!r} exists")
     arms = [CONTROL, *variants]
@@ -110,3 +121,15 @@ def active_variant(session: Session, template: str) -> str:
         .order_by(PromptTrialRow.decided_at.desc())
     ).first()
     return promoted.promoted_arm if promoted is not None else CONTROL
+
+
+def variants_for(session: Session, incident_id: str) -> dict[str, tuple[str, str]]:
+    """Template -> (arm, trial id) for one investigation: its routed arm in each running trial, else the
+    promoted variant of a decided one ("" as trial id: not a trial sample)."""
+    out: dict[str, tuple[str, str]] = {}
+    for row in trials(session):
+        if row.status == "running":
+            out[row.template] = (route(row.trial_id, incident_id, row.arm_list), row.trial_id)
+        elif row.template not in out:
+            out[row.template] = (active_variant(session, row.template), "")
+    return out

@@ -1,6 +1,6 @@
 """Judge scores per investigation, and prompt trials.
 
-Revision ID: 0013_judge_trials
+Revision ID: 0014_judge_trials
 Revises: 0010_llm_calls
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0013_judge_trials"
+revision = "0014_judge_trials"
 down_revision = "0010_llm_calls"
 branch_labels = None
 depends_on = None

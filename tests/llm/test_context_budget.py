@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from collections.abc import Iterator
 
@@ -98,6 +99,8 @@ def test_every_request_of_an_investigation_fits_a_small_window(server: FakeLLMSe
     gaps = " ".join(result["gaps"])
     assert "LLM context for hypotheses:" in gaps
     assert "does not fit" not in gaps
+    # Evidence before tools: the model specialist is shown cites, even if fewer tools are offered.
+    assert not re.search(r"(\d+) of \1 cites left out", gaps)
 
 
 def test_a_cite_cut_from_the_prompt_cannot_support_a_hypothesis(server: FakeLLMServer) -> None:

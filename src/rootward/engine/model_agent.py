@@ -140,7 +140,7 @@ class ModelSpecialist:
             shown.setdefault(ref.cite, ref)
         entities = sorted(set(ctx.topology.entities) | set(ctx.alerting_services))
         specs = tool_specs(tools.offered(), entities)
-        messages = self._opening(hypothesis, findings, shown, entities, specs, budget)
+        messages = self._opening(hypothesis, findings, shown, entities, budget)
         for step in range(self.limits.steps):
             last = step == self.limits.steps - 1
             offered = self._fit_turn(messages, [CONCLUDE_SPEC] if last else specs, budget)
@@ -168,7 +168,6 @@ class ModelSpecialist:
         findings: list[Finding],
         shown: dict[str, EvidenceRef],
         entities: list[str],
-        specs: list[ToolSpec],
         budget: Budget,
     ) -> list[Message]:
         """The system and user turns, the evidence cut (and the cut named) to leave room for tool results."""
@@ -187,8 +186,10 @@ class ModelSpecialist:
             )
 
         system = Message("system", render("agent_system"))
-        room = self._client.room([system, user("")], specs, severity=self._severity)
-        # Half the room for the opening evidence, half for what the tools bring back.
+        # Evidence before tools: the room is measured with `conclude` alone, and `_fit_turn` offers only the
+        # tools that still fit (on a 2048-token window ten tool schemas would otherwise crowd out every cite).
+        room = self._client.room([system, user("")], [CONCLUDE_SPEC], severity=self._severity)
+        # Half the room for the opening evidence, half for the tools and what they bring back.
         lines = [_excerpt(r) for r in shown.values()]
         fitted = fit_guarded(lines, room // 2, self._client.context(self._severity), source="evidence", what="cites")
         if fitted.note is not None:

@@ -140,7 +140,7 @@ def call_figures(calls: list[CallRecord]) -> dict[str, Any]:
         out[key] += 1
     agent = [c for c in calls if c.purpose == "agent"]
     out.update(
-        llm_calls=len(calls),
+        llm_calls=sum(1 for c in calls if c.status != "invalid"),  # an `invalid` record notes a repair that failed
         errors=sum(1 for c in calls if c.status == "error"),
         tool_call_turns=sum(1 for c in agent if c.status == "ok"),
         input_tokens=sum(c.input_tokens for c in calls),

@@ -17,7 +17,7 @@ HERE = Path(__file__).resolve().parent
 
 def main() -> int:
     (HERE / "results").mkdir(exist_ok=True)
-    only = set(sys.argv[1:])
+    only = {name.replace("-", "_") for name in sys.argv[1:]}  # BENCH=llm-local names bench_llm_local
     failed = []
     for path in sorted(HERE.glob("bench_*.py")):
         name = path.stem

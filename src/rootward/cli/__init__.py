@@ -51,6 +51,7 @@ COMMAND_MODULES = (
     "costs",  # costs --by service|model|provider (LLM spend)
     "mcp_server",  # mcp (the MCP server for assistants)
     "sources",  # sources check (live connectors)
+    "prompts",  # prompts trials|start|evaluate|promote|revert, judge (the learning loop)
 )
 
 

@@ -14,6 +14,7 @@ gap in the budget's notes.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from pydantic import BaseModel, Field
 
@@ -27,13 +28,15 @@ from rootward.domain.investigation import Claim, Finding
 from rootward.engine.budget import Budget, BudgetExceeded
 from rootward.engine.model_agent import AGENT, MANIFEST, AgentLimits, ModelSpecialist
 from rootward.engine.reasoner import OpenTools, Pending, Reasoner, RuleReasoner
-from rootward.llm.client import LLMClient
+from rootward.llm.client import LLMClient, repair_reserve, request_tokens
+from rootward.llm.context_budget import ContextBudget, count_tokens, fit_guarded, fit_lines
 from rootward.llm.prompts import render
 from rootward.llm.settings import LLMSettings
 from rootward.llm.types import LLMUnavailable
 
 log = logging.getLogger("rootward.engine.llm")
 MAX_DIGEST_ITEMS = 40
+UNLIMITED = ContextBudget(model="the model", window=10**9, output_tokens=0, input_cap=10**9)
 REASONER_PRIOR_CAP = 0.3  # a model's idea never outranks the evidence-backed ranking on its own
 
 
@@ -57,23 +60,46 @@ class Prose(BaseModel):
     sentences: list[Sentence] = Field(default_factory=list, max_length=4)
 
 
-def digest(ctx: Context) -> tuple[str, dict[str, EvidenceRef]]:
-    """The evidence as lines `[cite] text`, guarded; and the cites the model may use."""
-    items: list[EvidenceRef] = ctx.evidence_refs()[:MAX_DIGEST_ITEMS]
-    allowed = {ref.cite: ref for ref in items}
-    lines = [f"[{ref.cite}] {scrub_text(ref.excerpt)}" for ref in items]
-    guarded = guard("\n".join(lines), source="evidence").text
+def rank_evidence(ctx: Context, ranked: list[Hypothesis]) -> list[EvidenceRef]:
+    """Evidence in the order a cut should spare it: what the best-ranked hypotheses rest on first,
+    then the rest of the context in its own order (alerts, anomalies, logs, changes, ...)."""
+    order: dict[str, EvidenceRef] = {}
+    for ref in [*(e for h in ranked for e in h.evidence), *ctx.evidence_refs()]:
+        order.setdefault(ref.cite, ref)
+    return list(order.values())[:MAX_DIGEST_ITEMS]
+
+
+def digest(
+    ctx: Context,
+    ranked: list[Hypothesis] | None = None,
+    room: int = UNLIMITED.prompt_tokens,
+    window: ContextBudget = UNLIMITED,
+) -> tuple[str, dict[str, EvidenceRef], str | None]:
+    """The evidence as lines `[cite] text`, guarded and cut to `room` tokens; the cites shown; the cut."""
     entities = sorted(set(ctx.topology.entities) | set(ctx.alerting_services))
     # The header sits outside <log_content>, and the title and entities come from alert names and labels.
     header = f"Incident: {guard_field(scrub_text(ctx.title))}\nEntities: {', '.join(map(guard_field, entities))}\n"
-    return header + guarded, allowed
+    items = rank_evidence(ctx, ranked or [])
+    lines = [f"[{ref.cite}] {scrub_text(ref.excerpt)}" for ref in items]
+    fitted = fit_guarded(lines, room - count_tokens(header), window, source="evidence", what="evidence items")
+    shown = items[: fitted.kept]
+    return header + guard(fitted.text, source="evidence").text, {ref.cite: ref for ref in shown}, fitted.note
 
 
 class LLMReasoner:
     name = "llm"
 
-    def __init__(self, client: LLMClient, *, severity: str = "P2", limits: AgentLimits | None = None) -> None:
+    def __init__(
+        self,
+        client: LLMClient,
+        *,
+        severity: str = "P2",
+        limits: AgentLimits | None = None,
+        variants: Mapping[str, str] | None = None,
+    ) -> None:
+        """`variants`: the arm of a prompt trial each system prompt renders (`llm.trial_runs.variants_for`)."""
         self._client = client
+        self._variants = dict(variants or {})
         self._severity = severity
         self._agent = ModelSpecialist(client, severity=severity, limits=limits)
 
@@ -83,18 +109,40 @@ class LLMReasoner:
         if note not in budget.notes:
             budget.notes.append(note)
 
+    def _excess(self, system: str, user: str, schema: type[BaseModel]) -> int:
+        """Tokens by which the structured request of `user` overflows the model's prompt room (its repair's
+        share kept back)."""
+        messages = self._client.structured_messages(system, user, schema)
+        room = self._client.context(self._severity).prompt_tokens
+        return request_tokens(messages) - (room - repair_reserve(room))
+
+    @staticmethod
+    def _note_cut(budget: Budget, step: str, cut: str | None) -> None:
+        note = f"LLM context for {step}: {cut}"
+        if cut is not None and note not in budget.notes:
+            budget.notes.append(note)
+
     def propose(self, ctx: Context, ranked: list[Hypothesis], budget: Budget) -> list[Hypothesis]:
-        text, allowed = digest(ctx)
         known = [guard_field(f"{h.id}: {h.entity} {h.fault_type} (prior {h.prior:.2f})") for h in ranked]
-        user = render("propose_user", digest=text, ranked=known, faults=", ".join(FAULT_TYPES))
+        faults = ", ".join(FAULT_TYPES)
+        system = render("propose_system", variant=self._variants.get("propose_system", "control"))
+        fixed = self._client.structured_messages(
+            system, render("propose_user", digest="", ranked=[], faults=faults), Proposals
+        )
+        window = self._client.context(self._severity)
+        room = self._client.room(fixed, severity=self._severity)
+        for _ in range(4):  # the template's own glue (list markers, newlines) is measured, then taken out
+            shortlist = fit_lines(known, room // 4, window, what="ranked hypotheses")  # a quarter for the ranking
+            text, allowed, cut = digest(ctx, ranked, room - count_tokens(shortlist.text), window)
+            user = render("propose_user", digest=text, ranked=list(shortlist.lines), faults=faults)
+            excess = self._excess(system, user, Proposals)
+            if excess <= 0:
+                break
+            room -= excess
+        self._note_cut(budget, "hypotheses", cut)
         try:
             answer = self._client.structured(
-                "propose",
-                system=render("propose_system"),
-                user=user,
-                schema=Proposals,
-                severity=self._severity,
-                budget=budget,
+                "propose", system=system, user=user, schema=Proposals, severity=self._severity, budget=budget
             )
         except (LLMUnavailable, BudgetExceeded) as exc:
             self._unavailable(budget, "hypotheses", exc)
@@ -137,10 +185,21 @@ class LLMReasoner:
     def write(self, ctx: Context, claims: list[Claim], budget: Budget) -> list[Claim]:
         ids = {e for c in claims for e in c.evidence}
         facts = [guard_field(f"{scrub_text(c.text)} [{', '.join(c.evidence)}]") for c in claims]
-        user = render("write_user", facts=facts)
+        system = render("write_system", variant=self._variants.get("write_system", "control"))
+        fixed = self._client.structured_messages(system, render("write_user", facts=[]), Prose)
+        window = self._client.context(self._severity)
+        room = self._client.room(fixed, severity=self._severity)
+        for _ in range(4):
+            fitted = fit_lines(facts, room, window, what="facts")
+            user = render("write_user", facts=list(fitted.lines))
+            excess = self._excess(system, user, Prose)
+            if excess <= 0:
+                break
+            room -= excess
+        self._note_cut(budget, "the summary", fitted.note)
         try:
             prose = self._client.structured(
-                "write", system=render("write_system"), user=user, schema=Prose, severity=self._severity, budget=budget
+                "write", system=system, user=user, schema=Prose, severity=self._severity, budget=budget
             )
         except (LLMUnavailable, BudgetExceeded) as exc:
             self._unavailable(budget, "the summary", exc)

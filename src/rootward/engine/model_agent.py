@@ -30,7 +30,8 @@ from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Finding, FindingStatus, ToolResult
 from rootward.engine.budget import Budget, BudgetExceeded
 from rootward.engine.tools import ManifestViolation, Tool, ToolLayer
-from rootward.llm.client import LLMClient
+from rootward.llm.client import LLMClient, request_tokens
+from rootward.llm.context_budget import CHARS_PER_TOKEN, fit_guarded
 from rootward.llm.prompts import render
 from rootward.llm.types import Message, ToolCall, ToolSpec
 
@@ -57,6 +58,7 @@ MAX_RESULT_ITEMS = 12
 MAX_RESULT_CHARS = 2000
 MAX_CALLS_PER_TURN = 2
 MAX_ENUM_ENTITIES = 60  # beyond this the entity list is in the prompt, not in every tool's schema
+CUT_RESULT = "(this earlier tool result was cut to fit the model's context window)"
 
 Verdict = Literal["supports", "refutes", "unclear"]
 STATUS: dict[str, FindingStatus] = {"supports": "validated", "refutes": "invalidated", "unclear": "inconclusive"}
@@ -101,7 +103,7 @@ def _jsonable(item: Any) -> Any:
     return item if isinstance(item, str | int | float | bool) or item is None else str(item)
 
 
-def describe(result: ToolResult) -> str:
+def describe(result: ToolResult, max_chars: int = MAX_RESULT_CHARS) -> str:
     """A typed tool result as the model sees it: a header line (status, invocation, error), then one
     line per cited evidence item or data item, so the injection guard can set aside a single line."""
     head: dict[str, Any] = {"status": result.status, "invocation": result.invocation}
@@ -115,7 +117,7 @@ def describe(result: ToolResult) -> str:
     else:
         items = []
     lines = [json.dumps(head, sort_keys=True), *(json.dumps(item, sort_keys=True) for item in items)]
-    text = scrub_text("\n".join(lines))[:MAX_RESULT_CHARS]
+    text = scrub_text("\n".join(lines))[:max_chars]
     return guard(text, source="tool").text
 
 
@@ -138,25 +140,11 @@ class ModelSpecialist:
             shown.setdefault(ref.cite, ref)
         entities = sorted(set(ctx.topology.entities) | set(ctx.alerting_services))
         specs = tool_specs(tools.offered(), entities)
-        messages = [
-            Message("system", render("agent_system")),
-            Message(
-                "user",
-                render(
-                    "agent_user",
-                    hypothesis=guard_field(f"{hypothesis.entity} {hypothesis.fault_type}"),
-                    evidence=guard("\n".join(_excerpt(r) for r in shown.values()), source="evidence").text,
-                    findings=[guard_field(f"{f.specialist}: {f.status}: {scrub_text(f.summary)}") for f in findings],
-                    entities=", ".join(map(guard_field, entities)),
-                    turns=self.limits.steps,
-                ),
-            ),
-        ]
+        messages = self._opening(hypothesis, findings, shown, entities, budget)
         for step in range(self.limits.steps):
             last = step == self.limits.steps - 1
-            reply = self._client.converse(
-                "agent", messages, [CONCLUDE_SPEC] if last else specs, severity=self._severity, budget=budget
-            )
+            offered = self._fit_turn(messages, [CONCLUDE_SPEC] if last else specs, budget)
+            reply = self._client.converse("agent", messages, offered, severity=self._severity, budget=budget)
             messages.append(Message("assistant", reply.text, tool_calls=reply.tool_calls))
             conclusion = next((c for c in reply.tool_calls if c.name == CONCLUDE), None)
             if conclusion is not None:
@@ -170,12 +158,81 @@ class ModelSpecialist:
                 if n >= MAX_CALLS_PER_TURN:
                     answer = f"refused: at most {MAX_CALLS_PER_TURN} tool calls per turn"
                 else:
-                    answer = self._run_tool(call, entities, tools, shown)
+                    answer = self._run_tool(call, entities, tools, shown, self._result_chars())
                 messages.append(Message("tool", answer, tool_call_id=call.id))
         return None
 
+    def _opening(
+        self,
+        hypothesis: Hypothesis,
+        findings: list[Finding],
+        shown: dict[str, EvidenceRef],
+        entities: list[str],
+        budget: Budget,
+    ) -> list[Message]:
+        """The system and user turns, the evidence cut (and the cut named) to leave room for tool results."""
+
+        def user(evidence: str) -> Message:
+            return Message(
+                "user",
+                render(
+                    "agent_user",
+                    hypothesis=guard_field(f"{hypothesis.entity} {hypothesis.fault_type}"),
+                    evidence=evidence,
+                    findings=[guard_field(f"{f.specialist}: {f.status}: {scrub_text(f.summary)}") for f in findings],
+                    entities=", ".join(map(guard_field, entities)),
+                    turns=self.limits.steps,
+                ),
+            )
+
+        system = Message("system", render("agent_system"))
+        # Evidence before tools: the room is measured with `conclude` alone, and `_fit_turn` offers only the
+        # tools that still fit (on a 2048-token window ten tool schemas would otherwise crowd out every cite).
+        room = self._client.room([system, user("")], [CONCLUDE_SPEC], severity=self._severity)
+        # Half the room for the opening evidence, half for the tools and what they bring back.
+        lines = [_excerpt(r) for r in shown.values()]
+        fitted = fit_guarded(lines, room // 2, self._client.context(self._severity), source="evidence", what="cites")
+        if fitted.note is not None:
+            note = f"LLM context for testing hypotheses: {fitted.note}"
+            if note not in budget.notes:
+                budget.notes.append(note)
+        for cite in list(shown)[fitted.kept :]:
+            del shown[cite]  # a cite cut from the prompt was not shown: the model cannot rest on it
+        return [system, user(guard(fitted.text, source="evidence").text)]
+
+    def _result_chars(self) -> int:
+        """A tool result's share of the window: a quarter of the prompt room, at most MAX_RESULT_CHARS."""
+        return min(MAX_RESULT_CHARS, self._client.context(self._severity).prompt_tokens * CHARS_PER_TOKEN // 4)
+
+    def _fit_turn(self, messages: list[Message], specs: list[ToolSpec], budget: Budget) -> list[ToolSpec]:
+        """Make the next turn fit the window: older tool results shortened first, then fewer tools offered.
+
+        `messages` is edited in place (a shortened result says so); the tools kept are the manifest's first
+        ones plus `conclude`, which is always offered. What cannot be made to fit is refused by the client.
+        """
+        window = self._client.context(self._severity).prompt_tokens
+        for index, message in enumerate(messages):
+            if request_tokens(messages, specs) <= window:
+                return specs
+            if message.role == "tool" and message.content != CUT_RESULT:
+                messages[index] = Message("tool", CUT_RESULT, tool_call_id=message.tool_call_id)
+        offered = [s for s in specs if s.name != CONCLUDE]
+        while offered and request_tokens(messages, [*offered, CONCLUDE_SPEC]) > window:
+            offered.pop()
+        if len(offered) < len(specs) - 1:
+            note = f"LLM context for testing hypotheses: {len(offered)} of {len(specs) - 1} tools offered to fit it"
+            if note not in budget.notes:
+                budget.notes.append(note)
+        return [*offered, CONCLUDE_SPEC]
+
     @staticmethod
-    def _run_tool(call: ToolCall, entities: list[str], tools: ToolLayer, shown: dict[str, EvidenceRef]) -> str:
+    def _run_tool(
+        call: ToolCall,
+        entities: list[str],
+        tools: ToolLayer,
+        shown: dict[str, EvidenceRef],
+        chars: int = MAX_RESULT_CHARS,
+    ) -> str:
         tool = next((t for t in tools.offered() if t.name == call.name), None)
         try:
             args = tool.arguments(call.arguments) if tool is not None else {}
@@ -192,7 +249,7 @@ class ModelSpecialist:
             return f"refused: {exc.detail}; conclude now"
         for ref in result.evidence:
             shown.setdefault(ref.cite, ref)
-        return describe(result)
+        return describe(result, chars)
 
     @staticmethod
     def _conclude(

@@ -20,8 +20,9 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from rootward.domain.llm_calls import CallRecord
-from rootward.llm.accounting import CallBudget, cost_of, estimate_tokens
+from rootward.llm.accounting import CallBudget, cost_of
 from rootward.llm.breaker import CircuitBreaker
+from rootward.llm.context_budget import CHARS_PER_TOKEN, ContextBudget, count_tokens, messages_tokens
 from rootward.llm.prompts import render
 from rootward.llm.providers import Provider, ProviderError, make_provider
 from rootward.llm.settings import LLMSettings
@@ -44,6 +45,25 @@ def parse_structured(text: str, schema: type[T]) -> T:
     return schema.model_validate(json.loads(extract_json(text)))
 
 
+def repair_reserve(prompt_tokens: int) -> int:
+    """Tokens a structured prompt leaves for its repair turn: an eighth of the room, at most 400."""
+    return min(400, prompt_tokens // 8)
+
+
+def request_tokens(messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> int:
+    """Pessimistic prompt tokens of a request: every message, every tool call it carries, the tool schemas."""
+    contents = [m.content for m in messages] + [
+        c.raw_arguments or json.dumps(c.arguments) for m in messages for c in m.tool_calls
+    ]
+    schemas = [  # as OpenAI's wire format spells them, the wordier of the two protocols
+        json.dumps(
+            {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+        )
+        for t in tools
+    ]
+    return messages_tokens(contents) + sum(count_tokens(s) for s in schemas)
+
+
 class LLMClient:
     def __init__(
         self,
@@ -63,6 +83,27 @@ class LLMClient:
         self._calls_today = 0
         self._lock = threading.Lock()
         self.calls: list[CallRecord] = []
+
+    def context(self, severity: str = "P2", *, escalate: bool = False) -> ContextBudget:
+        """The window of the model this severity is sent to: what prompt builders must fit in."""
+        return self.settings.context_for(self.settings.model_for(severity, escalate=escalate))
+
+    def room(self, fixed: Sequence[Message], tools: Sequence[ToolSpec] = (), *, severity: str = "P2") -> int:
+        """Prompt tokens left for the variable part (evidence) once `fixed` and `tools` are counted.
+
+        A structured call (no tools) keeps back what its one repair adds (the error and part of the
+        invalid answer), so the repair fits the window too."""
+        window = self.context(severity).prompt_tokens
+        reserve = 0 if tools else repair_reserve(window)
+        return max(0, window - reserve - request_tokens(fixed, tools))
+
+    def structured_messages(self, system: str, user: str, schema: type[BaseModel]) -> list[Message]:
+        """The messages `structured` sends, so a builder can size its evidence against them."""
+        schema_json = json.dumps(schema.model_json_schema(), sort_keys=True)
+        return [
+            Message("system", render("structured_system", instructions=system, schema=schema_json)),
+            Message("user", user),
+        ]
 
     @property
     def enabled(self) -> bool:
@@ -93,12 +134,12 @@ class LLMClient:
         assert self.provider is not None
         if not self.breaker.allow():
             raise LLMUnavailable(f"{self.provider.name}: circuit open after repeated failures")
-        prompt_tokens = sum(estimate_tokens(m.content) for m in messages) + sum(
-            estimate_tokens(c.raw_arguments or str(c.arguments)) for m in messages for c in m.tool_calls
-        )
-        if prompt_tokens > self.settings.max_input_tokens:
+        window = self.settings.context_for(model)
+        prompt_tokens = request_tokens(messages, tools)
+        if prompt_tokens > window.prompt_tokens:
             raise LLMUnavailable(
-                f"prompt of ~{prompt_tokens} tokens exceeds the {self.settings.max_input_tokens}-token limit"
+                f"prompt of ~{prompt_tokens} tokens does not fit the {window.prompt_tokens} prompt tokens "
+                f"of the {window.describe()}"
             )
         if budget is not None:
             budget.reserve_llm(prompt_tokens)
@@ -106,7 +147,7 @@ class LLMClient:
         started = time.monotonic()
         try:
             completion = self.provider.complete(
-                messages, model=model, max_tokens=self.settings.max_output_tokens, json_mode=not tools, tools=tools
+                messages, model=model, max_tokens=window.output_tokens, json_mode=not tools, tools=tools
             )
         except ProviderError as exc:
             self.breaker.failure()
@@ -142,6 +183,16 @@ class LLMClient:
             raise LLMUnavailable("no LLM configured (rule mode)")
         return self._call(purpose, list(messages), self.settings.model_for(severity), budget, tools)
 
+    def _repair_turns(self, messages: list[Message], answer: str, error: str, model: str) -> list[Message]:
+        """The invalid answer and the repair request, the answer shortened so the repair call still fits."""
+        repair = Message("user", render("repair", error=error))
+        room = self.settings.context_for(model).prompt_tokens - request_tokens(
+            [*messages, repair, Message("assistant", "")]
+        )
+        chars = max(0, room) * CHARS_PER_TOKEN
+        shown = answer if len(answer) <= chars else answer[: max(0, chars - 1)] + "…"
+        return [Message("assistant", shown), repair]
+
     def _record(self, purpose: str, model: str, status: str, usage: Usage, started: float, error: str | None) -> None:
         record = CallRecord(
             purpose=purpose,
@@ -174,17 +225,13 @@ class LLMClient:
         if not self.enabled:
             raise LLMUnavailable("no LLM configured (rule mode)")
         model = self.settings.model_for(severity, escalate=escalate)
-        schema_json = json.dumps(schema.model_json_schema(), sort_keys=True)
-        messages = [
-            Message("system", render("structured_system", instructions=system, schema=schema_json)),
-            Message("user", user),
-        ]
+        messages = self.structured_messages(system, user, schema)
         completion = self._call(purpose, messages, model, budget)
         try:
             return parse_structured(completion.text, schema)
         except (ValueError, ValidationError) as first_error:
-            repair = render("repair", error=str(first_error)[:2000])
-            messages += [Message("assistant", completion.text), Message("user", repair)]
+            error = str(first_error)[: min(2000, repair_reserve(self.settings.context_for(model).prompt_tokens))]
+            messages += self._repair_turns(messages, completion.text, error, model)
         completion = self._call(f"{purpose}:repair", messages, model, budget)
         try:
             return parse_structured(completion.text, schema)

@@ -45,5 +45,14 @@ def _env() -> Environment:
     )
 
 
-def render(name: str, **values: Any) -> str:
-    return _env().get_template(f"{name}.j2").render(**values)
+def template_name(name: str, variant: str = "control") -> str:
+    """The file of a prompt's arm: `name.j2` for the control, `name.<variant>.j2` for a trial's variant."""
+    return f"{name}.j2" if variant == "control" else f"{name}.{variant}.j2"
+
+
+def has_variant(name: str, variant: str) -> bool:
+    return (PROMPT_DIR / template_name(name, variant)).is_file()
+
+
+def render(name: str, *, variant: str = "control", **values: Any) -> str:
+    return _env().get_template(template_name(name, variant)).render(**values)

@@ -9,6 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from rootward.llm.context_budget import ContextBudget, budget_for
+
 
 class ModelPrice(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -35,6 +37,14 @@ class LLMSettings(BaseModel):
     timeout_s: float = Field(default=60.0, gt=0, description="Per-call timeout")
     max_output_tokens: int = Field(default=2048, gt=0)
     max_input_tokens: int = Field(default=32_000, gt=0, description="Tokens per call; larger prompts are refused")
+    context_window: int = Field(
+        default=32_768, ge=512, description="Context length (tokens) of a model with no entry in context_windows"
+    )
+    context_windows: dict[str, int] = Field(
+        default_factory=dict,
+        description="Context length (tokens) per model, e.g. {smollm2: 2048}: prompts are cut to fit it, "
+        "evidence lowest-ranked first, and the cut is named",
+    )
     breaker_failures: int = Field(default=3, ge=1, description="Consecutive failures that open the circuit")
     breaker_cooldown_s: float = Field(default=60.0, ge=0, description="Seconds before a half-open retry")
     daily_call_cap: int = Field(default=0, ge=0, description="Calls per provider per day; 0 = unlimited")
@@ -49,3 +59,8 @@ class LLMSettings(BaseModel):
         if escalate and "escalate" in self.models:
             return self.models["escalate"]
         return self.models.get(severity, self.model)
+
+    def context_for(self, model: str) -> ContextBudget:
+        """How a call to `model` splits its window between prompt and answer."""
+        window = self.context_windows.get(model, self.context_window)
+        return budget_for(model, window, self.max_output_tokens, self.max_input_tokens)

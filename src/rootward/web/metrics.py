@@ -18,6 +18,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from prometheus_client.process_collector import ProcessCollector
 
 from rootward.observability.collector import DatabaseCollector
+from rootward.observability.judge_metrics import JudgeCollector
 from rootward.observability.tools import TOOL_METRICS
 
 router = APIRouter()
@@ -31,6 +32,7 @@ def registry_of(request: Request) -> CollectorRegistry:
         if registry is None:
             registry = CollectorRegistry(auto_describe=False)
             registry.register(DatabaseCollector(state.sessions))
+            registry.register(JudgeCollector(state.sessions))
             registry.register(TOOL_METRICS)
             ProcessCollector(registry=registry)
             state.metrics_registry = registry

@@ -20,23 +20,13 @@ import networkx as nx
 
 from rootward.context.anomaly import family_of
 from rootward.context.assemble import Context
+from rootward.domain.faults import FAMILY_FAULTS
 from rootward.domain.hypothesis import Hypothesis
 from rootward.engine.signals import mentions
 
 # A fault that travels against the call edges: a caller's surge of load reaches what it calls.
 UPSTREAM_FAULTS = frozenset({"traffic_surge"})
-ALERT_FAULTS: dict[str, str] = {
-    "cpu": "cpu_saturation",
-    "memory": "memory_leak",
-    "disk": "disk_full",
-    "restarts": "crash_loop",
-    "packet_loss": "packet_loss",
-    "connections": "connection_pool_exhaustion",
-    "network": "network_latency",
-    "latency": "network_latency",
-    "errors": "deploy_regression",
-    "traffic": "traffic_surge",
-}
+ALERT_FAULTS = FAMILY_FAULTS
 
 
 def _graph(ctx: Context) -> nx.DiGraph:

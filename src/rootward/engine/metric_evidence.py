@@ -19,6 +19,7 @@ import networkx as nx
 from rootward.context.anomaly import SYMPTOM_FAMILIES, family_of
 from rootward.context.assemble import Context
 from rootward.context.metric_change import MetricChange
+from rootward.domain.faults import FAMILY_FAULTS
 from rootward.engine.signals import strength
 from rootward.engine.signatures import Signature
 
@@ -31,19 +32,6 @@ UNCONFIRMED_ONSET = 0.5
 PASSED_ON = 0.35
 # A change score below this (interquartile ranges) is within what noise does over a window.
 MIN_CHANGE = 4.0
-# What a moved series of a family says, when nothing more specific does.
-FAMILY_FAULTS: dict[str, str] = {
-    "cpu": "cpu_saturation",
-    "memory": "memory_leak",
-    "disk": "disk_full",
-    "restarts": "crash_loop",
-    "packet_loss": "packet_loss",
-    "connections": "connection_pool_exhaustion",
-    "network": "network_latency",
-    "latency": "network_latency",
-    "errors": "deploy_regression",
-    "traffic": "traffic_surge",
-}
 # A signature read from the family alone is a weak one: any specific evidence outranks it.
 FAMILY_SIGNATURE_SCORE = 0.3
 

@@ -30,7 +30,7 @@ def test_scores_are_trended_per_service_and_prompt_version(migrated_db_url: str,
     with make_session_factory(engine)() as s:
         record_scores(s, ScoreInput("i1", "checkout", "v1", "rubric-1", dict.fromkeys(DIMS, 0.5)))
         record_scores(s, ScoreInput("i2", "checkout", "v1", "rubric-1", {**dict.fromkeys(DIMS, 0.5), "clarity": 0.75}))
-        start_trial(s, "t1", "write_system", ["v2"], actor="a")
+        start_trial(s, "t1", "write_system", ["terse"], actor="a")
         add_feedback(s, "i1", target="rca", verdict="wrong", by="sre", corrected_entity="db")  # judge 0.5: agrees
         add_feedback(s, "i2", target="rca", verdict="accepted", by="sre")  # judge 0.55: disagrees
         s.commit()

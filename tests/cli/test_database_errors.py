@@ -63,6 +63,12 @@ EXAMPLES = {
     "directory": ["{bundles}"],
     "bundles": ["{bundles}"],
     "file": ["{bundles}/kb-eval.json"],
+    "result": ["{bundles}/result.json"],
+    "trial": ["no-such-trial"],
+    "template": ["write_system"],
+    "variant": ["terse"],
+    "arm": ["terse"],
+    "reason": ["beats control"],
 }
 # Options a verb needs to get as far as the database (or to return instead of running forever).
 EXTRA_ARGS = {
@@ -72,6 +78,7 @@ EXTRA_ARGS = {
     "kb eval": ["--no-dense", "--from-db"],
     "kb ingest": ["{bundles}/only/knowledge"],
     "risk report": ["--prometheus", "http://127.0.0.1:1"],
+    "judge": ["--store", "no-such-investigation"],
 }
 UNREACHABLE_URL = "postgresql+psycopg://rootward@127.0.0.1:1/rootward"
 
@@ -119,6 +126,9 @@ def bundles(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (bundle,) = (root / "gen").iterdir()
     bundle.rename(root / "only")
     (root / "gen").rmdir()
+    investigated = CliRunner().invoke(app, ["investigate", str(root / "only"), "--json"])
+    assert investigated.exit_code in (0, 1), investigated.output
+    (root / "result.json").write_text(investigated.output[investigated.output.index("{") :])
     (root / "kb-eval.json").write_text(json.dumps({"name": "one query", "now": "2026-10-01", "queries": []}))
     return root
 

@@ -244,7 +244,7 @@ def test_a_slow_downstream_is_found_from_live_data_with_links_and_the_dead_loki_
         _wait("a healthy baseline in Prometheus", lambda: _has_data(stack, 'up{job="payments"}'), 30)
         time.sleep(BASELINE_S)
         httpx.post(stack.payments + "/fault", json={"latency_ms": 300}, timeout=5).raise_for_status()
-        row = _wait("the live investigation", lambda: _investigation(stack), 80)
+        row = _wait("the live investigation", lambda: _investigation(stack), 150)
     result = row.investigation
     top = result.top
     assert top is not None, result.gaps

@@ -8,7 +8,7 @@ a fixed dozen bundles twice: in rule mode and in LLM mode through the real
 valid on the first try / after the repair / given up (fallback to rule mode),
 the model specialist's tool-call turns, tokens, wall time, and AC@1 in both
 modes, into bench/results/llm_local.json. Bundles whose data is absent
-(../shared) are skipped with the reason; so are those left when the time
+($ROOTWARD_EVAL_DATA) are skipped with the reason; so are those left when the time
 budget (ROOTWARD_BENCH_LLM_BUDGET_S, default 2400 s) is spent.
 
 Environment: ROOTWARD_LLM_VENV (default /work/llm-venv), ROOTWARD_BENCH_LLM_PORT
@@ -17,6 +17,7 @@ Environment: ROOTWARD_LLM_VENV (default /work/llm-venv), ROOTWARD_BENCH_LLM_PORT
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import platform
@@ -39,7 +40,8 @@ from rootward.llm.client import LLMClient
 from rootward.llm.settings import LLMSettings
 
 HERE = Path(__file__).resolve().parent
-SHARED = HERE.parent.parent / "shared"
+# Real labelled incidents, optional: $ROOTWARD_EVAL_DATA (a nezha-ob folder or its parent), else none.
+EVAL_DATA = Path(os.environ["ROOTWARD_EVAL_DATA"]) if os.environ.get("ROOTWARD_EVAL_DATA") else None
 VENV = Path(os.environ.get("ROOTWARD_LLM_VENV", "/work/llm-venv"))
 PORT = int(os.environ.get("ROOTWARD_BENCH_LLM_PORT", "8091"))
 BUDGET_S = float(os.environ.get("ROOTWARD_BENCH_LLM_BUDGET_S", "2400"))
@@ -56,12 +58,12 @@ LIMITS = BudgetLimits(wall_clock_s=1200)  # the default 300 s is less than a few
 
 
 def fixed_bundles() -> list[Path]:
-    nezha_root = SHARED / "data" / "nezha-ob"
-    nezha = sorted(p for p in nezha_root.iterdir() if p.is_dir()) if nezha_root.is_dir() else []
-    examples = [SHARED / "examples" / n for n in EXAMPLES]
+    nezha_root = EVAL_DATA / "nezha-ob" if EVAL_DATA and (EVAL_DATA / "nezha-ob").is_dir() else EVAL_DATA
+    nezha = sorted(p for p in nezha_root.iterdir() if p.is_dir()) if nezha_root and nezha_root.is_dir() else []
+    examples = [HERE.parent / "examples" / n for n in EXAMPLES]
     picked = nezha[::7][:8]  # every seventh labelled incident of nezha-ob, fixed so runs compare
     # Interleaved, so a run cut short by its time budget still covers both sources.
-    return [b for pair in zip(examples + [None] * 4, picked, strict=False) for b in pair if b is not None]
+    return [b for pair in itertools.zip_longest(examples, picked) for b in pair if b is not None]
 
 
 def ensure_model() -> Path:

@@ -6,8 +6,8 @@
 one), counted in `http_requests_total{method,status}` and timed in
 `http_request_duration_seconds`; `GET /metrics` is the Prometheus exposition
 (with the client's default process metrics). `POST /fault` with
-`{"latency_ms": 300}`, `{"error_ratio": 0.5}` or `{"cpu_burn": true}` injects a
-fault; `{}` clears it. No service label: Prometheus' `job` names it, as in
+`{"latency_ms": 300}`, `{"error_ratio": 0.5}` or `{"cpu_burn": 0.7}` (the share
+of one core a busy thread takes) injects a fault; `{}` clears it. No service label: Prometheus' `job` names it, as in
 most setups.
 """
 
@@ -33,14 +33,18 @@ LATENCY = Histogram(
 )
 FAULT: dict[str, Any] = {}
 _BURNING = threading.Event()
+BURN_SLICE_S = 0.05
 
 
 def _burn() -> None:
+    """Spin for the asked share of each slice, sleep the rest: a runaway loop in the process."""
     while True:
         _BURNING.wait()
-        deadline = time.monotonic() + 0.05
+        share = min(1.0, max(0.0, float(FAULT.get("cpu_burn") or 0)))
+        deadline = time.monotonic() + BURN_SLICE_S * share
         while time.monotonic() < deadline:
             pass
+        time.sleep(BURN_SLICE_S * (1 - share))
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -1,14 +1,20 @@
-"""A live investigation on a real stack, every part a real process speaking its real protocol.
+"""Live investigations on a real stack, every part a real process speaking its real protocol.
 
-Two services instrumented with prometheus_client (`orders` calls `payments`), a
-real `prometheus-node-exporter`, a real Prometheus scraping all three and
-evaluating an alert rule, a real Alertmanager posting to `rootward serve`
-(bearer token), and a Loki address nothing listens on. After a healthy
-baseline, `payments` turns slow; the rule fires on `orders`; the investigation
-must name payments and a latency fault from live data, cite what resolves,
-carry the PromQL and a working Prometheus link with each metric cite, and
-name the dead Loki as a gap. `rootward sources check` against the same stack
-shows the templates that matched and the Loki failure.
+Four services instrumented with prometheus_client (`orders` calls `payments`;
+`search` and `cart` stand alone), a real `prometheus-node-exporter`, a real
+Prometheus scraping them all and evaluating the alert rules, a real
+Alertmanager posting to `rootward serve` (bearer token), and a Loki address
+nothing listens on. After one healthy baseline, three faults start at once:
+`payments` turns slow (the rule fires on `orders`, upstream), `search` burns
+CPU, and `cart` starts failing right after a deploy posted to
+`/api/v1/changes`. Each investigation must name the right entity and fault
+type from live data, cite what resolves, and name the dead Loki as a gap; the
+latency one carries the PromQL and a working Prometheus link with its metric
+cite. `rootward sources check` against the same stack shows the templates that
+matched and the Loki failure.
+
+The stack runs once for the module (a baseline costs 40 s of real time); each
+test reads what it left.
 """
 
 from __future__ import annotations
@@ -51,23 +57,42 @@ pytestmark = [
 ROOTWARD = str(Path(sys.executable).parent / "rootward")
 TOKEN = "live-e2e-token"
 BASELINE_S = 40  # healthy traffic before the fault: the anomaly baseline
+SERVICES = ("orders", "payments", "search", "cart")
+
+
+def _rule(alert: str, expr: str, summary: str) -> dict[str, Any]:
+    return {"alert": alert, "expr": expr, "for": "10s", "labels": {"severity": "critical"},
+            "annotations": {"summary": summary}}  # fmt: skip
+
+
 RULES = {
     "groups": [
         {
             "name": "shop",
             "rules": [
-                {
-                    "alert": "HighLatency",
-                    "expr": "histogram_quantile(0.99, sum by (job, le) "
+                _rule(
+                    "HighLatency",
+                    "histogram_quantile(0.99, sum by (job, le) "
                     '(rate(http_request_duration_seconds_bucket{job="orders"}[10s]))) > 0.2',
-                    "for": "12s",
-                    "labels": {"severity": "critical"},
-                    "annotations": {"summary": "orders p99 latency above 200 ms"},
-                }
+                    "orders p99 latency above 200 ms",
+                ),
+                _rule(
+                    "HighCPU",
+                    'rate(process_cpu_seconds_total{job="search"}[10s]) > 0.35',
+                    "search uses more than a third of a core",
+                ),  # fmt: skip
+                _rule(
+                    "HighErrorRate",
+                    'sum by (job) (rate(http_requests_total{job="cart",status=~"5.."}[10s])) '
+                    '/ sum by (job) (rate(http_requests_total{job="cart"}[10s])) > 0.2',
+                    "cart fails more than 20% of requests",
+                ),
             ],
         }
     ]
 }
+INVESTIGATION_WAIT_S = 150
+DEPLOY = {"id": "cart-deploy-42", "kind": "deploy", "service": "cart", "version": "v42", "summary": "new checkout flow"}
 
 
 @dataclass
@@ -75,10 +100,18 @@ class Stack:
     root: Path
     prometheus: str
     rootward: str
-    orders: str
-    payments: str
+    service: dict[str, str]  # name -> base URL
     config: Path
     loki_port: int
+
+
+@dataclass
+class Outcome:
+    """What the module's one run left: the stack, and the investigation of each alerting service."""
+
+    stack: Stack
+    rows: dict[str, InvestigationRow]
+    seconds: float
 
 
 @contextmanager
@@ -101,7 +134,7 @@ def _process(name: str, args: list[str], root: Path, ready: str | None, timeout_
 
 def _configs(root: Path, ports: dict[str, int]) -> Path:
     (root / "rules.yml").write_text(yaml.safe_dump(RULES))
-    targets = {name: f"127.0.0.1:{ports[name]}" for name in ("orders", "payments", "node")}
+    targets = {name: f"127.0.0.1:{ports[name]}" for name in (*SERVICES, "node")}
     (root / "prometheus.yml").write_text(
         yaml.safe_dump(
             {
@@ -129,7 +162,10 @@ def _configs(root: Path, ports: dict[str, int]) -> Path:
             }
         )
     )  # fmt: skip
-    (root / "topology.yaml").write_text("entities:\n  orders: {kind: service, depends_on: [payments]}\n")
+    (root / "topology.yaml").write_text(
+        "entities:\n  orders: {kind: service, depends_on: [payments]}\n"
+        "  search: {kind: service}\n  cart: {kind: service}\n"
+    )
     config = root / "rootward.yaml"
     config.write_text(
         yaml.safe_dump(
@@ -152,33 +188,49 @@ def _configs(root: Path, ports: dict[str, int]) -> Path:
     return config
 
 
-@pytest.fixture
-def stack(tmp_path: Path) -> Iterator[Stack]:
-    ports = {name: free_port() for name in ("orders", "payments", "node", "prometheus", "am", "rootward", "loki")}
-    config = _configs(tmp_path, ports)
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    root = tmp_path_factory.mktemp("live")
+    ports = {name: free_port() for name in (*SERVICES, "node", "prometheus", "am", "rootward", "loki")}
+    config = _configs(root, ports)
     shop = [sys.executable, "-m", "tests.e2e.live_shop"]
     repo = Path(__file__).resolve().parents[2]
     url = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
+    downstream = {"orders": url["payments"]}
     with ExitStack() as stack:
         enter = stack.enter_context
         enter(_process("node", ["prometheus-node-exporter", f"--web.listen-address=127.0.0.1:{ports['node']}"],
-                       tmp_path, url["node"] + "/metrics"))  # fmt: skip
-        enter(_shop(shop + ["--port", str(ports["payments"])], repo, tmp_path, "payments", url["payments"]))
-        enter(_shop(shop + ["--port", str(ports["orders"]), "--downstream", url["payments"]], repo, tmp_path,
-                    "orders", url["orders"]))  # fmt: skip
+                       root, url["node"] + "/metrics"))  # fmt: skip
+        for name in ("payments", "orders", "search", "cart"):
+            args = ["--port", str(ports[name])] + (["--downstream", downstream[name]] if name in downstream else [])
+            enter(_shop(shop + args, repo, root, name, url[name]))
         enter(_process("rootward", [ROOTWARD, "serve", "--config", str(config), "--port", str(ports["rootward"])],
-                       tmp_path, url["rootward"] + "/healthz", timeout_s=60))  # fmt: skip
-        enter(_process("alertmanager", [str(alertmanager_binary()), f"--config.file={tmp_path / 'am.yml'}",
-                                        f"--storage.path={tmp_path / 'am'}",
+                       root, url["rootward"] + "/healthz", timeout_s=60))  # fmt: skip
+        enter(_process("alertmanager", [str(alertmanager_binary()), f"--config.file={root / 'am.yml'}",
+                                        f"--storage.path={root / 'am'}",
                                         f"--web.listen-address=127.0.0.1:{ports['am']}", "--cluster.listen-address="],
-                       tmp_path, url["am"] + "/-/ready"))  # fmt: skip
-        enter(_process("prometheus", ["prometheus", f"--config.file={tmp_path / 'prometheus.yml'}",
-                                      f"--storage.tsdb.path={tmp_path / 'tsdb'}",
+                       root, url["am"] + "/-/ready"))  # fmt: skip
+        enter(_process("prometheus", ["prometheus", f"--config.file={root / 'prometheus.yml'}",
+                                      f"--storage.tsdb.path={root / 'tsdb'}",
                                       f"--web.listen-address=127.0.0.1:{ports['prometheus']}",
                                       f"--web.external-url={url['prometheus']}"],
-                       tmp_path, url["prometheus"] + "/-/ready"))  # fmt: skip
-        yield Stack(tmp_path, url["prometheus"], url["rootward"], url["orders"], url["payments"], config,
-                    ports["loki"])  # fmt: skip
+                       root, url["prometheus"] + "/-/ready"))  # fmt: skip
+        yield Stack(root, url["prometheus"], url["rootward"], {n: url[n] for n in SERVICES}, config, ports["loki"])
+
+
+@pytest.fixture(scope="module")
+def outcome(stack: Stack) -> Outcome:
+    """One healthy baseline, three faults at once, and the three investigations they cause."""
+    started = time.monotonic()
+    with _traffic([stack.service[name] for name in ("orders", "search", "cart")]):
+        _wait(stack, "a healthy baseline in Prometheus", lambda: _has_data(stack, 'up{job="payments"}'), 30)
+        time.sleep(BASELINE_S)
+        _post(stack, "/api/v1/changes", DEPLOY)
+        _fault(stack, "cart", {"error_ratio": 0.5})
+        _fault(stack, "payments", {"latency_ms": 300})
+        _fault(stack, "search", {"cpu_burn": 0.8})
+        rows = _wait(stack, "the three live investigations", lambda: _investigations(stack), INVESTIGATION_WAIT_S)
+    return Outcome(stack, rows, time.monotonic() - started)
 
 
 @contextmanager
@@ -195,18 +247,18 @@ def _shop(args: list[str], repo: Path, root: Path, name: str, url: str) -> Itera
 
 
 @contextmanager
-def _traffic(url: str, threads: int = 3) -> Iterator[None]:
-    """Steady requests to `url/work` from a few clients, like users would send."""
+def _traffic(urls: list[str], threads: int = 2) -> Iterator[None]:
+    """Steady requests to each `url/work` from a few clients, like users would send."""
     stop = threading.Event()
 
-    def loop() -> None:
+    def loop(url: str) -> None:
         with httpx.Client(timeout=5) as client:
             while not stop.is_set():
                 with suppress(httpx.HTTPError):
                     client.get(url + "/work")
                 stop.wait(0.05)
 
-    workers = [threading.Thread(target=loop, daemon=True) for _ in range(threads)]
+    workers = [threading.Thread(target=loop, args=(u,), daemon=True) for u in urls for _ in range(threads)]
     for w in workers:
         w.start()
     try:
@@ -217,52 +269,100 @@ def _traffic(url: str, threads: int = 3) -> Iterator[None]:
             w.join(timeout=10)
 
 
-def _wait(what: str, check: Callable[[], Any], timeout_s: float) -> Any:
+def _post(stack: Stack, path: str, body: dict[str, Any]) -> None:
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    httpx.post(stack.rootward + path, json=body, headers=headers, timeout=10).raise_for_status()
+
+
+def _fault(stack: Stack, service: str, fault: dict[str, Any]) -> None:
+    httpx.post(stack.service[service] + "/fault", json=fault, timeout=5).raise_for_status()
+
+
+def _wait(stack: Stack, what: str, check: Callable[[], Any], timeout_s: float) -> Any:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         value = check()
         if value:
             return value
         time.sleep(0.5)
-    raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
+    raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}\n{_diagnosis(stack)}")
 
 
-def _investigation(stack: Stack) -> InvestigationRow | None:
+def _diagnosis(stack: Stack) -> str:
+    """What each part of the stack says, so a timeout in CI can be understood from its log alone."""
+    parts = []
+    with suppress(httpx.HTTPError, ValueError):
+        alerts = httpx.get(stack.prometheus + "/api/v1/alerts", timeout=5).json()["data"]["alerts"]
+        parts.append("Prometheus alerts: " + "; ".join(f"{a['labels']['alertname']} {a['state']}" for a in alerts))
+    with suppress(OperationalError):
+        engine = make_engine(f"sqlite:///{stack.root / 'rw' / 'rootward.db'}")
+        with engine.connect() as conn:
+            for table in ("alerts", "investigation_jobs"):
+                rows = conn.exec_driver_sql(f"SELECT * FROM {table}").fetchall()  # noqa: S608 - our own names
+                parts.append(f"{table}: " + "\n  ".join(str(tuple(r))[:400] for r in rows))
+        engine.dispose()
+    for name in ("rootward", "alertmanager"):
+        parts.append(f"{name}.log (tail): " + (stack.root / f"{name}.log").read_text(errors="replace")[-3000:])
+    return "\n".join(parts)
+
+
+def _investigations(stack: Stack) -> dict[str, InvestigationRow] | None:
+    """The investigation of each alerting service once all three exist."""
     engine = make_engine(f"sqlite:///{stack.root / 'rw' / 'rootward.db'}")
     try:
         with make_session_factory(engine)() as session:
-            return session.scalars(select(InvestigationRow)).first()
+            rows = {row.service: row for row in session.scalars(select(InvestigationRow))}
     except OperationalError:
         return None  # the server has not created its tables yet (a slow start under load)
     finally:
         engine.dispose()
+    return rows if {"orders", "search", "cart"} <= rows.keys() else None
 
 
-def test_a_slow_downstream_is_found_from_live_data_with_links_and_the_dead_loki_named(stack: Stack) -> None:
-    started = time.monotonic()
-    with _traffic(stack.orders):
-        _wait("a healthy baseline in Prometheus", lambda: _has_data(stack, 'up{job="payments"}'), 30)
-        time.sleep(BASELINE_S)
-        httpx.post(stack.payments + "/fault", json={"latency_ms": 300}, timeout=5).raise_for_status()
-        row = _wait("the live investigation", lambda: _investigation(stack), 150)
+def _top(outcome: Outcome, service: str) -> tuple[Any, Any]:
+    result = outcome.rows[service].investigation
+    assert result.top is not None, result.gaps
+    return result, result.top
+
+
+def _assert_cites_resolve(row: InvestigationRow) -> None:
     result = row.investigation
-    top = result.top
-    assert top is not None, result.gaps
-    assert (top.entity, top.fault_type) == ("payments", "network_latency"), result.model_dump_json(indent=1)
-    assert "no logs: Loki: query_range cannot connect (connection refused)" in result.gaps
-    bundle = load_bundle(row.bundle_path)
-    resolver = BundleCiteResolver(bundle)
-    cites = [result.evidence[e].cite for e in top.evidence]
+    assert result.top is not None
+    resolver = BundleCiteResolver(load_bundle(row.bundle_path))
+    cites = [result.evidence[e].cite for e in result.top.evidence]
     assert cites and all(resolver.resolves(c) for c in cites), cites
+    assert "no logs: Loki: query_range cannot connect (connection refused)" in result.gaps
+
+
+def test_a_slow_downstream_is_found_upstream_of_its_alert_with_promql_links(outcome: Outcome) -> None:
+    result, top = _top(outcome, "orders")
+    assert (top.entity, top.fault_type) == ("payments", "network_latency"), result.model_dump_json(indent=1)
+    _assert_cites_resolve(outcome.rows["orders"])
     metric = [result.evidence[e] for e in top.evidence if result.evidence[e].kind == "metric"]
-    assert metric, cites
+    assert metric, [result.evidence[e].cite for e in top.evidence]
     extra = metric[0].model_extra or {}
     assert extra["query"].startswith("PromQL ") and 'job="payments"' in extra["query"]
     assert httpx.get(extra["url"], timeout=5, follow_redirects=True).status_code == 200
     alert = next(i for i in result.evidence.values() if i.kind == "alert")
-    assert (alert.model_extra or {}).get("url", "").startswith(stack.prometheus)  # the rule's generatorURL
-    assert time.monotonic() - started < 120
+    assert (alert.model_extra or {}).get("url", "").startswith(outcome.stack.prometheus)  # the rule's generatorURL
+    assert outcome.seconds < 120, "the three live investigations should take under two minutes"
 
+
+def test_a_cpu_burn_in_one_process_is_named_cpu_saturation(outcome: Outcome) -> None:
+    result, top = _top(outcome, "search")
+    assert (top.entity, top.fault_type) == ("search", "cpu_saturation"), result.model_dump_json(indent=1)
+    _assert_cites_resolve(outcome.rows["search"])
+
+
+def test_errors_right_after_a_posted_deploy_are_named_a_deploy_regression_citing_it(outcome: Outcome) -> None:
+    result, top = _top(outcome, "cart")
+    assert (top.entity, top.fault_type) == ("cart", "deploy_regression"), result.model_dump_json(indent=1)
+    _assert_cites_resolve(outcome.rows["cart"])
+    cited = [result.evidence[e] for e in top.evidence]
+    assert any(item.kind == "change" and DEPLOY["id"] in item.cite for item in cited), [i.cite for i in cited]
+
+
+def test_sources_check_shows_the_matching_templates_and_the_dead_loki(stack: Stack) -> None:
     check = subprocess.run(
         [ROOTWARD, "sources", "check", "--config", str(stack.config), "-s", "payments", "-s", "127.0.0.1"],
         capture_output=True,

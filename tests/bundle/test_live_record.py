@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from rootward.bundle.live import LiveRecord, link_evidence, read_live, write_live
@@ -47,3 +48,22 @@ def test_evidence_items_get_the_query_and_link_of_their_cite() -> None:
     assert linked["E4"].model_extra == {"url": "http://prom/graph?g0.expr=up"}
     assert linked["E5"].model_extra == {}  # only http(s) links: a generatorURL is whatever the sender wrote
     assert linked["E6"].model_extra == {}
+
+
+def test_a_kubernetes_log_line_gets_the_api_path_and_a_loki_line_the_logql(tmp_path: Path) -> None:
+    lines = [
+        {"ts": "2026-03-14T14:31:02Z", "service": "cart", "message": "timeout", "level": "ERROR"},
+        {"ts": "2026-03-14T14:31:05Z", "service": "cart", "message": "BackOff: Pod/cart-1: restarting",
+         "source": "kubernetes.event", "reason": "BackOff"},
+    ]  # fmt: skip
+    (tmp_path / "logs.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    k8s = LiveQuery("logs", "Kubernetes", "", "Kubernetes API GET /api/v1/namespaces/shop/events")
+    record = LiveRecord((k8s, *_record().queries))
+    evidence = {
+        "E1": EvidenceItem(kind="log", cite="logs.jsonl:1"),
+        "E2": EvidenceItem(kind="log", cite="logs.jsonl:2"),
+    }
+    result = InvestigationResult(bundle="b", status="validated", evidence=evidence)
+    linked = link_evidence(result, record, tmp_path).evidence
+    assert linked["E1"].model_extra == {"query": 'LogQL {service=~".+"} [..]'}
+    assert linked["E2"].model_extra == {"query": "Kubernetes API GET /api/v1/namespaces/shop/events"}

@@ -80,6 +80,14 @@ def test_logs_are_written_oldest_first_so_line_numbers_follow_time(tmp_path: Pat
     assert [(r.line, r.message, r.pod, r.level) for r in logs] == [(1, "first", "db-0", ""), (2, "second", "", "ERROR")]
 
 
+def test_a_log_records_extra_fields_are_kept_without_overriding_the_standard_ones(tmp_path: Path) -> None:
+    record = LogRecord(ts=T0, service="api", message="BackOff", extra={"source": "kubernetes.event", "service": "x"})
+    write_logs(_written(tmp_path, [_alert()]), [record])
+    logs = load_bundle(tmp_path).logs
+    assert logs is not None
+    assert (logs[0].service, logs[0].extra) == ("api", {"source": "kubernetes.event"})
+
+
 def test_metrics_and_changes_round_trip(tmp_path: Path) -> None:
     series = [MetricSeries("api", "error_rate", (1773498600, 1773498660), (0.01, 0.25))]
     change = Change(id="d-1", kind="deploy", service="api", time=T0, version="v2", author="ci", summary="bump")

@@ -90,3 +90,21 @@ def test_deployment_scaled_to_zero_stays_in_the_topology_behind_its_service() ->
     assert topology.entities["ledger"].attributes["pods"] == "0"
     assert topology.entities["ledger"].runs_on == ()
     assert topology.entities["ledger-api"].depends_on == ("ledger",)
+
+
+def test_the_api_paths_read_are_kept_as_live_queries_per_kind_of_data() -> None:
+    with serve(kubernetes_route()) as (url, _seen):
+        source = _source(url)
+        source.query(None, NOW - timedelta(hours=1), NOW)
+        logs = source.live_queries(NOW - timedelta(hours=1), NOW)
+        source.recent(None, NOW - timedelta(days=2), NOW)
+        changes = source.live_queries(NOW - timedelta(days=2), NOW)
+    assert {(q.kind, q.query) for q in logs} == {
+        ("logs", f"Kubernetes API GET /api/v1/namespaces/{NS}/events"),
+        ("logs", f"Kubernetes API GET /api/v1/namespaces/{NS}/pods"),
+        ("logs", f"Kubernetes API GET /apis/apps/v1/namespaces/{NS}/replicasets"),
+    }
+    assert [(q.kind, q.query) for q in changes] == [
+        ("changes", f"Kubernetes API GET /apis/apps/v1/namespaces/{NS}/replicasets")
+    ]
+    assert all(q.source == "Kubernetes" and not q.url for q in logs + changes)

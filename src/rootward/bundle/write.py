@@ -106,6 +106,7 @@ def write_logs(out: Path, records: Sequence[LogRecord]) -> None:
         for r in sorted(records, key=lambda r: r.ts):
             row: dict[str, Any] = {"ts": iso_time(r.ts), "service": r.service, "message": r.message}
             row.update({k: v for k, v in (("level", r.level), ("host", r.host), ("pod", r.pod)) if v})
+            row.update({k: v for k, v in r.extra.items() if k not in row})  # e.g. the source: kubernetes.event
             fh.write(json.dumps(row) + "\n")
 
 

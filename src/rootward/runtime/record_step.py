@@ -72,5 +72,5 @@ def _with_live_links(state: JobState) -> JobState:
     """The engine's result with each live cite's query and UI link (bundle `live.json`), kept for notify too."""
     if state.engine is None or state.engine.result is None or state.engine_failed or state.bundle_path is None:
         return state
-    linked = link_evidence(state.engine.result, read_live(state.bundle_path))
+    linked = link_evidence(state.engine.result, read_live(state.bundle_path), state.bundle_path)
     return state.model_copy(update={"engine": state.engine.model_copy(update={"result": linked})})

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from pydantic import Field, SecretStr
 
+from rootward.domain.live import LiveKind, LiveQuery
 from rootward.domain.telemetry import Change, LogRecord
 from rootward.domain.topology import Entity, Topology
 from rootward.sources.base import SourceUnavailable
@@ -392,6 +393,7 @@ class KubernetesSource:
         self.guard = guard or Guard(SOURCE, settings)
         self._core: Any = None
         self._apps: Any = None
+        self._asked: list[tuple[LiveKind, str]] = []  # (kind of data, API path) since the last live_queries
 
     def _apis(self) -> tuple[Any, Any]:
         if self._core is None:
@@ -434,30 +436,58 @@ class KubernetesSource:
 
         return self.guard.call(f"{what} in {namespace}", run)
 
-    def _all(self, what: str, pick: Callable[[Any, Any], Callable[..., Any]]) -> list[Any]:
+    def _all(self, what: str, pick: Callable[[Any, Any], Callable[..., Any]], path: str, kind: LiveKind) -> list[Any]:
+        """`path` is the API path the client calls (`{ns}` for the namespace), kept as the live query."""
         core, apps = self._apis()
         out: list[Any] = []
         for namespace in self.settings.namespaces:
             out += self._list(what, pick(core, apps), namespace)
+            self._asked.append((kind, path.format(ns=namespace)))
         return out
 
-    def pods(self) -> list[Any]:
-        return self._all("list pods", lambda core, _apps: core.list_namespaced_pod)
+    def pods(self, kind: LiveKind = "logs") -> list[Any]:
+        return self._all(
+            "list pods", lambda core, _apps: core.list_namespaced_pod, "/api/v1/namespaces/{ns}/pods", kind
+        )
 
     def events(self) -> list[Any]:
-        return self._all("list events", lambda core, _apps: core.list_namespaced_event)
+        return self._all(
+            "list events", lambda core, _apps: core.list_namespaced_event, "/api/v1/namespaces/{ns}/events", "logs"
+        )
 
-    def replicasets(self) -> list[Any]:
-        return self._all("list replicasets", lambda _core, apps: apps.list_namespaced_replica_set)
+    def replicasets(self, kind: LiveKind = "changes") -> list[Any]:
+        return self._all(
+            "list replicasets",
+            lambda _core, apps: apps.list_namespaced_replica_set,
+            "/apis/apps/v1/namespaces/{ns}/replicasets",
+            kind,
+        )
 
     def deployments(self) -> list[Any]:
-        return self._all("list deployments", lambda _core, apps: apps.list_namespaced_deployment)
+        return self._all(
+            "list deployments",
+            lambda _core, apps: apps.list_namespaced_deployment,
+            "/apis/apps/v1/namespaces/{ns}/deployments",
+            "topology",
+        )
 
     def services(self) -> list[Any]:
-        return self._all("list services", lambda core, _apps: core.list_namespaced_service)
+        return self._all(
+            "list services", lambda core, _apps: core.list_namespaced_service, "/api/v1/namespaces/{ns}/services",
+            "topology",
+        )  # fmt: skip
+
+    def live_queries(self, start: datetime, end: datetime) -> list[LiveQuery]:
+        """The API paths read since the last call (`GET /api/v1/namespaces/shop/events`...), one per kind and path.
+
+        Kubernetes keeps no history to link to, so there is no URL: the path is how to read the same state
+        again (`kubectl get --raw <path>`)."""
+        asked = list(dict.fromkeys(self._asked))
+        self._asked = []
+        return [LiveQuery(kind, SOURCE, "", f"Kubernetes API GET {path}") for kind, path in asked]
 
     def pod_health(self, service: str | None = None) -> list[PodHealth]:
-        owners = replicaset_owners(self.replicasets())
+        owners = replicaset_owners(self.replicasets("logs"))
         health = [pod_health(p, owners, self.settings.service_label) for p in self.pods()]
         return [h for h in health if service is None or h.service == service]
 
@@ -467,7 +497,7 @@ class KubernetesSource:
         self, service: str | None, start: datetime, end: datetime, filter: str | None = None
     ) -> Sequence[LogRecord]:
         """Events and pod-health lines of the window, as log records (newest state of each container)."""
-        owners = replicaset_owners(self.replicasets())
+        owners = replicaset_owners(self.replicasets("logs"))
         pods = self.pods()
         pod_services = {str(p.metadata.name): service_of_pod(p, owners, self.settings.service_label) for p in pods}
         records: list[LogRecord] = []
@@ -505,7 +535,11 @@ class KubernetesSource:
 
     def graph(self) -> Topology:
         return cluster_topology(
-            self.pods(), self.replicasets(), self.services(), self.settings.service_label, self.deployments()
+            self.pods("topology"),
+            self.replicasets("topology"),
+            self.services(),
+            self.settings.service_label,
+            self.deployments(),
         )
 
 

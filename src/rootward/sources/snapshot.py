@@ -99,7 +99,7 @@ def snapshot_bundle(
     write_alerts(out, alerts)
     start, end, since = meta.window_start, meta.window_end, meta.fired_at - CHANGE_LOOKBACK
     parts: list[tuple[str, object, Callable[[], None]]] = [
-        (TOPOLOGY_FILE, sources.topology, lambda: _topology(snap)),
+        (TOPOLOGY_FILE, sources.topology, lambda: _topology(snap, start, end)),
         (LOGS_FILE, sources.logs, lambda: _logs(snap, start, end)),
         (METRICS_FILE, sources.metrics, lambda: _metrics(snap, start, end)),
         (TRACES_FILE, sources.traces, lambda: _traces(snap, start, end)),
@@ -130,10 +130,11 @@ def _queried(snap: _Snapshot, source: object, start: datetime, end: datetime) ->
         snap.queries += source.live_queries(start, end)
 
 
-def _topology(snap: _Snapshot) -> None:
+def _topology(snap: _Snapshot, start: datetime, end: datetime) -> None:
     assert snap.sources.topology is not None
     snap.topology = snap.sources.topology.graph()
     write_topology(snap.out, snap.topology)
+    _queried(snap, snap.sources.topology, start, end)
 
 
 def _logs(snap: _Snapshot, start: datetime, end: datetime) -> None:
@@ -151,6 +152,7 @@ def _traces(snap: _Snapshot, start: datetime, end: datetime) -> None:
 def _changes(snap: _Snapshot, start: datetime, end: datetime) -> None:
     assert snap.sources.changes is not None
     write_changes(snap.out, snap.sources.changes.recent(None, start, end))
+    _queried(snap, snap.sources.changes, start, end)
 
 
 def _knowledge(snap: _Snapshot) -> None:

@@ -10,9 +10,11 @@ the team said; then the cluster; then scrape targets). A kind of `unknown`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
+from rootward.domain.live import LiveQuery
 from rootward.domain.topology import Entity, Topology
-from rootward.sources.base import SourceUnavailable, TopologySource
+from rootward.sources.base import QueriedSource, SourceUnavailable, TopologySource
 
 
 def merge_topologies(layers: Sequence[Topology]) -> Topology:
@@ -56,3 +58,7 @@ class MergedTopologySource:
                 raise SourceUnavailable("topology", "no topology layer configured")
             raise SourceUnavailable("topology", "; ".join(gaps), qualified=True)
         return merge_topologies(graphs)
+
+    def live_queries(self, start: datetime, end: datetime) -> list[LiveQuery]:
+        """What the layers that keep their queries read (the Kubernetes API paths)."""
+        return [q for _name, s in self.layers if isinstance(s, QueriedSource) for q in s.live_queries(start, end)]

@@ -92,7 +92,9 @@ def _refused(sessions: sessionmaker[Session], approval_id: str) -> dict[str, obj
     with sessions() as s:
         row = s.get(ApprovalRow, approval_id)
         assert row is not None and row.status == "refused"
-        kinds = [r.kind for r in s.scalars(select(AuditRow).where(AuditRow.subject == approval_id))]
+        kinds = [
+            r.kind for r in s.scalars(select(AuditRow).where(AuditRow.subject == approval_id).order_by(AuditRow.id))
+        ]
         assert "executor.refused" in kinds
         return row.result or {}
 

@@ -63,7 +63,9 @@ def _request(s: Session, action: ProposedAction = ACTION, *, now: datetime | Non
 def _audit(sessions: sessionmaker[Session], kind: str) -> list[dict[str, Any]]:
     with sessions() as s:
         assert verify_chain(s).ok
-        return [json.loads(r.data) for r in s.scalars(select(AuditRow).where(AuditRow.kind == kind))]
+        return [
+            json.loads(r.data) for r in s.scalars(select(AuditRow).where(AuditRow.kind == kind).order_by(AuditRow.id))
+        ]
 
 
 def _status(sessions: sessionmaker[Session], approval_id: str) -> str:

@@ -41,7 +41,7 @@ def test_the_same_action_from_two_investigations_is_one_request(sessions: sessio
     assert first is not None and second == first and other not in (None, first)
     with sessions() as s:
         assert len(s.scalars(select(ApprovalRow)).all()) == 2
-        kinds = [r.kind for r in s.scalars(select(AuditRow))]
+        kinds = [r.kind for r in s.scalars(select(AuditRow).order_by(AuditRow.id))]
     assert kinds.count("approval.deduplicated") == 1
 
 

@@ -139,6 +139,8 @@ def test_an_unreadable_prediction_is_audited_as_unverifiable_and_not_retried(ses
     row = _row(sessions, approval_id)
     assert row.verdict is None and row.result["verification"]["status"] == "unverifiable"  # type: ignore[index]
     with sessions() as s:
-        kinds = [r.kind for r in s.scalars(select(AuditRow).where(AuditRow.subject == approval_id))]
+        kinds = [
+            r.kind for r in s.scalars(select(AuditRow).where(AuditRow.subject == approval_id).order_by(AuditRow.id))
+        ]
         assert "verification.unverifiable" in kinds
         assert s.scalars(select(WmProposalRow.verdict)).one() is None

@@ -104,7 +104,12 @@ def test_a_responder_acks_and_resolves_and_both_are_audited(slack_world: SlackWo
     slack_world.post_event(thread_event("EvRes", "resolve", slack_world.thread_ts, user="URITA"))
     assert _reply(slack_world).startswith("Resolved by rita")
     with slack_world.sessions() as session:
-        kinds = [r.kind for r in session.scalars(select(AuditRow).where(AuditRow.subject == slack_world.incident_id))]
+        kinds = [
+            r.kind
+            for r in session.scalars(
+                select(AuditRow).where(AuditRow.subject == slack_world.incident_id).order_by(AuditRow.id)
+            )
+        ]
     assert kinds == ["incident.acknowledged", "incident.resolved"]
 
 

@@ -245,7 +245,7 @@ def test_a_confirmed_investigation_teaches_the_stored_dynamics_once(env) -> None
     assert trials > 0
     with sessions() as s:
         learned = Dynamics.from_records(load_dynamics(s))
-        entries = list(s.scalars(select(AuditRow).where(AuditRow.kind == LEARNED)))
+        entries = list(s.scalars(select(AuditRow).where(AuditRow.kind == LEARNED).order_by(AuditRow.id)))
     assert sum(st.trials for (_, dependency), st in learned.stats.items() if dependency == "payment") >= 1
     assert [e.subject for e in entries] == [job.id]
     assert json.loads(entries[0].data)["symptoms"] > 0  # the snapshot bundle's telemetry saw the silent entities

@@ -116,7 +116,10 @@ def _audit(url: str, kind: str) -> list[dict[str, object]]:
     engine = make_engine(url)
     try:
         with make_session_factory(engine)() as s:
-            return [json.loads(r.data) for r in s.scalars(select(AuditRow).where(AuditRow.kind == kind))]
+            return [
+                json.loads(r.data)
+                for r in s.scalars(select(AuditRow).where(AuditRow.kind == kind).order_by(AuditRow.id))
+            ]
     finally:
         engine.dispose()
 

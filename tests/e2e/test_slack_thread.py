@@ -33,6 +33,7 @@ from rootward.store.migrate import upgrade
 from rootward.store.users import add_user
 from tests.chat.fake_slack import APP_TOKEN, CHANNEL, FakeSlack, deliver, fake_slack, thread_event
 from tests.chat.fake_slack_socket import socket_mode_server
+from tests.integration.processes import wait_until_ready
 from tests.runtime.simulated import simulated_bundle, write_config
 from tests.sources.local_http import free_port
 
@@ -69,18 +70,7 @@ def _serving(tmp_path: Path, slack: FakeSlack, slack_config: dict[str, Any], **s
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError("serve exited: " + (tmp_path / "serve.log").read_text()[-3000:])
-            try:
-                if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("serve did not start")
-            time.sleep(0.2)
+        wait_until_ready(proc, url + "/healthz", tmp_path / "serve.log", "serve", 60)
         yield url
     finally:
         proc.terminate()

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pydantic import SecretStr
+
 from rootward.ingest.grafana import GrafanaSettings
 from rootward.ingest.keep import KeepSettings
 from rootward.ingest.opsgenie import OpsgenieSettings
@@ -45,6 +47,15 @@ def _basic(headers: Mapping[str, str], auth: BasicAuthSettings, system: str) -> 
         return Checked(f"missing {system} basic auth: send 'Authorization: Basic …' (intake.{system}.basic_auth)")
     if not basic_auth_matches(header, auth.username, auth.password.get_secret_value()):
         return Checked(f"invalid {system} basic auth credentials")
+    return OK
+
+
+def _header_secret(headers: Mapping[str, str], header: str, secret: SecretStr, what: str) -> Checked:
+    given = headers.get(header.lower())
+    if given is None:
+        return Checked(f"missing {what} header ({header})")
+    if not same_secret(given, secret.get_secret_value()):
+        return Checked(f"invalid {what} ({header})")
     return OK
 
 
@@ -83,21 +94,11 @@ def check_grafana(section: GrafanaSettings, headers: Mapping[str, str], body: by
 
 def check_opsgenie(section: OpsgenieSettings, headers: Mapping[str, str]) -> Checked | None:
     if section.token is not None:
-        given = headers.get(section.token_header.lower())
-        if given is None:
-            return Checked(f"missing opsgenie token header ({section.token_header})")
-        if not same_secret(given, section.token.get_secret_value()):
-            return Checked(f"invalid opsgenie token ({section.token_header})")
-        return OK
+        return _header_secret(headers, section.token_header, section.token, "opsgenie token")
     return _basic(headers, section.basic_auth, "opsgenie") if section.basic_auth is not None else None
 
 
 def check_keep(section: KeepSettings, headers: Mapping[str, str]) -> Checked | None:
     if section.api_key is None:
         return None
-    given = headers.get(section.api_key_header.lower())
-    if given is None:
-        return Checked(f"missing keep API key header ({section.api_key_header})")
-    if not same_secret(given, section.api_key.get_secret_value()):
-        return Checked(f"invalid keep API key ({section.api_key_header})")
-    return OK
+    return _header_secret(headers, section.api_key_header, section.api_key, "keep API key")

@@ -18,6 +18,7 @@ import pytest
 
 from rootward.chat.slack_socket import SlackSocketMode, SocketEvent
 from rootward.settings import ConfigError, load_settings
+from rootward.store.db import make_engine, make_session_factory
 from tests.chat.conftest import SlackWorld
 from tests.chat.fake_slack import APP_TOKEN, BOT_USER, CHANNEL, thread_event
 from tests.chat.fake_slack_socket import SocketModeServer, socket_mode_server
@@ -175,3 +176,28 @@ def test_socket_mode_config_needs_an_app_token_and_a_bot_token(
     with pytest.raises(ConfigError, match=r"(?s)chat|socket_mode") as raised:
         load_settings(data_dir=tmp_path, chat=chat, notify=notify)
     assert error in str(raised.value)
+
+
+def test_an_event_that_cannot_be_answered_is_still_acked_and_logged_with_its_id(
+    slack_world: SlackWorld, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = make_session_factory(make_engine(f"sqlite:///{tmp_path / 'not-migrated.db'}"))
+    events: list[SocketEvent] = []
+    with socket_mode_server() as server:
+        slack_world.slack.socket_url = server.url
+        listener = SlackSocketMode(APP_TOKEN, broken, api_url=slack_world.slack.url, on_event=events.append)
+        stop = threading.Event()
+        thread = threading.Thread(target=listener.run, args=(stop,))
+        thread.start()
+        try:
+            server.wait_connections(1)
+            envelope = server.send_event(thread_event("EvNoDb", "what changed?", slack_world.thread_ts, user="UVIC"))
+            assert server.ack_of(envelope) < 3.0
+            deadline = time.monotonic() + 10
+            while not events and time.monotonic() < deadline:
+                time.sleep(0.05)
+        finally:
+            stop.set()
+            thread.join(timeout=15)
+    assert [e.outcome for e in events] == ["failed"]
+    assert any("event EvNoDb could not be answered" in r.getMessage() for r in caplog.records)

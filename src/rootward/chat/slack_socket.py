@@ -23,7 +23,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.socket_mode.builtin import SocketModeClient
@@ -47,7 +47,7 @@ class SocketEvent:
     kind: str  # events_api, interactive, slash_commands
     event_id: str | None
     retry_attempt: int
-    outcome: EventOutcome | None  # None: not an Events API envelope (acknowledged, nothing to answer)
+    outcome: EventOutcome | Literal["failed"] | None  # None: not an Events API envelope (acknowledged, nothing to do)
 
 
 class SlackSocketMode:
@@ -71,7 +71,7 @@ class SlackSocketMode:
         """Acknowledge the envelope at once, then answer the event it carries."""
         client.send_socket_mode_response(SocketModeResponse(envelope_id=request.envelope_id))
         payload: dict[str, Any] = request.payload if isinstance(request.payload, dict) else {}
-        outcome = answer_event(self._sessions, payload) if request.type == "events_api" else None
+        outcome = self._answer(payload) if request.type == "events_api" else None
         event = SocketEvent(
             envelope_id=request.envelope_id,
             kind=request.type,
@@ -89,6 +89,14 @@ class SlackSocketMode:
         )
         if self._on_event is not None:
             self._on_event(event)
+
+    def _answer(self, payload: dict[str, Any]) -> EventOutcome | Literal["failed"]:
+        # Acknowledged already, so Slack will not send it again: say loudly which event went unanswered.
+        try:
+            return answer_event(self._sessions, payload)
+        except Exception:
+            log.exception("Slack Socket Mode: event %s could not be answered", payload.get("event_id", "-"))
+            return "failed"
 
     def _on_message(self, client: BaseSocketModeClient, message: dict[str, Any], raw: str | None) -> None:
         if message.get("type") == "hello":

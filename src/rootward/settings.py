@@ -95,9 +95,7 @@ class RuntimeSettings(Section):
     queue_ttl_s: float = Field(
         default=600, gt=0, description="A job not started within this many seconds is marked expired."
     )
-    lease_s: float = Field(
-        default=30, gt=0, description="A claimed job's lease; a dead worker loses it then."
-    )
+    lease_s: float = Field(default=30, gt=0, description="A claimed job's lease; a dead worker loses it then.")
     heartbeat_s: float = Field(default=5, gt=0, description="How often a worker renews its leases.")
     workers: int = Field(default=2, ge=0, description="In-process workers of `rootward serve`.")
     poll_s: float = Field(default=0.2, gt=0, description="Idle queue poll interval.")
@@ -128,6 +126,37 @@ class ServerSettings(Section):
     )
 
 
+class SlackSocketModeSettings(Section):
+    """Slack's Events API over a websocket rootward opens: thread Q&A for installs without a public URL."""
+
+    socket_mode: bool = Field(
+        default=False,
+        description="Receive Slack events (mentions and replies in an incident's thread) over Socket Mode "
+        "instead of POST /api/v1/slack/events; `rootward serve` keeps the connection open. Replies are posted "
+        "with notify.slack.bot_token.",
+    )
+    app_token: SecretStr | None = Field(
+        default=None, description="App-level token (xapp-...) with the connections:write scope."
+    )
+    reconnect_s: float = Field(
+        default=5, gt=0, le=300, description="First wait before retrying a failed connection (doubles up to 60 s)."
+    )
+
+    @model_validator(mode="after")
+    def _token_when_on(self) -> SlackSocketModeSettings:
+        if self.socket_mode:
+            token = self.app_token.get_secret_value() if self.app_token else ""
+            if not token.startswith("xapp-"):
+                raise ValueError("socket_mode needs app_token, an app-level token (xapp-...)")
+        return self
+
+
+class ChatSettings(Section):
+    """Conversations in chat that rootward listens to (the Events API endpoint needs no section)."""
+
+    slack: SlackSocketModeSettings | None = Field(default=None, description="Slack Socket Mode.")
+
+
 class SettingsSections(BaseSettings):
     """The effective configuration: one field per section, nothing else.
 
@@ -153,6 +182,7 @@ class SettingsSections(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     knowledge: KnowledgeSettings = Field(default_factory=KnowledgeSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
+    chat: ChatSettings = Field(default_factory=ChatSettings)
     actions: ActionsSettings = Field(default_factory=ActionsSettings)
     replay: ReplaySettings = Field(default_factory=ReplaySettings)
     topology: TopologySettings = Field(default_factory=TopologySettings)
@@ -165,6 +195,13 @@ class SettingsSections(BaseSettings):
     def _default_database(self) -> SettingsSections:
         if not self.database.url:
             self.database.url = f"sqlite:///{self.data_dir / 'rootward.db'}"
+        return self
+
+    @model_validator(mode="after")
+    def _socket_mode_replies(self) -> SettingsSections:
+        socket_mode = self.chat.slack is not None and self.chat.slack.socket_mode
+        if socket_mode and (self.notify.slack is None or self.notify.slack.bot_token is None):
+            raise ValueError("chat.slack.socket_mode posts its replies with notify.slack.bot_token: set it")
         return self
 
     @property

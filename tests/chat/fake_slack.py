@@ -1,7 +1,9 @@
 """A local stand-in for Slack: its Web API for rootward's `slack_sdk` client, and signed Events API deliveries.
 
 `FakeSlack` answers `chat.postMessage` and `auth.test` as Slack does (form or
-JSON bodies, `ok`/`ts`/`channel`), records every post, and can be made slow.
+JSON bodies, `ok`/`ts`/`channel`), records every post, and can be made slow;
+with `socket_url` set it answers `apps.connections.open` (app-level token
+`xapp-test` only) with that websocket URL, as Socket Mode needs.
 `deliver` signs an Events API payload with the signing secret exactly as
 Slack does (`v0:<timestamp>:<body>`, HMAC-SHA256) and posts it to rootward.
 """
@@ -24,6 +26,7 @@ import httpx
 from tests.sources.local_http import Reply, Request, serve
 
 BOT_USER = "UROOTWARD"
+APP_TOKEN = "xapp-test"
 CHANNEL = "C0INCIDENT"
 
 
@@ -32,10 +35,23 @@ class FakeSlack:
     url: str = ""
     posts: list[dict[str, Any]] = field(default_factory=list)
     delay_s: float = 0.0
+    socket_url: str = ""  # what apps.connections.open answers
+    connections_opened: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _next: int = 0
 
+    def _open_connection(self, request: Request) -> Reply:
+        if request.headers.get("authorization", "") != f"Bearer {APP_TOKEN}":
+            return Reply(body={"ok": False, "error": "invalid_auth"})
+        if not self.socket_url:
+            return Reply(body={"ok": False, "error": "not_allowed_token_type"})
+        with self._lock:
+            self.connections_opened += 1
+        return Reply(body={"ok": True, "url": self.socket_url})
+
     def route(self, request: Request) -> Reply:
+        if request.path.endswith("/apps.connections.open"):
+            return self._open_connection(request)
         if request.path.endswith("/auth.test"):
             return Reply(body={"ok": True, "user_id": BOT_USER, "team_id": "T1"})
         if not request.path.endswith("/chat.postMessage"):

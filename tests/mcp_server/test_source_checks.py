@@ -1,39 +1,69 @@
-"""`sources_check`: each configured connector asked one cheap question through its real client."""
+"""`sources_check` says what `rootward sources check` says: the same function, the same lines (via the SDK client)."""
 
 from __future__ import annotations
 
-from rootward.mcp.source_checks import check_sources
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import anyio
+import yaml
+from mcp import Client
+from typer.testing import CliRunner
+
+from rootward.cli import app
+from rootward.mcp.server import build_server
+from rootward.mcp.source_checks import sources_report
 from rootward.sources.loki import LokiSettings
 from rootward.sources.prometheus import PrometheusSettings
+from tests.mcp_server.conftest import World
+from tests.mcp_server.test_tools import _deps
 from tests.sources.local_http import Reply, Request, free_port, serve
 
-TARGETS = {"status": "success", "data": {"activeTargets": [{"labels": {"service": "api", "instance": "h1:9100"}}]}}
+
+def loki(request: Request) -> Reply:
+    if request.path == "/loki/api/v1/label/service/values":
+        return Reply(body={"status": "success", "data": ["api", "cart"]})
+    return Reply(404, {"status": "error"})
 
 
-def test_a_live_source_is_ok_and_a_dead_one_is_unavailable_with_its_reason() -> None:
-    def prometheus(request: Request) -> Reply:
-        return Reply(body=TARGETS) if request.path == "/api/v1/targets" else Reply(404, {"status": "error"})
+def _without_timing(lines: list[dict[str, object]]) -> list[dict[str, object]]:
+    return [{k: v for k, v in line.items() if k != "ms"} for line in lines]
 
+
+def test_the_mcp_tool_and_the_cli_give_the_same_verdicts(world: World, tmp_path: Path) -> None:
     dead = f"http://127.0.0.1:{free_port()}"
-    with serve(prometheus) as (url, seen):
-        report = check_sources(
-            {
-                "prometheus": PrometheusSettings(base_url=url, timeout_s=2),
-                "loki": LokiSettings(base_url=dead, timeout_s=2),
-            }
+    with serve(loki) as (url, _seen):
+        sections = {
+            "prometheus": PrometheusSettings(base_url=dead, timeout_s=2),
+            "loki": LokiSettings(base_url=url, timeout_s=2),
+        }
+        deps = replace(_deps(world, world.responder), check_sources=lambda services: sources_report(sections, services))
+
+        async def ask() -> dict[str, object]:
+            async with Client(build_server(deps)) as c:
+                reply = await c.call_tool("sources_check", {"services": ["cart", "search"]})
+                assert not reply.is_error, reply.content
+                return reply.structured_content  # type: ignore[return-value]
+
+        report = anyio.run(ask)
+        config = tmp_path / "sources.yaml"
+        config.write_text(
+            yaml.safe_dump(
+                {
+                    "data_dir": str(tmp_path),
+                    "database": {"url": world.db_url},
+                    "prometheus": {"base_url": dead, "timeout_s": 2},
+                    "loki": {"base_url": url, "timeout_s": 2},
+                }
+            )
         )
-    by_name = {c.name: c for c in report.sources}
-    assert by_name["prometheus"].status == "ok" and by_name["prometheus"].probe == "topology graph"
-    assert [r.path for r in seen] == ["/api/v1/targets"]
-    assert by_name["loki"].status == "unavailable" and by_name["loki"].detail.startswith("Loki")
-    assert "kubernetes" in report.unconfigured and "prometheus" not in report.unconfigured
-
-
-def test_a_source_answering_garbage_is_unavailable_not_a_crash() -> None:
-    with serve(lambda _request: Reply(body="<html>proxy error</html>", headers={"Content-Type": "text/html"})) as (
-        url,
-        _seen,
-    ):
-        report = check_sources({"prometheus": PrometheusSettings(base_url=url, timeout_s=2)})
-    (check,) = report.sources
-    assert check.status in ("unavailable", "error") and check.detail
+        cli = CliRunner().invoke(app, ["sources", "check", "--json", "-s", "cart", "-s", "search", "-c", str(config)])
+    assert cli.exit_code == 1  # the dead Prometheus fails, as report["failed"] says
+    printed = [json.loads(line) for line in cli.stdout.splitlines() if line.strip()]
+    assert _without_timing(report["lines"]) == _without_timing(printed)  # type: ignore[arg-type]
+    assert report["failed"] is True
+    by = {(line["source"], line["subject"]): line for line in printed}
+    assert by[("loki", "cart")]["verdict"] == "ok" and by[("loki", "search")]["verdict"] == "warn"
+    assert by[("prometheus", "reachable")]["verdict"] == "fail"
+    assert "kubernetes" in report["unconfigured"]  # type: ignore[operator]

@@ -14,7 +14,7 @@ from rootward.domain.roles import Role
 from rootward.engine.entry_point import investigate_bundle
 from rootward.mcp.access import TokenAccess
 from rootward.mcp.server import McpDeps, build_server
-from rootward.mcp.source_checks import SourcesReport
+from rootward.mcp.source_checks import sources_report
 from rootward.store.db import make_engine, make_session_factory
 from rootward.store.users import add_user, create_token, revoke_token
 from tests.mcp_server.conftest import World
@@ -28,7 +28,7 @@ def _deps(world: World, token: str, *, roots: tuple[Path, ...] | None = None) ->
         sessions=sessions,
         access=TokenAccess(sessions, token=token),
         investigate=investigate_bundle,
-        check_sources=lambda: SourcesReport(sources=[], unconfigured=["prometheus"]),
+        check_sources=lambda services: sources_report({}, services),
         bundle_roots=(world.bundles,) if roots is None else roots,
         console_url="http://console.example",
     )
@@ -164,4 +164,5 @@ def test_an_admin_may_use_every_tool(world: World) -> None:
         add_user(session, "ada", Role.ADMIN)
         token = create_token(session, "ada")
     reply = call(_deps(world, token), "sources_check")
-    assert not reply.is_error and reply.structured_content == {"sources": [], "unconfigured": ["prometheus"]}
+    assert not reply.is_error and reply.structured_content is not None
+    assert reply.structured_content["lines"] == [] and "prometheus" in reply.structured_content["unconfigured"]

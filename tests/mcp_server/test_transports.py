@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 from collections.abc import Iterator
@@ -12,7 +13,11 @@ import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from sqlalchemy import select
 
+from rootward.mcp.audit import KIND
+from rootward.store.audit import AuditRow
+from rootward.store.db import make_engine, make_session_factory
 from tests.mcp_server.conftest import CLI, World
 from tests.sources.local_http import free_port
 
@@ -111,6 +116,15 @@ def test_http_checks_each_request_by_its_own_token(http_server: str, world: Worl
     assert ids == [world.incident_id] and world.change_id in answer and refused
     rca = anyio.run(as_responder)
     assert rca["status"] == "validated"
+    with make_session_factory(make_engine(world.db_url))() as session:
+        rows = session.scalars(select(AuditRow).where(AuditRow.kind == KIND).order_by(AuditRow.id)).all()
+        audited = [(d["user"], d["tool"], d["outcome"]) for d in (json.loads(r.data) for r in rows)]
+    assert audited == [  # each request audited under its own token's user
+        ("vic", "list_incidents", "ok"),
+        ("vic", "ask", "ok"),
+        ("vic", "sources_check", "refused"),
+        ("rita", "investigate_bundle", "ok"),
+    ]
 
 
 def test_http_legacy_handshake_clients_are_served_too(http_server: str, world: World) -> None:

@@ -10,6 +10,10 @@ answers it once per `event_id` and queues the reply for the outbox, so the
 request returns as soon as that transaction commits whatever Slack's Web
 API is doing.
 
+Socket Mode (`chat/slack_socket.py`) carries the very same `event_callback`
+payloads inside its envelopes, and hands them to `answer_event` too, so both
+transports answer alike and an event is answered once whichever brought it.
+
 A question is an `app_mention` inside a thread, or a plain message reply in
 a thread; a message that also mentions the bot is left to its
 `app_mention` (Slack sends both), and messages from bots, edits and other
@@ -19,10 +23,14 @@ subtypes are ignored (rootward's own replies among them).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
-from rootward.chat.threads import ThreadMessage
+from sqlalchemy.orm import Session, sessionmaker
+
+from rootward.chat.threads import Outcome, ThreadMessage, handle
 from rootward.notify.threads import ThreadRef
+
+EventOutcome = Outcome | Literal["ignored"]
 
 
 class ByEventId:
@@ -76,3 +84,9 @@ def thread_message(payload: dict[str, Any]) -> ThreadMessage | None:
     if sender in _bot_ids(payload):
         return None
     return ThreadMessage("slack", event_id, str(sender), str(text), ThreadRef(str(channel), str(thread), str(ts)))
+
+
+def answer_event(sessions: sessionmaker[Session], payload: dict[str, Any]) -> EventOutcome:
+    """Answer the question an Events API payload carries (once per event id); `ignored` when it carries none."""
+    message = thread_message(payload) if payload.get("type") == "event_callback" else None
+    return handle(sessions, message) if message is not None else "ignored"

@@ -76,7 +76,7 @@ def _deps(settings: Settings, sessions: sessionmaker[Session], access: TokenAcce
     from rootward.engine.entry_point import investigate_bundle
     from rootward.engine.llm_reasoner import build_reasoner
     from rootward.mcp.server import McpDeps
-    from rootward.mcp.source_checks import check_sources
+    from rootward.mcp.source_checks import sources_report
 
     engine_deps = EngineDeps(
         reasoner=build_reasoner(settings.llm), worldmodel=settings.worldmodel, limits=settings.engine.budget_limits()
@@ -85,7 +85,7 @@ def _deps(settings: Settings, sessions: sessionmaker[Session], access: TokenAcce
         sessions=sessions,
         access=access,
         investigate=lambda bundle: investigate_bundle(bundle, engine_deps),
-        check_sources=lambda: check_sources(settings.connector_sections()),
+        check_sources=lambda services: sources_report(settings.connector_sections(), services),
         bundle_roots=tuple(bundle_dirs) + tuple(settings.replay.dirs),
         console_url=settings.notify.console_url,
     )

@@ -81,7 +81,28 @@ def _start_background(settings: Settings, sessions: Any, stop: threading.Event) 
 
         loops.append(MatrixApprovals(settings.notify.matrix, sessions).run)
         loops.append(MatrixThreads(settings.notify.matrix, sessions).run)  # thread Q&A
+    socket_mode = _slack_socket_mode(settings, sessions)
+    if socket_mode is not None:
+        loops.append(socket_mode)
     return start_background(settings.notify, sessions, stop, extra=loops)
+
+
+def _slack_socket_mode(settings: Settings, sessions: Any) -> Any:
+    """Slack thread Q&A over Socket Mode, when `chat.slack.socket_mode` is on (no public URL needed)."""
+    chat, slack = settings.chat.slack, settings.notify.slack
+    if chat is None or not chat.socket_mode or chat.app_token is None or slack is None:
+        return None
+    from rootward.chat.slack_socket import SlackSocketMode
+
+    log.info("Slack Socket Mode: on (events come over a websocket; /api/v1/slack/events is not needed)")
+    listener = SlackSocketMode(
+        chat.app_token.get_secret_value(),
+        sessions,
+        api_url=slack.api_url,
+        timeout_s=slack.timeout_s,
+        reconnect_s=chat.reconnect_s,
+    )
+    return listener.run
 
 
 def _risk_loop(settings: Settings, sessions: Any) -> Any:

@@ -4,8 +4,9 @@ Grafana posts Alertmanager-shaped alerts (`status`, `labels`, `annotations`,
 `startsAt`, `endsAt`, `generatorURL`, `fingerprint`) plus its own fields;
 each becomes an alert as an Alertmanager one would, with the dashboard and
 panel links and the evaluated values kept as annotations. Authentication is
-the intake token, set as the contact point's `Authorization` header
-credentials.
+what the contact point is set to send: its HMAC signature (`hmac`), basic
+auth (`basic_auth`), or else the intake token as its `Authorization` header
+credentials (`webhook_auth.py` checks each).
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from rootward.domain.alert import Alert
 from rootward.domain.alertmanager import AmAlert, to_alert
 from rootward.ingest.admission import AlertFields, StoreLimits, service_field
 from rootward.ingest.payloads import AlertBatch, FieldError, PayloadError, admit_items, check_count, json_payload
+from rootward.ingest.signatures import BasicAuthSettings
 
 FIELDS = AlertFields(
     name="labels.alertname", service="labels.service", fingerprint="fingerprint", starts_at="startsAt", ends_at="endsAt"
@@ -28,8 +30,30 @@ KEPT = {"dashboardURL": "grafana_dashboard", "panelURL": "grafana_panel", "silen
         "valueString": "grafana_values"}  # fmt: skip
 
 
+class GrafanaSignature(BaseModel):
+    """The contact point's *HMAC Signature* settings, as set in Grafana."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    secret: SecretStr = Field(description="The contact point's HMAC secret.")
+    header: str = Field(default="X-Grafana-Alerting-Signature", description="Header holding the hex signature.")
+    timestamp_header: str | None = Field(
+        default=None,
+        description="The contact point's timestamp header, if set: the timestamp is signed too, a delivery older "
+        "than max_age_s and a replayed one are refused.",
+    )
+    max_age_s: float = Field(default=300, gt=0, description="Oldest accepted timestamp (seconds).")
+
+
 class GrafanaSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    hmac: GrafanaSignature | None = Field(
+        default=None, description="Check the contact point's HMAC-SHA256 signature instead of the intake token."
+    )
+    basic_auth: BasicAuthSettings | None = Field(
+        default=None, description="Check the contact point's basic auth instead of the intake token."
+    )
 
     service_label: str = Field(
         default="service",

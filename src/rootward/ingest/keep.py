@@ -5,7 +5,8 @@ A Keep workflow's webhook step posts an alert as Keep holds it (its
 `lastReceived`, `labels`, `url`, ...), one object or a list. Keep's own
 fingerprint is the dedup key; `firing` and `pending` are firing, `resolved`
 is resolved, `acknowledged` and `suppressed` are accepted and not stored.
-Authentication is the intake token in the step's headers.
+Authentication is an API key the step sends in a header (`api_key`,
+`api_key_header`), or else the intake token in its `Authorization` header.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from rootward.domain.alert import Alert, severity_from_label
 from rootward.domain.alertmanager import label_fingerprint
@@ -27,6 +28,9 @@ FIELDS = AlertFields(name="name", service="service", fingerprint="fingerprint", 
 
 class KeepSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    api_key: SecretStr | None = Field(default=None, description="API key the webhook step sends in api_key_header.")
+    api_key_header: str = Field(default="X-API-KEY", description="The header holding the API key.")
 
     environments: list[str] = Field(
         default_factory=list, description="Only alerts of these Keep environments (empty: every environment)."

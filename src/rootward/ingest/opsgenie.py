@@ -4,8 +4,9 @@ Opsgenie's Webhook integration posts `{"action": "Create", "alert": {...}}`
 for each alert action; Create (and the actions that change what is firing:
 Escalate, UnAcknowledge) is firing, Close is resolved, the rest are accepted
 and not stored. The alias is the dedup key, so a Close resolves the alert its
-Create opened. Authentication is the intake token, which the integration
-sends as a custom header (`Authorization: Bearer …`).
+Create opened. Authentication is a shared token the integration sends in a
+custom header (`token`, `token_header`), or its basic auth (`basic_auth`), or
+else the intake token as a custom `Authorization: Bearer …` header.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from rootward.domain.alert import Alert, Severity
 from rootward.ingest.admission import AlertFields, StoreLimits
 from rootward.ingest.payloads import AlertBatch, FieldError, PayloadError, admit_items, json_payload, under
+from rootward.ingest.signatures import BasicAuthSettings
 
 FIRING = {"Create", "Escalate", "UnAcknowledge"}
 RESOLVED = {"Close"}
@@ -28,6 +30,14 @@ FIELDS = AlertFields(
 
 class OpsgenieSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    token: SecretStr | None = Field(
+        default=None, description="Shared token the Webhook integration sends as a custom header (token_header)."
+    )
+    token_header: str = Field(default="X-Rootward-Token", description="The custom header's name.")
+    basic_auth: BasicAuthSettings | None = Field(
+        default=None, description="The integration's basic auth credentials, instead of a token header."
+    )
 
     service_detail: str = Field(default="service", description="Alert detail (extra property) naming the service.")
     service_tag_prefix: str = Field(

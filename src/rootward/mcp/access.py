@@ -70,7 +70,12 @@ class TokenAccess:
     def require(self, headers: Mapping[str, str] | None, what: str) -> User:
         """The caller, if their role is at least what `what` (a tool name or "resource") needs."""
         user = self.caller(headers)
-        needed = TOOL_ROLES[what]
-        if not user.role.at_least(needed):
-            raise AccessDenied(f"{user.name} is {user.role.value}; {what} needs {needed.value}")
+        check_role(user, what)
         return user
+
+
+def check_role(user: User, what: str) -> None:
+    """Raise AccessDenied unless `user`'s role is at least what `what` needs."""
+    needed = TOOL_ROLES[what]
+    if not user.role.at_least(needed):
+        raise AccessDenied(f"{user.name} is {user.role.value}; {what} needs {needed.value}")

@@ -10,10 +10,12 @@ under an allowed directory and stores nothing), `sources_check`. Resources:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
@@ -23,7 +25,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from rootward import __version__
 from rootward.domain.investigation import InvestigationResult
-from rootward.mcp.access import AccessDenied, TokenAccess
+from rootward.mcp.access import AccessDenied, TokenAccess, check_role
+from rootward.mcp.audit import audit_tool_call
 from rootward.mcp.incidents import (
     AnswerOut,
     EvidenceList,
@@ -54,7 +57,7 @@ class McpDeps:
     sessions: sessionmaker[Session]
     access: TokenAccess
     investigate: Callable[[Path], InvestigationResult]
-    check_sources: Callable[[], SourcesReport]
+    check_sources: Callable[[Sequence[str]], SourcesReport]
     bundle_roots: Sequence[Path] = field(default_factory=tuple)
     console_url: str = ""
 
@@ -89,11 +92,31 @@ def allowed_bundle(path: str, roots: Sequence[Path]) -> Path:
     raise ToolError(f"{path} is outside the allowed bundle directories ({', '.join(str(r) for r in roots)})")
 
 
-def _check(deps: McpDeps, ctx: Context, what: str, error: type[Exception] = ToolError) -> None:
+@contextmanager
+def _audited(
+    deps: McpDeps, ctx: Context, what: str, arguments: Mapping[str, Any], error: type[Exception] = ToolError
+) -> Iterator[None]:
+    """Check the caller's token and role, run the body, and audit the call with its outcome either way."""
+    began = time.monotonic()
+    user = None
+
+    def audit(outcome: Literal["ok", "refused", "error"], detail: str = "") -> None:
+        ms = (time.monotonic() - began) * 1000
+        name = user.name if user is not None else None
+        audit_tool_call(deps.sessions, user=name, tool=what, arguments=arguments, outcome=outcome, detail=detail, ms=ms)
+
     try:
-        deps.access.require(_headers(ctx), what)
+        user = deps.access.caller(_headers(ctx))
+        check_role(user, what)
     except AccessDenied as exc:
+        audit("refused", str(exc))
         raise error(str(exc)) from None
+    try:
+        yield
+    except Exception as exc:
+        audit("error", str(exc) if isinstance(exc, ToolError | ResourceError) else f"{type(exc).__name__}: {exc}")
+        raise
+    audit("ok")
 
 
 def _register_reads(server: MCPServer, deps: McpDeps) -> None:
@@ -106,17 +129,18 @@ def _register_reads(server: MCPServer, deps: McpDeps) -> None:
         limit: Annotated[int, Field(ge=1, le=200)] = 20,
     ) -> IncidentList:
         """The newest investigated incidents, optionally filtered: id, title, service, status, top hypothesis."""
-        _check(deps, ctx, "list_incidents")
-        flt = IncidentFilter(status=status, service=service, severity=severity)
-        with deps.sessions() as session:
-            return incidents(session, flt, limit=limit, console_url=deps.console_url)
+        arguments = {"status": status, "service": service, "severity": severity, "limit": limit}
+        with _audited(deps, ctx, "list_incidents", arguments):
+            flt = IncidentFilter(status=status, service=service, severity=severity)
+            with deps.sessions() as session:
+                return incidents(session, flt, limit=limit, console_url=deps.console_url)
 
     @server.tool(annotations=READ_ONLY)
     def get_rca(ctx: Context, investigation_id: str) -> Rca:
         """One incident's root-cause analysis: cited claims, ranked hypotheses, gaps, and the Markdown RCA."""
-        _check(deps, ctx, "get_rca")
-        row = _stored(deps, investigation_id, ToolError)
-        return rca_of(row.investigation, investigation_id=row.id, title=row.title, console_url=deps.console_url)
+        with _audited(deps, ctx, "get_rca", {"investigation_id": investigation_id}):
+            row = _stored(deps, investigation_id, ToolError)
+            return rca_of(row.investigation, investigation_id=row.id, title=row.title, console_url=deps.console_url)
 
     @server.tool(annotations=READ_ONLY)
     def get_evidence(
@@ -125,16 +149,16 @@ def _register_reads(server: MCPServer, deps: McpDeps) -> None:
         evidence_ids: Annotated[list[str] | None, Field(description="E.g. ['E1', 'E3']; all when omitted")] = None,
     ) -> EvidenceList:
         """The evidence behind an incident's claims: cite, excerpt, and the raw series, log lines or diff kept."""
-        _check(deps, ctx, "get_evidence")
-        return evidence_of(_stored(deps, investigation_id, ToolError), evidence_ids)
+        with _audited(deps, ctx, "get_evidence", {"investigation_id": investigation_id, "evidence_ids": evidence_ids}):
+            return evidence_of(_stored(deps, investigation_id, ToolError), evidence_ids)
 
     @server.tool(annotations=READ_ONLY)
     def ask(
         ctx: Context, investigation_id: str, question: Annotated[str, Field(min_length=1, max_length=2000)]
     ) -> AnswerOut:
         """A follow-up question ("what changed before this?"), answered only from the incident's evidence, cited."""
-        _check(deps, ctx, "ask")
-        return ask_about(_stored(deps, investigation_id, ToolError), question)
+        with _audited(deps, ctx, "ask", {"investigation_id": investigation_id, "question": question}):
+            return ask_about(_stored(deps, investigation_id, ToolError), question)
 
 
 def _register_work(server: MCPServer, deps: McpDeps) -> None:
@@ -143,36 +167,43 @@ def _register_work(server: MCPServer, deps: McpDeps) -> None:
         ctx: Context, path: Annotated[str, Field(description="A bundle directory or .tar.gz under --bundle-dir")]
     ) -> Rca:
         """Investigate an incident bundle now and return its RCA (nothing is stored; needs responder)."""
-        _check(deps, ctx, "investigate_bundle")
         from rootward.bundle.format import BundleError
 
-        bundle = allowed_bundle(path, deps.bundle_roots)
-        try:
-            result = deps.investigate(bundle)
-        except BundleError as exc:
-            raise ToolError(f"not a valid bundle: {exc}") from None
-        return rca_of(result, investigation_id="", title=result.bundle)
+        with _audited(deps, ctx, "investigate_bundle", {"path": path}):
+            bundle = allowed_bundle(path, deps.bundle_roots)
+            try:
+                result = deps.investigate(bundle)
+            except BundleError as exc:
+                raise ToolError(f"not a valid bundle: {exc}") from None
+            return rca_of(result, investigation_id="", title=result.bundle)
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=True))
-    def sources_check(ctx: Context) -> SourcesReport:
-        """Ask every configured data source one cheap question: ok, unavailable (and why), or error."""
-        _check(deps, ctx, "sources_check")
-        return deps.check_sources()
+    def sources_check(
+        ctx: Context,
+        services: Annotated[
+            list[str] | None, Field(description="Services to check in each source; all the sources know by default")
+        ] = None,
+    ) -> SourcesReport:
+        """`rootward sources check`: per source reachable, credentials, latency; per service what each holds."""
+        with _audited(deps, ctx, "sources_check", {"services": services}):
+            return deps.check_sources(services or [])
 
 
 def _register_resources(server: MCPServer, deps: McpDeps) -> None:
     @server.resource("rootward://incidents/{investigation_id}/rca", mime_type="text/markdown")
     def rca_resource(investigation_id: str, ctx: Context) -> str:
         """An incident's RCA as Markdown."""
-        _check(deps, ctx, "resource", ResourceError)
-        row = _stored(deps, investigation_id, ResourceNotFoundError)
-        return f"# {row.title}\n\n" + rca_of(row.investigation, investigation_id=row.id, title=row.title).markdown
+        arguments = {"uri": f"rootward://incidents/{investigation_id}/rca", "investigation_id": investigation_id}
+        with _audited(deps, ctx, "resource", arguments, ResourceError):
+            row = _stored(deps, investigation_id, ResourceNotFoundError)
+            return f"# {row.title}\n\n" + rca_of(row.investigation, investigation_id=row.id, title=row.title).markdown
 
     @server.resource("rootward://incidents/{investigation_id}/evidence", mime_type="application/json")
     def evidence_resource(investigation_id: str, ctx: Context) -> str:
         """Every evidence item of an incident, with the raw data kept behind its cite, as JSON."""
-        _check(deps, ctx, "resource", ResourceError)
-        return evidence_of(_stored(deps, investigation_id, ResourceNotFoundError)).model_dump_json(indent=1)
+        arguments = {"uri": f"rootward://incidents/{investigation_id}/evidence", "investigation_id": investigation_id}
+        with _audited(deps, ctx, "resource", arguments, ResourceError):
+            return evidence_of(_stored(deps, investigation_id, ResourceNotFoundError)).model_dump_json(indent=1)
 
 
 def build_server(deps: McpDeps) -> MCPServer:

@@ -13,8 +13,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from rootward.actions.slack_interaction import SlackRequestRefused, SlackVerifier
-from rootward.chat.slack_events import ByEventId, SlackEventRefused, envelope, thread_message
-from rootward.chat.threads import handle
+from rootward.chat.slack_events import ByEventId, SlackEventRefused, answer_event, envelope
 from rootward.store.audit import append_audit
 from rootward.web.approvals import client_source
 
@@ -64,6 +63,5 @@ def slack_events(request: Request, body: bytes = Depends(_raw_body)) -> JSONResp
         raise HTTPException(400, str(exc)) from None
     if payload["type"] == "url_verification":
         return JSONResponse({"challenge": str(payload.get("challenge", ""))})
-    message = thread_message(payload) if payload["type"] == "event_callback" else None
-    outcome = handle(request.app.state.sessions, message) if message is not None else "ignored"
+    outcome = answer_event(request.app.state.sessions, payload)
     return JSONResponse({"ok": True, "outcome": outcome})

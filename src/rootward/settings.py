@@ -39,7 +39,7 @@ from rootward.ingest.settings import (  # noqa: F401  (the router and the intake
     default_tier_rules,
 )
 from rootward.knowledge.settings import KnowledgeSettings
-from rootward.llm.settings import LLMSettings
+from rootward.llm.settings import JudgeSettings, LLMSettings
 from rootward.notify.settings import NotifySettings
 from rootward.observability.settings import TracingSettings
 from rootward.sources.settings import CONNECTORS, ConnectorSettings, ReplaySettings, TopologySettings
@@ -95,9 +95,7 @@ class RuntimeSettings(Section):
     queue_ttl_s: float = Field(
         default=600, gt=0, description="A job not started within this many seconds is marked expired."
     )
-    lease_s: float = Field(
-        default=30, gt=0, description="A claimed job's lease; a dead worker loses it then."
-    )
+    lease_s: float = Field(default=30, gt=0, description="A claimed job's lease; a dead worker loses it then.")
     heartbeat_s: float = Field(default=5, gt=0, description="How often a worker renews its leases.")
     workers: int = Field(default=2, ge=0, description="In-process workers of `rootward serve`.")
     poll_s: float = Field(default=0.2, gt=0, description="Idle queue poll interval.")
@@ -151,6 +149,7 @@ class SettingsSections(BaseSettings):
     server: ServerSettings = Field(default_factory=ServerSettings)
     engine: EngineSettings = Field(default_factory=EngineSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    judge: JudgeSettings = Field(default_factory=JudgeSettings)
     knowledge: KnowledgeSettings = Field(default_factory=KnowledgeSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
     actions: ActionsSettings = Field(default_factory=ActionsSettings)

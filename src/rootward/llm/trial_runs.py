@@ -49,6 +49,9 @@ def start_trial(
         raise TrialError(f"no template {', '.join(template_name(template, v) for v in missing)} in llm/prompts/")
     if session.get(PromptTrialRow, trial_id) is not None:
         raise TrialError(f"prompt trial {trial_id!r} exists")
+    running = [t.trial_id for t in trials(session) if t.status == "running"]
+    if running:  # one judge score is one sample of one arm: a second trial would share it
+        raise TrialError(f"prompt trial {running[0]!r} is running: evaluate or promote it first")
     arms = [CONTROL, *variants]
     row = PromptTrialRow(
         trial_id=trial_id,
@@ -67,7 +70,9 @@ def start_trial(
 
 def evaluate_trial(session: Session, trial_id: str, *, actor: str = "scheduler") -> Decision:
     """Decide a running trial from its judged samples; a decision other than `wait` is final and audited."""
-    row = _trial(session, trial_id)
+    row = session.get(PromptTrialRow, trial_id, with_for_update=True)  # two replicas' schedulers: one decides
+    if row is None:
+        raise TrialError(f"no prompt trial {trial_id!r}")
     if row.status != "running":
         raise TrialError(f"prompt trial {trial_id!r} is {row.status}, not running")
     samples = trial_samples(session, trial_id)

@@ -175,7 +175,7 @@ def judge(
         with session_scope(settings) as session:
             record_scores(session, score)
             session.commit()
-            typer.echo(judge_report(session, trends=False))
+            typer.echo(judge_report(session, trends=False), err=True)  # stdout stays the scores' JSON
 
 
 def judge_report(session: Session, *, trends: bool = True) -> str:

@@ -129,6 +129,11 @@ def is_judged(session: Session, investigation_id: str) -> bool:
     return found is not None
 
 
+def fallback_count(session: Session) -> int:
+    """Judgings whose configured judge model failed, so the rubric's scores were kept (with the reason)."""
+    return int(session.scalar(select(func.count()).select_from(JudgeScoreRow).where(JudgeScoreRow.note != "")) or 0)
+
+
 @dataclass(frozen=True)
 class DailyScore:
     day: date

@@ -71,6 +71,8 @@ def test_the_serve_loop_waits_then_promotes_a_variant_that_wins(sessions: sessio
 def test_the_schedule_aborts_a_variant_no_better_than_control(sessions: sessionmaker[Session]) -> None:
     with sessions() as s, s.begin():
         start_trial(s, "t2", "write_system", ["v1"], actor="alice", exists=ANY)
+        with pytest.raises(TrialError, match="takes no variants"):  # the reasoner would never render it
+            start_trial(s, "t3", "judge_system", ["v1"], actor="alice", exists=ANY)
         with pytest.raises(TrialError, match="'t2' is running"):  # one trial at a time
             start_trial(s, "t3", "propose_system", ["v1"], actor="alice", exists=ANY)
     _seed(sessions, "t2", 60, {CONTROL: 0.6, "v1": 0.62})

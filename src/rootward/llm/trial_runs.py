@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from rootward.llm.prompts import has_variant, template_name
+from rootward.llm.prompts import TRIAL_TEMPLATES, has_variant, template_name
 from rootward.llm.trials import CONTROL, Decision, decide, route
 from rootward.store.audit import append_audit
 from rootward.store.judge_scores import PromptTrialRow, trial_samples
@@ -42,6 +42,8 @@ def start_trial(
     exists: Callable[[str, str], bool] = has_variant,
 ) -> PromptTrialRow:
     """A running trial of `template`'s variants (each a file `template.<variant>.j2`) against its control."""
+    if template not in TRIAL_TEMPLATES:
+        raise TrialError(f"{template!r} takes no variants; a trial can change {', '.join(TRIAL_TEMPLATES)}")
     if not variants or CONTROL in variants or len(set(variants)) != len(variants):
         raise TrialError("a trial needs one or more distinct variants besides `control`")
     missing = [v for v in variants if not exists(template, v)]

@@ -39,7 +39,7 @@ from rootward.ingest.settings import (  # noqa: F401  (the router and the intake
     default_tier_rules,
 )
 from rootward.knowledge.settings import KnowledgeSettings
-from rootward.llm.settings import LLMSettings
+from rootward.llm.settings import JudgeSettings, LLMSettings
 from rootward.notify.settings import NotifySettings
 from rootward.observability.settings import TracingSettings
 from rootward.sources.settings import CONNECTORS, ConnectorSettings, ReplaySettings, TopologySettings
@@ -180,6 +180,7 @@ class SettingsSections(BaseSettings):
     server: ServerSettings = Field(default_factory=ServerSettings)
     engine: EngineSettings = Field(default_factory=EngineSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    judge: JudgeSettings = Field(default_factory=JudgeSettings)
     knowledge: KnowledgeSettings = Field(default_factory=KnowledgeSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
     chat: ChatSettings = Field(default_factory=ChatSettings)

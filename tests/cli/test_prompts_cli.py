@@ -31,7 +31,7 @@ def url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 def _run(*args: str) -> str:
     result = CliRunner().invoke(app, list(args))
     assert result.exit_code == 0, result.output
-    return result.output
+    return result.stdout
 
 
 def test_a_trial_from_start_to_promotion_and_back(url: str) -> None:
@@ -64,3 +64,36 @@ def test_judge_scores_a_result_and_stores_them(url: str, tmp_path: Path) -> None
 
         assert [(t.key, t.judged, t.overall) for t in score_trends(s, "service")] == [("catalog", 1, scores["overall"])]
     engine.dispose()
+
+
+def test_evaluate_without_a_trial_decides_every_running_one(url: str) -> None:
+    assert _run("prompts", "evaluate") == "no running prompt trials\n"
+    _run("prompts", "start", "t1", "write_system", "--variant", "terse")
+    engine = make_engine(url)
+    with make_session_factory(engine)() as s:
+        for i in range(60):
+            arm = route("t1", f"i{i}", ["control", "terse"])
+            dims = dict.fromkeys(DIMS, 0.6 + (i % 3 - 1) * 0.02)
+            record_scores(s, ScoreInput(f"i{i}", "svc", arm, "rubric-1", dims, "t1", arm))
+        s.commit()
+    engine.dispose()
+    assert _run("prompts", "evaluate").startswith("t1: abort: no variant beat control by 0.05")
+
+
+def test_judge_without_a_result_reports_trends_and_agreement_with_people(url: str) -> None:
+    from rootward.store.investigations import add_feedback
+
+    assert "agreement with human feedback: no rated RCAs" in _run("judge")
+    engine = make_engine(url)
+    with make_session_factory(engine)() as s:
+        for inv, value, verdict in (("i1", 0.8, "accepted"), ("i2", 0.3, "wrong"), ("i3", 0.7, "edited")):
+            record_scores(s, ScoreInput(inv, "checkout", "control", "rubric-1", dict.fromkeys(DIMS, value)))
+            add_feedback(s, inv, target="rca", verdict=verdict, by="sre", corrected_entity="db")
+        record_scores(s, ScoreInput("i4", "payment", "control", "rubric-1", dict.fromkeys(DIMS, 0.9)))  # not rated
+        s.commit()
+    engine.dispose()
+    report = _run("judge")
+    assert "  checkout  judged=3  overall=0.600" in report and "  payment  judged=1  overall=0.900" in report
+    assert "  control  judged=4" in report
+    # 0.8 accepted and 0.3 wrong agree; 0.7 edited (the RCA needed fixing) does not
+    assert "  rubric-1  67% (2 of 3 rated RCAs)" in report

@@ -2,7 +2,9 @@
 
 Every change goes through `llm.trial_runs`, which audits it in the same
 transaction; `judge` scores a finished investigation's result JSON with the
-deterministic rubric and, with `--store`, keeps the scores against it.
+configured judge model or the deterministic rubric and, with `--store`, keeps
+the scores against it; without a file it reports the stored trends and the
+judge's agreement with human feedback.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from sqlalchemy.orm import Session
 
 from rootward.cli.database import session_scope, settings_from
+from rootward.settings import Settings
 
 prompts_app = typer.Typer(help="Prompt trials: variants against the control, promoted only on evidence.")
 Config = Annotated[Path | None, typer.Option("--config", "-c", help="rootward.yaml")]
@@ -70,10 +74,16 @@ def start(
 
 
 @prompts_app.command("evaluate")
-def evaluate(trial: str, config: Config = None) -> None:
-    """Run the trial's test: wait, promote the winning variant, or abort."""
+def evaluate(
+    trial: Annotated[str | None, typer.Argument(help="One trial (default: every running trial).")] = None,
+    config: Config = None,
+) -> None:
+    """Run the trial's test: wait, promote the winning variant, or abort (what `serve` does on schedule)."""
     from rootward.llm.trial_runs import TrialError, evaluate_trial
 
+    if trial is None:
+        _evaluate_running(settings_from(config))
+        return
     with session_scope(settings_from(config)) as session:
         try:
             decision = evaluate_trial(session, trial, actor=getpass.getuser())
@@ -81,6 +91,21 @@ def evaluate(trial: str, config: Config = None) -> None:
             _fail(exc)
         session.commit()
     typer.echo(f"{decision.action}: {decision.reason}")
+
+
+def _evaluate_running(settings: Settings) -> None:
+    from rootward.runtime.trial_schedule import evaluate_trials
+    from rootward.store.db import make_engine, make_session_factory
+
+    engine = make_engine(settings.database_url)
+    try:
+        decisions = evaluate_trials(make_session_factory(engine), actor=getpass.getuser())
+    finally:
+        engine.dispose()
+    for trial_id, decision in decisions.items():
+        typer.echo(f"{trial_id}: {decision.action}: {decision.reason}")
+    if not decisions:
+        typer.echo("no running prompt trials")
 
 
 @prompts_app.command("promote")
@@ -117,24 +142,58 @@ def revert_cmd(trial: str, config: Config = None) -> None:
 
 
 def judge(
-    result: Annotated[Path, typer.Argument(help="An investigation's result JSON (rootward investigate --json).")],
+    result: Annotated[
+        Path | None,
+        typer.Argument(help="An investigation's result JSON (rootward investigate --json); none: the report."),
+    ] = None,
     store: Annotated[str | None, typer.Option("--store", help="Keep the scores against this investigation id.")] = None,
     service: Annotated[str, typer.Option("--service")] = "",
     prompt_version: Annotated[str, typer.Option("--prompt-version")] = "",
     config: Config = None,
 ) -> None:
-    """Score a finished investigation on the five rubric dimensions."""
+    """Score a finished investigation on the five dimensions (the configured judge model, else the rubric);
+    without RESULT, report the stored scores: trends and the judge's agreement with human feedback."""
     from rootward.domain.investigation import InvestigationResult
-    from rootward.llm.judge import rubric
+    from rootward.llm.client import LLMClient
+    from rootward.llm.judge import DIMENSIONS, judge_noted
     from rootward.store.judge_scores import ScoreInput, record_scores
 
-    scores = rubric(InvestigationResult.model_validate_json(result.read_text(encoding="utf-8")))
-    typer.echo(json.dumps(scores.to_dict(), indent=2, sort_keys=True))
+    settings = settings_from(config)
+    if result is None:
+        with session_scope(settings) as session:
+            typer.echo(judge_report(session))
+        return
+    model = settings.judge.model
+    client = LLMClient(model) if model.provider != "none" else None
+    judged = judge_noted(InvestigationResult.model_validate_json(result.read_text(encoding="utf-8")), client)
+    if judged.note:
+        typer.echo(judged.note, err=True)
+    typer.echo(json.dumps(judged.scores.to_dict(), indent=2, sort_keys=True))
     if store is not None:
-        dims = {k: v for k, v in scores.to_dict().items() if isinstance(v, float) and k != "overall"}
-        with session_scope(settings_from(config)) as session:
-            record_scores(session, ScoreInput(store, service, prompt_version, scores.judge, dims))
+        dims = {d: float(getattr(judged.scores, d)) for d in DIMENSIONS}
+        score = ScoreInput(store, service, prompt_version, judged.scores.judge, dims, note=judged.note)
+        with session_scope(settings) as session:
+            record_scores(session, score)
             session.commit()
+            typer.echo(judge_report(session, trends=False), err=True)  # stdout stays the scores' JSON
+
+
+def judge_report(session: Session, *, trends: bool = True) -> str:
+    """Mean scores per service and prompt version, and each judge's agreement with human feedback."""
+    from rootward.store.judge_scores import judge_agreement, score_trends
+
+    lines = []
+    if trends:
+        for by in ("service", "prompt_version"):
+            rows = score_trends(session, by)
+            lines.append(f"by {by}:" if rows else f"by {by}: no judged investigations")
+            lines += [f"  {t.key or '-'}  judged={t.judged}  overall={t.overall:.3f}" for t in rows]
+    agreement = judge_agreement(session)
+    lines.append("agreement with human feedback:" if agreement else "agreement with human feedback: no rated RCAs")
+    for a in agreement:
+        rate = "-" if a.rate is None else f"{a.rate:.0%}"
+        lines.append(f"  {a.judge}  {rate} ({a.agreed} of {a.compared} rated RCAs)")
+    return "\n".join(lines)
 
 
 def register(app: typer.Typer) -> None:

@@ -6,6 +6,7 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,8 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 
 
 def _start_background(settings: Settings, sessions: Any, stop: threading.Event) -> list[threading.Thread]:
-    """Outbox delivery, Matrix approvals and thread Q&A, and approval expiry, beside the API."""
+    """Outbox delivery, Matrix approvals and thread Q&A, approval expiry, the risk report and prompt-trial
+    evaluation, beside the API."""
     from rootward.actions.approvals import expire_due
     from rootward.notify.dispatch import start_background
 
@@ -71,10 +73,15 @@ def _start_background(settings: Settings, sessions: Any, stop: threading.Event) 
             with sessions() as session, session.begin():
                 expire_due(session)
 
-    loops = [expire_approvals]
+    from rootward.runtime.trial_schedule import trial_loop
+
+    loops: list[Callable[[threading.Event], None]] = [expire_approvals]
     risk = _risk_loop(settings, sessions)
     if risk is not None:
         loops.append(risk)
+    trials = trial_loop(settings.judge, sessions)  # prompt trials decided on schedule
+    if trials is not None:
+        loops.append(trials)
     if settings.notify.matrix is not None:
         from rootward.actions.matrix_approvals import MatrixApprovals
         from rootward.chat.matrix_threads import MatrixThreads

@@ -129,13 +129,26 @@ def judge_user(result: InvestigationResult) -> str:
     return render("judge_user", status=result.status, hypotheses=hypotheses, claims=guard(claims, source="rca").text)
 
 
-def judge(result: InvestigationResult, client: LLMClient | None = None) -> JudgeScores:
-    """The judge model's scores when one is configured and answers validly, else the rubric's."""
+@dataclass(frozen=True)
+class Judged:
+    """Scores, and why the rubric stood in for a configured judge model ("" when it did not)."""
+
+    scores: JudgeScores
+    note: str = ""
+
+
+def judge_noted(result: InvestigationResult, client: LLMClient | None = None) -> Judged:
+    """The judge model's scores when one is configured and answers validly, else the rubric's with the reason."""
     if client is None or not client.enabled:
-        return rubric(result)
+        return Judged(rubric(result))
     try:
         answer = client.structured("judge", system=render("judge_system"), user=judge_user(result), schema=ModelScores)
-    except LLMUnavailable:
-        return rubric(result)
+    except LLMUnavailable as exc:
+        return Judged(rubric(result), f"judge model unavailable ({exc}); rubric used")
     model = client.settings.model_for("P2")
-    return JudgeScores(**{d: round(getattr(answer, d), 4) for d in DIMENSIONS}, judge=f"model:{model}")
+    return Judged(JudgeScores(**{d: round(getattr(answer, d), 4) for d in DIMENSIONS}, judge=f"model:{model}"))
+
+
+def judge(result: InvestigationResult, client: LLMClient | None = None) -> JudgeScores:
+    """The judge model's scores when one is configured and answers validly, else the rubric's."""
+    return judge_noted(result, client).scores

@@ -18,6 +18,9 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 PROMPT_DIR = Path(__file__).parent / "prompts"
+# The templates the LLM reasoner renders in the arm it is given (`engine/llm_reasoner.py`): the only ones
+# a prompt trial can change.
+TRIAL_TEMPLATES = ("propose_system", "write_system")
 
 
 def _visible(value: object) -> object:

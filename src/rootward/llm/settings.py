@@ -64,3 +64,22 @@ class LLMSettings(BaseModel):
         """How a call to `model` splits its window between prompt and answer."""
         window = self.context_windows.get(model, self.context_window)
         return budget_for(model, window, self.max_output_tokens, self.max_input_tokens)
+
+
+class JudgeSettings(BaseModel):
+    """The learning loop: every finished investigation judged, prompt trials evaluated on a schedule."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(
+        default=True, description="Judge every finished investigation (after it is recorded and notified)"
+    )
+    model: LLMSettings = Field(
+        default_factory=LLMSettings,
+        description="The judge model (any OpenAI-compatible endpoint); provider `none` = the deterministic rubric",
+    )
+    evaluate_every_s: float = Field(
+        default=3600.0,
+        ge=0,
+        description="How often `rootward serve` evaluates running prompt trials; 0 = only `rootward prompts evaluate`",
+    )

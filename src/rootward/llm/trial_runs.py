@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from rootward.llm.prompts import has_variant, template_name
+from rootward.llm.prompts import TRIAL_TEMPLATES, has_variant, template_name
 from rootward.llm.trials import CONTROL, Decision, decide, route
 from rootward.store.audit import append_audit
 from rootward.store.judge_scores import PromptTrialRow, trial_samples
@@ -42,6 +42,8 @@ def start_trial(
     exists: Callable[[str, str], bool] = has_variant,
 ) -> PromptTrialRow:
     """A running trial of `template`'s variants (each a file `template.<variant>.j2`) against its control."""
+    if template not in TRIAL_TEMPLATES:
+        raise TrialError(f"{template!r} takes no variants; a trial can change {', '.join(TRIAL_TEMPLATES)}")
     if not variants or CONTROL in variants or len(set(variants)) != len(variants):
         raise TrialError("a trial needs one or more distinct variants besides `control`")
     missing = [v for v in variants if not exists(template, v)]
@@ -49,6 +51,9 @@ def start_trial(
         raise TrialError(f"no template {', '.join(template_name(template, v) for v in missing)} in llm/prompts/")
     if session.get(PromptTrialRow, trial_id) is not None:
         raise TrialError(f"prompt trial {trial_id!r} exists")
+    running = [t.trial_id for t in trials(session) if t.status == "running"]
+    if running:  # one judge score is one sample of one arm: a second trial would share it
+        raise TrialError(f"prompt trial {running[0]!r} is running: evaluate or promote it first")
     arms = [CONTROL, *variants]
     row = PromptTrialRow(
         trial_id=trial_id,
@@ -67,7 +72,9 @@ def start_trial(
 
 def evaluate_trial(session: Session, trial_id: str, *, actor: str = "scheduler") -> Decision:
     """Decide a running trial from its judged samples; a decision other than `wait` is final and audited."""
-    row = _trial(session, trial_id)
+    row = session.get(PromptTrialRow, trial_id, with_for_update=True)  # two replicas' schedulers: one decides
+    if row is None:
+        raise TrialError(f"no prompt trial {trial_id!r}")
     if row.status != "running":
         raise TrialError(f"prompt trial {trial_id!r} is {row.status}, not running")
     samples = trial_samples(session, trial_id)

@@ -36,6 +36,12 @@ def route(trial_id: str, incident_id: str, arms: Sequence[str]) -> str:
     return arms[int.from_bytes(digest, "big") % len(arms)]
 
 
+def prompt_version(variants: Mapping[str, str]) -> str:
+    """The label an investigation's prompts trend under: `template@arm` for each template a trial decided or
+    is deciding (sorted, joined by `+`), or `control` when every template renders its unchanged file."""
+    return "+".join(f"{t}@{a}" for t, a in sorted(variants.items())) or CONTROL
+
+
 @dataclass(frozen=True)
 class Welch:
     t: float

@@ -1,7 +1,9 @@
 """Judge scores and prompt trials on `/metrics`, read from the database at scrape time.
 
 Mean score per service and per prompt version (overall and each dimension),
-how many investigations were judged, and each prompt trial's state, so a
+how many investigations were judged, how often the rubric stood in for a
+failing judge model, each prompt trial's state and its samples and mean per
+arm, and the judge's agreement with human feedback, so a
 dashboard can trend quality next to cost. Cached for `ttl_s` like the main
 database collector.
 """
@@ -24,8 +26,10 @@ from rootward.store.judge_scores import (
     Agreement,
     PromptTrialRow,
     Trend,
+    fallback_count,
     judge_agreement,
     score_trends,
+    trial_samples,
 )
 
 SessionFactory = Callable[[], AbstractContextManager[Session]]
@@ -33,7 +37,12 @@ TRIAL_STATES = ("running", "promoted", "aborted", "reverted")
 
 
 def judge_families(
-    by_service: list[Trend], by_prompt: list[Trend], trials: list[PromptTrialRow], agreement: list[Agreement]
+    by_service: list[Trend],
+    by_prompt: list[Trend],
+    trials: list[PromptTrialRow],
+    agreement: list[Agreement],
+    samples: dict[str, dict[str, list[float]]] | None = None,
+    fallbacks: int = 0,
 ) -> list[Metric]:
     score = GaugeMetricFamily(
         "rootward_judge_score", "Mean judge score (0-1) of investigations", labels=["by", "key", "dimension"]
@@ -59,7 +68,24 @@ def judge_families(
         compared.add_metric([a.judge], a.compared)
         if a.rate is not None:
             agree.add_metric([a.judge], a.rate)
-    return [score, judged, state, agree, compared]
+    arm_n = GaugeMetricFamily(
+        "rootward_prompt_trial_samples", "Judged investigations per arm of a prompt trial", labels=["trial", "arm"]
+    )
+    arm_mean = GaugeMetricFamily(
+        "rootward_prompt_trial_score", "Mean overall judge score per arm of a prompt trial", labels=["trial", "arm"]
+    )
+    for trial in trials:
+        per_arm = (samples or {}).get(trial.trial_id, {})
+        for arm in trial.arm_list:
+            xs = per_arm.get(arm, [])
+            arm_n.add_metric([trial.trial_id, arm], len(xs))
+            if xs:
+                arm_mean.add_metric([trial.trial_id, arm], round(sum(xs) / len(xs), 4))
+    fell_back = GaugeMetricFamily(
+        "rootward_judge_rubric_fallbacks", "Judgings where the rubric stood in for a failing judge model"
+    )
+    fell_back.add_metric([], fallbacks)
+    return [score, judged, state, agree, compared, arm_n, arm_mean, fell_back]
 
 
 class JudgeCollector(Collector):
@@ -85,7 +111,10 @@ class JudgeCollector(Collector):
             with self._sessions() as session:
                 trials = list(session.scalars(select(PromptTrialRow)))
                 by_service, by_prompt = score_trends(session, "service"), score_trends(session, "prompt_version")
-                families = judge_families(by_service, by_prompt, trials, judge_agreement(session))
+                samples = {t.trial_id: trial_samples(session, t.trial_id) for t in trials}
+                families = judge_families(
+                    by_service, by_prompt, trials, judge_agreement(session), samples, fallback_count(session)
+                )
         except SQLAlchemyError:
             error.add_metric([], 1.0)
             return [error]

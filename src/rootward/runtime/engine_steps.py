@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from contextvars import ContextVar
+from typing import Literal
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.engine.dependencies import EngineDeps
 from rootward.engine.reasoner import Reasoner, RuleReasoner
 from rootward.engine.stages import StageFn, initial_state
-from rootward.runtime.job_state import JobState
+from rootward.llm.client import LLMClient
+from rootward.runtime.job_state import JobState, PromptArms
 from rootward.runtime.llm_charging import charged_llm_client
 from rootward.runtime.pipeline import Step
 from rootward.settings import Settings
@@ -50,10 +53,18 @@ class StoredWorldModel:
         return self._cached[1], self._cached[2]
 
 
-def worker_deps(settings: Settings, sessions: sessionmaker[Session]) -> EngineDeps:
+def worker_client(settings: Settings, sessions: sessionmaker[Session]) -> LLMClient | None:
+    """The worker's model client, its calls charged to the investigation running them; None in rule mode."""
+    return charged_llm_client(settings.llm, sessions, CURRENT_INVESTIGATION.get)
+
+
+def worker_deps(
+    settings: Settings, sessions: sessionmaker[Session], client: LLMClient | None | Literal["build"] = "build"
+) -> EngineDeps:
     """The engine's dependencies for a worker started with `settings` (its `--config`)."""
     reasoner: Reasoner = RuleReasoner()
-    client = charged_llm_client(settings.llm, sessions, CURRENT_INVESTIGATION.get)
+    if client == "build":
+        client = worker_client(settings, sessions)
     if client is not None:
         from rootward.engine.llm_reasoner import build_reasoner
 
@@ -66,24 +77,30 @@ def worker_deps(settings: Settings, sessions: sessionmaker[Session]) -> EngineDe
     )
 
 
-def start_engine_step(deps: EngineDeps) -> Step:
+def start_engine_step(deps: EngineDeps, route: Callable[[JobState], PromptArms | None] | None = None) -> Step:
+    """The engine's initial state, and (LLM mode, `route`) the prompt arms every later stage renders."""
+
     def run(state: JobState) -> JobState:
         if state.bundle_path is None:
             raise ValueError("the snapshot step has not written a bundle yet")
-        return state.model_copy(update={"engine": initial_state(state.bundle_path, deps)})
+        prompts = route(state) if route is not None else None
+        return state.model_copy(update={"engine": initial_state(state.bundle_path, deps), "prompts": prompts})
 
     return Step("start_engine", run)
 
 
-def engine_step(name: str, stage: StageFn, deps: EngineDeps) -> Step:
-    """One engine stage as a step; a failure is kept as the gap that names it, and later stages skip."""
+def engine_step(name: str, stage: StageFn, deps: EngineDeps | Callable[[JobState], EngineDeps]) -> Step:
+    """One engine stage as a step; a failure is kept as the gap that names it, and later stages skip.
+
+    `deps` may depend on the state: the reasoner renders the investigation's routed prompt arms."""
 
     def run(state: JobState) -> JobState:
         if state.engine_failed or state.engine is None:
             return state
         token = CURRENT_INVESTIGATION.set((str(state.job_id), state.service))
         try:
-            return state.model_copy(update={"engine": stage(state.engine, deps)})
+            given = deps(state) if callable(deps) else deps
+            return state.model_copy(update={"engine": stage(state.engine, given)})
         except Exception as exc:  # the incident must not be lost to an engine bug
             log.exception("engine stage %s failed for job %s", name, state.job_id)
             return state.model_copy(update={"engine_failure": f"engine failed at {name}: {type(exc).__name__}: {exc}"})

@@ -1,6 +1,6 @@
 """The steps a worker runs for an alert group, from snapshot to notification.
 
-snapshot → the engine's stages (context … risk gate) → record → act → notify.
+snapshot → the engine's stages (context … risk gate) → record → act → notify → judge.
 Each step is `JobState -> JobState`, so the runtime checkpoints between them
 and a resumed worker continues where the dead one stopped. The steps that
 write (record, act, notify) are idempotent on the job id: a step re-run after
@@ -21,11 +21,13 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.engine.stages import STAGES
 from rootward.runtime.act_step import ActStep
-from rootward.runtime.engine_steps import engine_step, start_engine_step, worker_deps
+from rootward.runtime.engine_steps import engine_step, start_engine_step, worker_client, worker_deps
 from rootward.runtime.group_snapshot import GroupSnapshot
+from rootward.runtime.judge_step import JudgeStep
 from rootward.runtime.knowledge_snapshot import KnowledgeSnapshotter
 from rootward.runtime.notify_step import NotifyStep
 from rootward.runtime.pipeline import Pipeline, Step
+from rootward.runtime.prompt_routing import PromptRouter, RoutedDeps
 from rootward.runtime.record_step import RecordStep
 from rootward.settings import Settings
 from rootward.sources.base import SourceSet
@@ -39,11 +41,15 @@ class InvestigationSteps:
         self.sessions = sessions
         self._sources = sources
         knowledge = KnowledgeSnapshotter(sessions)
-        self.deps = worker_deps(settings, sessions)
+        client = worker_client(settings, sessions)
+        self.deps = worker_deps(settings, sessions, client)
+        self.routed = RoutedDeps(self.deps, settings.llm, client)
+        self.route = PromptRouter(sessions, llm_mode=client is not None)
         self.snapshot = GroupSnapshot(settings, sessions, self.sources, knowledge)
         self.record = RecordStep(sessions)
         self.act = ActStep(settings, sessions, knowledge)
         self.notify = NotifyStep(settings.notify, sessions, settings.actions.executor.runnable_verbs())
+        self.judge = JudgeStep(settings.judge, sessions)
 
     def sources(self, alerts: Any) -> SourceSet:
         if self._sources is not None:
@@ -59,9 +65,10 @@ class InvestigationSteps:
         )
 
     def pipeline(self) -> Pipeline:
-        steps = [Step("snapshot", self.snapshot), start_engine_step(self.deps)]
-        steps += [engine_step(name, stage, self.deps) for name, stage in STAGES]
+        steps = [Step("snapshot", self.snapshot), start_engine_step(self.deps, self.route)]
+        steps += [engine_step(name, stage, self.routed) for name, stage in STAGES]
         steps += [Step("record", self.record), Step("act", self.act), Step("notify", self.notify)]
+        steps += [Step("judge", self.judge)]
         pipeline = Pipeline(steps)
         assert pipeline.names == step_names()
         return pipeline
@@ -69,4 +76,4 @@ class InvestigationSteps:
 
 def step_names() -> tuple[str, ...]:
     """The investigation pipeline's step names, without building sources."""
-    return ("snapshot", "start_engine", *(name for name, _ in STAGES), "record", "act", "notify")
+    return ("snapshot", "start_engine", *(name for name, _ in STAGES), "record", "act", "notify", "judge")

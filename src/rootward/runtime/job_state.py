@@ -33,6 +33,17 @@ class StepRecord(BaseModel):
     placeholder: bool = True
 
 
+class PromptArms(BaseModel):
+    """The prompts an LLM-mode investigation runs with: the arm of each template, and its trial sample."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: str = Field(description="`template@arm` of each template a trial decided or is deciding, or control")
+    variants: dict[str, str] = Field(default_factory=dict, description="template -> the arm its prompt renders")
+    trial_id: str = Field(default="", description="the running trial this investigation is a sample of")
+    arm: str = ""
+
+
 class JobState(BaseModel):
     model_config = ConfigDict(extra="forbid")
     # Keys of an unversioned (dict-shaped) checkpoint that are the engine's, and their new names.
@@ -60,6 +71,7 @@ class JobState(BaseModel):
     # engine
     engine: EngineState | None = None
     engine_failure: str | None = Field(default=None, description="the gap naming the stage that failed")
+    prompts: PromptArms | None = Field(default=None, description="LLM mode: the prompt arms routed at start_engine")
     # record, act, notify
     investigation_id: str | None = None
     acted: bool = False

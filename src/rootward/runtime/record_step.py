@@ -53,7 +53,7 @@ class RecordStep:
                     session,
                     "investigation.recorded",
                     investigation_id,
-                    {"status": result.status, "group_id": state.group_id},
+                    {"status": result.status, "group_id": state.group_id, **_prompt_data(state)},
                 )
         self._keep_findings(investigation_id, state.engine.findings if state.engine else [])
         return state.model_copy(update={"investigation_id": investigation_id})
@@ -66,6 +66,16 @@ class RecordStep:
                 return  # written before a crash: never twice
             for finding in findings:
                 memory.add(finding)
+
+
+def _prompt_data(state: JobState) -> dict[str, str]:
+    """LLM mode: the prompt version the investigation ran with, and its trial arm."""
+    if state.prompts is None:
+        return {}
+    data = {"prompt_version": state.prompts.version}
+    if state.prompts.trial_id:
+        data |= {"trial_id": state.prompts.trial_id, "arm": state.prompts.arm}
+    return data
 
 
 def _with_live_links(state: JobState) -> JobState:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Literal
 
 from sqlalchemy import DateTime, Float, Index, Integer, String, Text, func, select
@@ -41,6 +41,8 @@ class JudgeScoreRow(Base):
     clarity: Mapped[float] = mapped_column(Float, nullable=False)
     overall: Mapped[float] = mapped_column(Float, nullable=False)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    # Why the rubric stood in for a configured judge model ("" when it did not).
+    note: Mapped[str] = mapped_column(Text, nullable=False, default="", server_default="")
 
     __table_args__ = (
         Index("ix_judge_scores_investigation", "investigation_id"),
@@ -74,6 +76,7 @@ class ScoreInput:
     scores: dict[str, float]  # the five dimensions
     trial_id: str = ""
     arm: str = ""
+    note: str = ""
 
 
 def record_scores(session: Session, score: ScoreInput, *, at: datetime | None = None) -> JudgeScoreRow:
@@ -85,6 +88,7 @@ def record_scores(session: Session, score: ScoreInput, *, at: datetime | None = 
         trial_id=score.trial_id,
         arm=score.arm,
         judge=score.judge,
+        note=score.note,
         overall=round(sum(dims.values()) / len(dims), 4),
         at=at or datetime.now(UTC),
         **dims,
@@ -117,6 +121,47 @@ def score_trends(session: Session, by: TrendDimension, *, since: datetime | None
             {d: round(float(v), 4) for d, v in zip(DIMENSIONS, rest, strict=True)},
         )
         for key, n, mean, *rest in session.execute(query).all()
+    ]
+
+
+def is_judged(session: Session, investigation_id: str) -> bool:
+    found = session.scalar(select(JudgeScoreRow.id).where(JudgeScoreRow.investigation_id == investigation_id).limit(1))
+    return found is not None
+
+
+def fallback_count(session: Session) -> int:
+    """Judgings whose configured judge model failed, so the rubric's scores were kept (with the reason)."""
+    return int(session.scalar(select(func.count()).select_from(JudgeScoreRow).where(JudgeScoreRow.note != "")) or 0)
+
+
+@dataclass(frozen=True)
+class DailyScore:
+    day: date
+    judged: int
+    overall: float
+
+
+@dataclass(frozen=True)
+class TrendSeries:
+    """One service's or prompt version's mean overall score per UTC day, oldest first (days with none left out)."""
+
+    key: str
+    days: list[DailyScore]
+
+
+def score_series(session: Session, by: TrendDimension, *, since: datetime) -> list[TrendSeries]:
+    """Daily means since `since`, per service or prompt version: the trend a single mean hides."""
+    column = JudgeScoreRow.service if by == "service" else JudgeScoreRow.prompt_version
+    rows = session.execute(
+        select(column, JudgeScoreRow.at, JudgeScoreRow.overall).where(JudgeScoreRow.at >= since)
+    ).all()
+    buckets: dict[str, dict[date, list[float]]] = {}
+    for key, at, overall in rows:
+        day = (at if at.tzinfo else at.replace(tzinfo=UTC)).astimezone(UTC).date()
+        buckets.setdefault(str(key), {}).setdefault(day, []).append(float(overall))
+    return [
+        TrendSeries(key, [DailyScore(d, len(xs), round(sum(xs) / len(xs), 4)) for d, xs in sorted(days.items())])
+        for key, days in sorted(buckets.items())
     ]
 
 

@@ -35,6 +35,7 @@ from rootward.web import (
     health,
     intake,
     intake_connectors,
+    judge,
     lifecycle,
     metrics,
     risk,
@@ -101,6 +102,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(lifecycle.router)
     app.include_router(metrics.router)
     app.include_router(risk.router)
+    app.include_router(judge.router)
     app.openapi = lambda: complete_openapi(app)  # type: ignore[method-assign]
     app.mount("/static", StaticFiles(directory=str(Path(console.__file__).parent / "static")), name="static")
     return app

@@ -94,8 +94,9 @@ class IssueChannel:
         key, maybe_sent = self._remembered(refs.incident)
         if not key and maybe_sent:
             key = self._tracker.find(refs.incident)
-            if key:
+            if key:  # this message's own create went through: the issue already carries its text
                 self._remember(refs.incident, key)
+                return f"created {key}"
         if key:
             return self._tracker.comment(key, text)
         if not self._tracker.creates_issues:

@@ -9,35 +9,16 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from rootward.actions.approvals import request_approval
-from rootward.domain.roles import Role
 from rootward.notify.approval_links import LINK_PATH, mint
 from rootward.settings import load_settings
 from rootward.store.approvals import ApprovalRow
 from rootward.store.audit import AuditRow
 from rootward.store.db import make_engine, make_session_factory
-from rootward.store.users import add_user, create_token
-from rootward.store.worldmodel import DbPredictionLedger
 from rootward.web.app import create_app
-from rootward.worldmodel.prediction_gate import ProposedAction, commit_prediction
 from tests.web.signin import sign_in
+from tests.web.test_approvals import _setup  # a pending request, viewer vic and approver anna
 
 SECRET = "teams-link-secret"
-
-
-def _setup(url: str) -> tuple[str, dict[str, str]]:
-    sessions = make_session_factory(make_engine(url))
-    action = ProposedAction.of("rollback", "payment", namespace="shop")
-    tokens = {}
-    with sessions() as s, s.begin():
-        ledger = DbPredictionLedger(s)
-        commit_prediction(ledger, action, {"entities": [], "alerts": [], "window_s": 600})
-        row = request_approval(s, action, ledger, investigation_id="inv-1")
-        assert isinstance(row, ApprovalRow)
-        for name, role in (("vic", Role.VIEWER), ("anna", Role.APPROVER)):
-            add_user(s, name, role)
-            tokens[name] = create_token(s, name)
-        return row.id, tokens
 
 
 def _client(url: str, tmp_path: Path) -> TestClient:

@@ -328,6 +328,8 @@ def test_group_refs_read_pagerduty_incidents_and_issue_labels_from_the_alerts(
 
 
 def test_webhook_named_like_a_target_and_settings_without_project_are_refused() -> None:
+    with pytest.raises(ValueError, match="jira belong to built-in channels"):
+        _settings(webhooks=[{"name": "jira", "url": "http://x", "secret": "s"}])
     with pytest.raises(ValueError, match="project_key"):
         JiraSettings(base_url="http://x", api_token=SecretStr("t"), create_issues=True)
     assert GitHubIssuesSettings(token=SecretStr("t"), repo="acme/shop").writes_back(WritebackRefs("g")) is False

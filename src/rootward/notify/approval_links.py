@@ -66,7 +66,7 @@ def link_url(base_url: str, token: str) -> str:
 def read(secret: str, token: str, *, now: float) -> ApprovalLink:
     """The link's claims, if its signature is this rootward's and it has not expired."""
     claims, dot, signature = token.partition(".")
-    if not dot or not claims or not signature:
+    if not dot or not claims or not signature or not token.isascii():
         raise LinkRefused("malformed approval link: expected <claims>.<signature>")
     if not hmac.compare_digest(signature, _signature(secret, claims)):
         raise LinkRefused("invalid signature: the approval link was altered or not issued by this rootward")

@@ -13,6 +13,7 @@ from rootward.notify.teams import TeamsSettings
 from rootward.notify.webhook import WebhookSettings
 from rootward.store.db import SQLITE_BUSY_TIMEOUT_S
 
+BUILT_IN_CHANNELS = frozenset({"slack", "matrix", "teams", "pagerduty", "jira", "github"})
 HasTimeout = (
     SlackSettings
     | MatrixSettings
@@ -82,6 +83,14 @@ class NotifySettings(BaseModel):
                 f"{'; '.join(too_slow)}: a channel timeout must be below the database busy timeout "
                 f"({SQLITE_BUSY_TIMEOUT_S} s)"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _webhook_names_are_their_own(self) -> NotifySettings:
+        """A webhook's name is its outbox channel: one named like a built-in channel would share its queue."""
+        taken = [hook.name for hook in self.webhooks if hook.name in BUILT_IN_CHANNELS]
+        if taken:
+            raise ValueError(f"notify.webhooks: the name(s) {', '.join(taken)} belong to built-in channels")
         return self
 
     def chat_channels(self) -> list[str]:

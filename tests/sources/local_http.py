@@ -49,8 +49,8 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(route: Route) -> Iterator[tuple[str, list[Request]]]:
-    """Run `route` on a free port; yields (base URL, list of requests seen)."""
+def serve(route: Route, port: int = 0) -> Iterator[tuple[str, list[Request]]]:
+    """Run `route` on a free port (or `port`); yields (base URL, list of requests seen)."""
     seen: list[Request] = []
 
     class Handler(BaseHTTPRequestHandler):
@@ -101,7 +101,7 @@ def serve(route: Route) -> Iterator[tuple[str, list[Request]]]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()

@@ -27,7 +27,7 @@ from rootward.worldmodel.prediction_gate import GateDecision, PredictionLedger, 
 from rootward.worldmodel.settings import WorldModelSettings
 
 Decision = Literal["approve", "reject"]
-Via = Literal["console", "api", "slack", "matrix", "autonomy", "cli"]
+Via = Literal["console", "api", "slack", "matrix", "teams", "autonomy", "cli"]
 # Why a decision was refused, one kind per HTTP status, the same on every surface (API, console, docs).
 Refusal = Literal["unknown", "forbidden", "conflict"]
 REFUSAL_STATUS: dict[str, int] = {"unknown": 404, "forbidden": 403, "conflict": 409}

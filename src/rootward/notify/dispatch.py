@@ -20,7 +20,8 @@ from rootward.notify.settings import NotifySettings
 log = logging.getLogger("rootward.notify")
 
 
-def build_channels(settings: NotifySettings) -> dict[str, Channel]:
+def build_channels(settings: NotifySettings, sessions: sessionmaker[Session] | None = None) -> dict[str, Channel]:
+    """The configured channels; the issue trackers (Jira, GitHub) need `sessions` to remember their issues."""
     channels: dict[str, Channel] = {}
     if settings.slack is not None:
         from rootward.notify.slack import SlackChannel
@@ -33,10 +34,37 @@ def build_channels(settings: NotifySettings) -> dict[str, Channel]:
         from rootward.notify.matrix import MatrixChannel
 
         channels["matrix"] = MatrixChannel(settings.matrix)
+    if settings.teams is not None:
+        from rootward.notify.teams import TeamsChannel
+
+        channels["teams"] = TeamsChannel(settings.teams, settings.console_url)
     from rootward.notify.webhook import WebhookChannel
 
     for hook in settings.webhooks:
         channels[hook.name] = WebhookChannel(hook)
+    return channels | writeback_channels(settings, sessions)
+
+
+def writeback_channels(settings: NotifySettings, sessions: sessionmaker[Session] | None) -> dict[str, Channel]:
+    channels: dict[str, Channel] = {}
+    if settings.pagerduty is not None:
+        from rootward.notify.pagerduty_notes import PagerDutyNotesChannel
+
+        channels["pagerduty"] = PagerDutyNotesChannel(settings.pagerduty)
+    from rootward.notify.github import GitHubTracker
+    from rootward.notify.issues import IssueChannel, IssueTracker
+    from rootward.notify.jira import JiraTracker
+
+    trackers: list[IssueTracker] = []
+    if settings.jira is not None:
+        trackers.append(JiraTracker(settings.jira))
+    if settings.github is not None:
+        trackers.append(GitHubTracker(settings.github))
+    for tracker in trackers:
+        if sessions is None:
+            log.error("%s write-back disabled: it needs the database to remember its issues", tracker.name)
+            continue
+        channels[tracker.name] = IssueChannel(tracker, sessions)
     return channels
 
 
@@ -49,7 +77,7 @@ def start_background(
 ) -> list[threading.Thread]:
     """Start the outbox dispatcher (and any extra loops); they end when `stop` is set."""
     threads = []
-    channels = build_channels(settings)
+    channels = build_channels(settings, sessions)
     if channels:
         dispatcher = OutboxDispatcher(sessions, channels)
         threads.append(

@@ -4,7 +4,9 @@ A notification is written to the outbox in the same transaction as whatever
 caused it; a dispatcher delivers each channel's rows strictly in order. A
 failing channel holds its queue (later messages never overtake an earlier
 one) and is retried with capped backoff for as long as it takes: nothing is
-dropped.
+dropped. A target that refuses a message for good (`DeliveryRefused`: bad
+credentials, no such incident) gets the row marked `failed` with the reason,
+kept for the operator, and the channel's next row goes out.
 
 No database transaction is open while a channel is called. On SQLite every
 transaction holds the one write lock, so a receiver that accepts the
@@ -39,7 +41,7 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from rootward.notify.channels import Channel, DeliveryFailed
+from rootward.notify.channels import Channel, DeliveryFailed, DeliveryRefused
 from rootward.notify.message import Notification
 from rootward.store.db import SQLITE_BUSY_TIMEOUT_S
 from rootward.store.outbox import OutboxRow
@@ -138,6 +140,9 @@ class OutboxDispatcher:
                 return done  # empty, backing off, or being sent by another dispatcher
             try:
                 receipt = channel.send(Notification.from_dict(claim.payload), idempotency_key=claim.key)
+            except DeliveryRefused as exc:
+                self._refused(claim, str(exc))
+                continue  # a row the target will never take does not hold the rows behind it
             except DeliveryFailed as exc:
                 self._failed(claim, str(exc))
                 return done
@@ -182,9 +187,7 @@ class OutboxDispatcher:
         return False
 
     def _delivered(self, claim: Claim, receipt: str) -> bool:
-        return self._mark(
-            claim, status="delivered", receipt=receipt[:256], delivered_at=self._clock(), last_error=None
-        )
+        return self._mark(claim, status="delivered", receipt=receipt[:256], delivered_at=self._clock(), last_error=None)
 
     def _failed(self, claim: Claim, error: str) -> None:
         wait = self._backoff[min(claim.attempt - 1, len(self._backoff) - 1)]
@@ -194,6 +197,10 @@ class OutboxDispatcher:
             last_error=error[:2000],
             next_attempt_at=self._clock() + timedelta(seconds=wait),
         )
+
+    def _refused(self, claim: Claim, error: str) -> None:
+        log.error("outbox row %d: permanent failure, not retried: %s", claim.row_id, error)
+        self._mark(claim, status="failed", last_error=f"permanent: {error}"[:2000])
 
     def run(self, stop: threading.Event, poll_s: float = 1.0) -> None:
         while not stop.is_set():

@@ -22,7 +22,8 @@ class OutboxRow(Base):
     key: Mapped[str] = mapped_column(String(128), nullable=False)  # idempotency key, unique per channel
     investigation_id: Mapped[str] = mapped_column(String(64), nullable=False, default="")
     payload: Mapped[dict[str, object]] = mapped_column(JSON, nullable=False)
-    status: Mapped[str] = mapped_column(String(16), nullable=False, default="pending")  # pending|sending|delivered
+    # pending | sending | delivered | failed (refused for good, not retried: notify/outbox.py)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="pending")
     attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
     receipt: Mapped[str | None] = mapped_column(String(256), nullable=True)

@@ -29,6 +29,7 @@ from rootward.settings import Settings
 from rootward.store.audit_refusals import RefusalThrottle, flush_refusals
 from rootward.store.db import make_engine, make_session_factory
 from rootward.web import (
+    approval_links,
     approvals,
     changes,
     console,
@@ -96,6 +97,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(intake_connectors.router)
     app.include_router(changes.router)
     app.include_router(approvals.router)
+    app.include_router(approval_links.router)
     app.include_router(slack_events.router)
     app.include_router(console.router)
     app.include_router(sources.router)

@@ -75,7 +75,8 @@ class SocketModeServer:
             ok = self._cond.wait_for(lambda: self.connections >= count and self._sockets, timeout_s)
         assert ok, f"{self.connections} websocket connection(s), expected {count}"
 
-    def send_event(self, payload: dict[str, Any], *, retry_attempt: int = 0) -> str:
+    def send_event(self, payload: dict[str, Any], *, retry_attempt: int = 0, kind: str = "events_api") -> str:
+        """Send one envelope (`kind` events_api, or interactive for a button click); returns its envelope id."""
         envelope_id = str(uuid.uuid4())
         with self._cond:
             self._sent[envelope_id] = time.monotonic()
@@ -83,7 +84,7 @@ class SocketModeServer:
             {
                 "envelope_id": envelope_id,
                 "payload": payload,
-                "type": "events_api",
+                "type": kind,
                 "accepts_response_payload": False,
                 "retry_attempt": retry_attempt,
                 "retry_reason": "timeout" if retry_attempt else "",

@@ -7,6 +7,7 @@ out through the outbox with `chat.postMessage` to the local Web API.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -16,12 +17,19 @@ from pathlib import Path
 
 import pytest
 
+from rootward.actions.approvals import request_approval
 from rootward.chat.slack_socket import SlackSocketMode, SocketEvent
+from rootward.domain.roles import Role
 from rootward.settings import ConfigError, load_settings
+from rootward.store.approvals import ApprovalRow
 from rootward.store.db import make_engine, make_session_factory
+from rootward.store.users import add_user
+from rootward.store.worldmodel import DbPredictionLedger
+from rootward.worldmodel.prediction_gate import ProposedAction, commit_prediction
 from tests.chat.conftest import SlackWorld
 from tests.chat.fake_slack import APP_TOKEN, BOT_USER, CHANNEL, thread_event
 from tests.chat.fake_slack_socket import SocketModeServer, socket_mode_server
+from tests.sources.local_http import Reply, Request, serve
 
 
 @dataclass
@@ -201,3 +209,44 @@ def test_an_event_that_cannot_be_answered_is_still_acked_and_logged_with_its_id(
             thread.join(timeout=15)
     assert [e.outcome for e in events] == ["failed"]
     assert any("event EvNoDb could not be answered" in r.getMessage() for r in caplog.records)
+
+
+def _pending_approval(world: SlackWorld) -> str:
+    action = ProposedAction.of("rollback", "payment", namespace="shop")
+    with world.sessions() as s, s.begin():
+        ledger = DbPredictionLedger(s)
+        commit_prediction(ledger, action, {"entities": [], "alerts": [], "window_s": 600})
+        row = request_approval(s, action, ledger, investigation_id=world.incident_id)
+        assert isinstance(row, ApprovalRow)
+        add_user(s, "sam", Role.APPROVER, slack_user_id="USAM")
+        add_user(s, "vera", Role.VIEWER, slack_user_id="UVERA")
+        return row.id
+
+
+def _click(user: str, action: str, approval_id: str, response_url: str) -> dict[str, object]:
+    return {"type": "block_actions", "user": {"id": user}, "response_url": response_url,
+            "actions": [{"action_id": action, "value": approval_id}]}  # fmt: skip
+
+
+def test_an_approve_click_over_socket_mode_decides_like_the_http_callback_and_tells_the_clicker(
+    socket_world: SocketWorld,
+) -> None:
+    approval_id = _pending_approval(socket_world.world)
+    told: list[Request] = []
+
+    def response_url(request: Request) -> Reply:
+        told.append(request)
+        return Reply(200, "ok")
+
+    with serve(response_url) as (url, _seen):
+        viewer = socket_world.server.send_event(_click("UVERA", "approve", approval_id, url), kind="interactive")
+        assert socket_world.outcome_of(viewer) == "refused"  # a viewer may not approve, over any transport
+        approver = socket_world.server.send_event(_click("USAM", "approve", approval_id, url), kind="interactive")
+        assert socket_world.server.ack_of(approver) < 3.0
+        assert socket_world.outcome_of(approver) == "decided"
+    with socket_world.world.sessions() as s:
+        row = s.get(ApprovalRow, approval_id)
+        assert row is not None and (row.status, row.decided_by, row.decided_via) == ("approved", "sam", "slack")
+    texts = [json.loads(r.body)["text"] for r in told]
+    assert texts[0].startswith("refused:") and texts[1] == "approved by <@USAM>"
+    assert all(json.loads(r.body)["response_type"] == "ephemeral" for r in told)

@@ -24,7 +24,10 @@ from urllib.parse import parse_qs
 from slack_sdk.signature import Clock, SignatureVerifier
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.actions.approvals import decide
+from rootward.store.audit_refusals import RefusalThrottle
 from rootward.store.slack_replays import first_sighting
+from rootward.store.users import user_by_chat_id
 
 STALE_AFTER_S = 300
 
@@ -114,11 +117,28 @@ def parse_click(body: bytes) -> SlackClick:
     """The approve/reject button of a block_actions payload (form field `payload`)."""
     try:
         payload = json.loads(parse_qs(body.decode())["payload"][0])
-        user = str(payload["user"]["id"])
-        action = payload["actions"][0]
+    except (KeyError, IndexError, ValueError, TypeError) as exc:
+        raise SlackRequestRefused(f"malformed interaction payload: {exc.__class__.__name__}") from None
+    return click_of_payload(payload)
+
+
+def click_of_payload(payload: object) -> SlackClick:
+    """The button of a decoded block_actions payload: the HTTP callback's form field, or a Socket Mode envelope's."""
+    try:
+        user = str(payload["user"]["id"])  # type: ignore[index]
+        action = payload["actions"][0]  # type: ignore[index]
         action_id, value = str(action["action_id"]), str(action["value"])
     except (KeyError, IndexError, ValueError, TypeError) as exc:
         raise SlackRequestRefused(f"malformed interaction payload: {exc.__class__.__name__}") from None
     if action_id not in ("approve", "reject"):
         raise SlackRequestRefused(f"unknown action {action_id!r}")
     return SlackClick(user, "approve" if action_id == "approve" else "reject", value)
+
+
+def decide_click(session: Session, click: SlackClick, *, refusals: RefusalThrottle | None = None) -> str:
+    """Record the click as the Slack user's decision (their rootward user by chat id); the reply to show them."""
+    user = user_by_chat_id(session, slack=click.slack_user_id)
+    outcome = decide(
+        session, click.approval_id, user, click.decision, via="slack", refusals=refusals, source=click.slack_user_id
+    )
+    return f"{outcome.status} by <@{click.slack_user_id}>" if outcome.ok else f"refused: {outcome.reason}"

@@ -8,7 +8,10 @@ re-sends an envelope not acknowledged within 3 seconds. Each envelope is
 acknowledged by its `envelope_id` before anything else is done with it; the
 payload is the `event_callback` the Events API would have posted, answered
 by `chat/slack_events.answer_event` (once per `event_id`, durably), so a
-retry or an event that also arrived over HTTP changes nothing.
+retry or an event that also arrived over HTTP changes nothing. An Approve or
+Reject click (`interactive` envelope, `block_actions`) is decided like the
+HTTP interactivity callback decides it, and the outcome is told to the
+clicker through the payload's `response_url`.
 
 The websocket is slack_sdk's built-in client (no extra dependency): it
 reconnects on its own when Slack closes the socket or asks it to
@@ -31,9 +34,12 @@ from slack_sdk.socket_mode.client import BaseSocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
 from slack_sdk.web import WebClient
+from slack_sdk.webhook import WebhookClient
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.actions.slack_interaction import SlackRequestRefused, click_of_payload, decide_click
 from rootward.chat.slack_events import EventOutcome, answer_event
+from rootward.store.audit_refusals import RefusalThrottle
 
 log = logging.getLogger("rootward.chat.slack_socket")
 MAX_BACKOFF_S = 60.0
@@ -47,7 +53,8 @@ class SocketEvent:
     kind: str  # events_api, interactive, slash_commands
     event_id: str | None
     retry_attempt: int
-    outcome: EventOutcome | Literal["failed"] | None  # None: not an Events API envelope (acknowledged, nothing to do)
+    # None: neither an event nor a button click (a slash command: acknowledged, nothing to do)
+    outcome: EventOutcome | Literal["failed", "decided", "refused"] | None
 
 
 class SlackSocketMode:
@@ -66,12 +73,18 @@ class SlackSocketMode:
         self._web = WebClient(base_url=api_url, timeout=int(timeout_s))
         self._reconnect_s = reconnect_s
         self._on_event = on_event
+        self._timeout_s = int(timeout_s)
+        self._refusals = RefusalThrottle()
 
     def on_request(self, client: BaseSocketModeClient, request: SocketModeRequest) -> None:
-        """Acknowledge the envelope at once, then answer the event it carries."""
+        """Acknowledge the envelope at once, then answer the event or decide the button click it carries."""
         client.send_socket_mode_response(SocketModeResponse(envelope_id=request.envelope_id))
         payload: dict[str, Any] = request.payload if isinstance(request.payload, dict) else {}
-        outcome = self._answer(payload) if request.type == "events_api" else None
+        outcome: EventOutcome | Literal["failed", "decided", "refused"] | None = None
+        if request.type == "events_api":
+            outcome = self._answer(payload)
+        elif request.type == "interactive" and payload.get("type") == "block_actions":
+            outcome = self._decide(payload)
         event = SocketEvent(
             envelope_id=request.envelope_id,
             kind=request.type,
@@ -97,6 +110,32 @@ class SlackSocketMode:
         except Exception:
             log.exception("Slack Socket Mode: event %s could not be answered", payload.get("event_id", "-"))
             return "failed"
+
+    def _decide(self, payload: dict[str, Any]) -> Literal["decided", "refused", "failed"]:
+        """An Approve/Reject click: the same decision as the HTTP interactivity callback, told to the clicker.
+
+        The envelope came over our own authenticated websocket, so there is no request signature to
+        check; who clicked is Slack's `user.id`, mapped to a rootward user like on the HTTP path."""
+        try:
+            click = click_of_payload(payload)
+        except SlackRequestRefused as exc:
+            log.warning("Slack Socket Mode: interaction refused: %s", exc)
+            return "refused"
+        try:
+            with self._sessions() as session, session.begin():
+                text = decide_click(session, click, refusals=self._refusals)
+        except Exception:
+            log.exception("Slack Socket Mode: the click on approval %s could not be decided", click.approval_id)
+            return "failed"
+        response_url = payload.get("response_url")
+        if isinstance(response_url, str) and response_url.startswith(("https://", "http://")):
+            try:
+                WebhookClient(response_url, timeout=self._timeout_s).send(
+                    text=text, response_type="ephemeral", replace_original=False
+                )
+            except (SlackApiError, OSError) as exc:
+                log.warning("Slack Socket Mode: could not tell the clicker (%s): %s", text, exc)
+        return "refused" if text.startswith("refused") else "decided"
 
     def _on_message(self, client: BaseSocketModeClient, message: dict[str, Any], raw: str | None) -> None:
         if message.get("type") == "hello":

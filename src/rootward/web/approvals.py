@@ -15,12 +15,18 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import select
 
 from rootward.actions.approvals import decide
-from rootward.actions.slack_interaction import DbReplayCache, SlackRequestRefused, SlackVerifier, parse_click
+from rootward.actions.slack_interaction import (
+    DbReplayCache,
+    SlackRequestRefused,
+    SlackVerifier,
+    decide_click,
+    parse_click,
+)
 from rootward.domain.proposal_state import proposal_states
 from rootward.domain.roles import Role
 from rootward.store.approvals import ApprovalRow, approval_facts
 from rootward.store.audit import append_audit
-from rootward.store.users import User, user_by_chat_id
+from rootward.store.users import User
 from rootward.web.auth import require
 
 router = APIRouter()
@@ -139,15 +145,5 @@ def slack_interaction(request: Request, body: bytes = Depends(_raw_body)) -> JSO
                 append_audit(session, "slack.refused", "slack", {"reason": str(exc), "source": source})
         raise HTTPException(401, str(exc)) from None
     with request.app.state.sessions() as session, session.begin():
-        user = user_by_chat_id(session, slack=click.slack_user_id)
-        outcome = decide(
-            session,
-            click.approval_id,
-            user,
-            click.decision,
-            via="slack",
-            refusals=request.app.state.refusals,
-            source=click.slack_user_id,
-        )
-    text = f"{outcome.status} by <@{click.slack_user_id}>" if outcome.ok else f"refused: {outcome.reason}"
+        text = decide_click(session, click, refusals=request.app.state.refusals)
     return JSONResponse({"response_type": "ephemeral", "replace_original": False, "text": text})

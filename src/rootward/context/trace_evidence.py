@@ -19,6 +19,7 @@ cite forms `traces.jsonl:<service>@<start>-<end>` and
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Literal
@@ -39,6 +40,7 @@ TraceKind = Literal[
     "origin_errors",  # service: share of calls in which a failure originated in its own spans
     "volume",  # service: share of all calls that are calls into it
     "code_path",  # service: share of its calls that ran one of its own inner operations (the one that moved most)
+    "fanout",  # service: calls out per call (median)
     "call_latency",  # edge: the call as the caller saw it
     "network",  # edge: client span time the callee's span does not cover
     "callee_latency",  # edge: the callee's span duration, for this caller's calls
@@ -46,6 +48,7 @@ TraceKind = Literal[
     "call_errors",  # edge: share of calls that failed on the caller's side
     "unanswered",  # edge: share of client calls with no span of the callee under them
     "call_volume",  # edge: share of all calls that go over this edge
+    "last_call",  # edge: share of the caller's calls (with calls out) whose last call out was this one
 ]
 TIME_KINDS: frozenset[str] = frozenset(
     {"latency", "self_time", "call_latency", "network", "callee_latency", "callee_self_time"}
@@ -69,6 +72,7 @@ _WHAT: dict[str, str] = {
     "origin_errors": "share of calls with a failure originating in its own spans",
     "volume": "share of all calls",
     "code_path": "share of its calls that ran its own operation",
+    "fanout": "calls out per call",
     "call_latency": "call latency seen by the caller",
     "network": "time in the call the callee's span does not cover (network, queue)",
     "callee_latency": "the callee's span duration",
@@ -76,7 +80,9 @@ _WHAT: dict[str, str] = {
     "call_errors": "share of failed calls",
     "unanswered": "share of calls with no span of the callee",
     "call_volume": "share of all calls",
+    "last_call": "share of the caller's calls that ended with this call",
 }
+COUNT_KINDS: frozenset[str] = frozenset({"fanout"})
 
 
 class TraceFinding(BaseModel):
@@ -151,7 +157,7 @@ class _Builder:
         before, after, score, changed = stats
         where = f"{caller}->{entity}" if caller else entity
         unit = " ms" if kind in TIME_KINDS else ""
-        fmt = "{:.1f}" if kind in TIME_KINDS else "{:.1%}"
+        fmt = "{:.1f}" if kind in TIME_KINDS | COUNT_KINDS else "{:.1%}"
         excerpt = (
             f"{where} {_WHAT[kind]}{detail}: {fmt.format(before)}{unit} before the onset, {fmt.format(after)}{unit} "
             f"after (calls {sizes[0]}/{sizes[1]}, robust z {score:+.1f})"
@@ -212,6 +218,8 @@ def _services(b: _Builder) -> None:
             b.share("errors", name, None, c.failed[mine], after, cite)
             b.share("origin_errors", name, None, c.originated[mine], after, cite)
         b.volume("volume", name, None, mine[compared], after_all[compared], cite)
+        if c.fanout[mine].any():
+            b.times("fanout", name, None, c.fanout[mine].astype(np.float64), after, cite)
         _code_path(b, name, mine, after_all, cite)
 
 
@@ -231,12 +239,23 @@ def _code_path(b: _Builder, name: str, mine: np.ndarray, after: np.ndarray, cite
         if best is None or abs(stats[2]) > abs(best[2]):
             best, best_op = stats, int(op)
     if best is not None:
-        b.add("code_path", name, None, best, (nb, na), cite, f" ({b.graph.operation(best_op)})")
+        # The most-moved of several operations: its z must clear the bar for that many tries.
+        tries = int(np.unique(paths.op[here]).size)
+        changed = best[3] and abs(best[2]) >= _bonferroni_z(tries)
+        stats = (best[0], best[1], best[2], changed)
+        b.add("code_path", name, None, stats, (nb, na), cite, f" ({b.graph.operation(best_op)})")
+
+
+def _bonferroni_z(tries: int) -> float:
+    """The two-sided z that `Z_SHARE` corresponds to when the largest of `tries` shares is taken."""
+    alpha = 2.0 * (1.0 - NormalDist().cdf(Z_SHARE))
+    return NormalDist().inv_cdf(1.0 - alpha / (2.0 * max(1, tries)))
 
 
 def _edges(b: _Builder) -> None:
     g, e = b.graph, b.graph.edges
     compared, after_all = b.sides(e.at)
+    ended_with = _ended_with(g)
     width = len(g.services) + 1
     keys = e.caller * width + e.callee
     for key in np.unique(keys[compared]):
@@ -261,6 +280,29 @@ def _edges(b: _Builder) -> None:
             b.share("call_errors", callee, caller, e.failed[mine], after, cite)
         b.share("unanswered", callee, caller, e.unanswered[mine], after, cite)
         b.volume("call_volume", callee, caller, mine[compared], after_all[compared], cite)
+        _last_call(b, int(key // width), int(key % width), ended_with, cite)
+
+
+def _ended_with(g: SpanGraph) -> np.ndarray:
+    """Per service call, the callee of its last call out (-1 for a call that made none)."""
+    out = np.full(g.calls.service.size, -1, dtype=np.int64)
+    e = g.edges
+    last = e.last & (e.call >= 0)
+    out[e.call[last]] = e.callee[last]
+    return out
+
+
+def _last_call(b: _Builder, caller: int, callee: int, ended_with: np.ndarray, cite: str) -> None:
+    """How often the caller's calls ended with a call to this callee: more do when it fails them.
+
+    A caller that gets an error, or an answer it cannot use, stops its own work there; spans
+    without any status still show that as calls that make fewer calls out and end at the
+    callee. Only the caller's calls that made calls out are counted.
+    """
+    c = b.graph.calls
+    compared, after_all = b.sides(c.at)
+    mine = (c.service == caller) & compared & (ended_with >= 0)
+    b.share("last_call", b.graph.name(callee), b.graph.name(caller), ended_with[mine] == callee, after_all[mine], cite)
 
 
 def trace_findings(
@@ -290,12 +332,14 @@ def compared_windows(
     The baseline ends where the fault may have begun: an onset found in samples `resolution`
     apart lies up to one interval after the real one (and an onset after the alert is none of
     this incident's). The stretch after it runs up to the alert, when the fault was surely at
-    work, as long as metric change points use: the time between an early onset estimate and
-    that stretch is on neither side, and so is what follows the alert (recovery, mitigation,
-    the next event).
+    work, as long as metric change points use, and takes in that one interval before the
+    onset too: a sampled series shows a change at the first sample after it, so the calls of
+    that interval are the fault's first, and often the only ones a sparse trace store kept.
+    The time between an early onset estimate and that stretch is on neither side, and so is
+    what follows the alert (recovery, mitigation, the next event).
     """
     onset = window.onset if window.onset is not None and window.onset <= window.fired_at else window.start
     began = onset - resolution
     after = timedelta(seconds=AFTER_SPAN)
     end = min(window.end, max(window.fired_at, onset + after))
-    return (window.baseline_start, began), (max(began, end - after), end)
+    return (window.baseline_start, began), (max(began, end - after - resolution), end)

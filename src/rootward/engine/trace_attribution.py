@@ -18,6 +18,11 @@ findings (`context.trace_evidence`) are read as causes and effects:
 * **errors where they originate**: the deepest errored span whose children did
   not error; the callers that surface them are victims;
 * **a dependency down**: client calls to it that no span of it answered;
+* **calls end at it**: more of a caller's calls end with the call to it (the
+  caller gave up there: an error, or an answer it could not use), the trace of a
+  code fault even where spans carry no status; full weight when the caller's
+  calls also made fewer calls out, half otherwise (callers asking for other
+  pages move the share too);
 * **victims**: a service whose latency rose while its own work did not, by the
   time it spent calling one dependency (or whose errors came from a call out).
 
@@ -40,6 +45,8 @@ FULL_SHARE = 0.3
 CODE_PATH_SHARE = 0.5
 # The other readings of "the calls into it got slower by time its spans do not see".
 QUEUE_SHARE = 0.5
+# Calls that end at a callee, without the caller's calls getting shorter: may be another request mix.
+ENDS_HERE_SHARE = 0.5
 # How much more grown edges count: a leaf with one grown edge has support 0.75, a service whose
 # three edges all grew 0.98, so the wider explanation wins a tie.
 CONSISTENCY_BASE = 0.25
@@ -188,6 +195,21 @@ def _own_failures(ix: _Index, a: TraceAttribution) -> None:
         callers = ", ".join(sorted(f.caller or "" for f in down))
         reason = f"calls from {callers} get no answer from {e} (no span of it under them)"
         a.credit(FaultHint("dependency_down", share_strength(best), tuple(f.evidence for f in down[:3]), reason))
+    ends = [(f, _truncated(ix, f.caller)) for f in ix.into(e, "last_call") if f.up and f.caller]
+    if ends:
+        f, shorter = max(ends, key=lambda x: (share_strength(x[0]) * (1.0 if x[1] else ENDS_HERE_SHARE), x[0].where))
+        refs = (f.evidence,) if shorter is None else (f.evidence, shorter.evidence)
+        reason = f"more of {f.caller}'s calls stop after calling {e}" + (
+            " and make fewer calls out" if shorter else ""
+        )
+        weight = 1.0 if shorter else ENDS_HERE_SHARE
+        a.credit(FaultHint("deploy_regression", share_strength(f) * weight, refs, reason))
+
+
+def _truncated(ix: _Index, caller: str | None) -> TraceFinding | None:
+    """The caller's fanout finding when its calls made clearly fewer calls out after the onset."""
+    fanout = ix.of(caller, "fanout") if caller else None
+    return fanout if fanout is not None and fanout.changed and fanout.score < 0 else None
 
 
 def _passed_on(ix: _Index, a: TraceAttribution, by: dict[str, TraceAttribution]) -> None:

@@ -1,2 +1,3 @@
 """rootward: self-hosted AI incident investigator."""
+
 __version__ = "0.1.0"

@@ -95,9 +95,7 @@ class RuntimeSettings(Section):
     queue_ttl_s: float = Field(
         default=600, gt=0, description="A job not started within this many seconds is marked expired."
     )
-    lease_s: float = Field(
-        default=30, gt=0, description="A claimed job's lease; a dead worker loses it then."
-    )
+    lease_s: float = Field(default=30, gt=0, description="A claimed job's lease; a dead worker loses it then.")
     heartbeat_s: float = Field(default=5, gt=0, description="How often a worker renews its leases.")
     workers: int = Field(default=2, ge=0, description="In-process workers of `rootward serve`.")
     poll_s: float = Field(default=0.2, gt=0, description="Idle queue poll interval.")

@@ -6,7 +6,9 @@ starts after half the network time and lasts the callee's own work plus its
 calls out. Network delay into a service lengthens the client spans of the
 calls into it and leaves its server spans alone; more own work lengthens its
 server spans; a failing service errors its server spans, and the error
-surfaces up the call chain; a service that is down leaves its callers' client
+surfaces up the call chain; a service whose answers its callers cannot use
+(a wrong return value, an exception they swallow) ends their calls there; a
+service that is down leaves its callers' client
 spans errored with no server span under them.
 """
 
@@ -41,6 +43,7 @@ class Phase:
     inner: Mapping[str, float] = field(default_factory=dict)  # share of a service's calls that run an inner step
     kind: bool = True  # whether spans say client/server (many tracers do not)
     status: bool = True  # whether spans carry a status
+    stops_after: frozenset[str] = frozenset()  # callers make no further calls once one of these answered
 
 
 class _Trace:
@@ -71,6 +74,8 @@ class _Trace:
             ms, err = self.call(service, callee, t, sid, calls)
             t += timedelta(milliseconds=ms)
             failed = failed or err
+            if callee in self.phase.stops_after:  # an answer the caller cannot use: it gives up here
+                break
         total = (t - at).total_seconds() * 1000 + own / 2
         status = ("error" if failed else "ok") if self.phase.status else None
         kind: SpanKind | None = "server" if self.phase.kind else None

@@ -149,3 +149,24 @@ def test_on_real_spans_a_delay_on_the_callees_network_is_blamed_on_the_callee() 
     assert by["cartservice"].hints[0].fault_type == "network_latency"
     assert by["frontend"].own == 0.0  # the caller of the slow calls is not credited with them
     assert by["cartservice"].own > 0.5
+
+
+def test_a_callee_whose_answers_end_its_callers_work_is_the_code_fault_without_any_span_status() -> None:
+    # No span says error: the wrong answers of `payment` show as checkout's calls stopping there.
+    by = _attribute(SHOP, Phase(status=False, stops_after=frozenset({"payment"})), Phase(status=False))
+    payment = by["payment"]
+    assert payment.hints[0].fault_type == "deploy_regression"
+    assert payment.own > 0.9  # its caller's calls also made fewer calls out: full weight
+    assert "stop after calling payment" in payment.hints[0].reason
+    assert payment.hints[0].evidence[0].cite.startswith("traces.jsonl:checkout->payment@")
+    assert by["checkout"].own == 0.0 and by["frontend"].own == 0.0
+
+
+def test_calls_that_end_at_a_callee_without_getting_shorter_count_half() -> None:
+    # checkout calls cart after payment; once payment is slow to matter nothing is cut, but a
+    # caller whose calls end elsewhere while making as many calls out is a weaker reading.
+    before = Phase(status=False, stops_after=frozenset({"payment"}))
+    by = _attribute({"frontend": ["checkout"], "checkout": ["payment", "cart"]}, Phase(status=False), before)
+    cart = by["cart"]
+    assert cart.hints and cart.hints[0].fault_type == "deploy_regression"
+    assert 0.0 < cart.own <= 0.5

@@ -57,9 +57,13 @@ def test_a_tool_call_round_trip_in_the_providers_own_protocol(server: FakeLLMSer
         assert first_body["tools"][0]["input_schema"]["required"] == ["entity"]
         assert second_body["system"] == "You test hypotheses."
         assert sent[1]["content"][-1] == {
-            "type": "tool_use", "id": call.id, "name": "metric_anomalies", "input": {"entity": "payment"}
+            "type": "tool_use",
+            "id": call.id,
+            "name": "metric_anomalies",
+            "input": {"entity": "payment"},
         }
         assert sent[2] == {
-            "role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id, "content": '{"status": "ok"}'}]
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": call.id, "content": '{"status": "ok"}'}],
         }
     assert [c.purpose for c in client.calls] == ["agent", "agent"] and all(c.status == "ok" for c in client.calls)

@@ -190,7 +190,7 @@ def test_service_named_by_a_later_label_is_found_by_that_label(prometheus: LiveP
     source = _source(prometheus, service_labels=["app", "service"])
     found = source.covered_series("payment", "service", prometheus.end - timedelta(minutes=20), prometheus.end)
     assert found.coverage.selector == 'service="payment"'
-    assert any('sum by (service)' in q for q in found.invocations)
+    assert any("sum by (service)" in q for q in found.invocations)
 
 
 def test_series_carry_a_link_to_the_prometheus_graph(prometheus: LivePrometheus) -> None:

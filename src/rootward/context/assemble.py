@@ -327,6 +327,8 @@ def assemble_context(
 def _last_sample(series: Sequence[MetricSeries], bound: datetime) -> datetime | None:
     last = max((s.timestamps[-1] for s in series if s.timestamps), default=None)
     return None if last is None else min(bound, datetime.fromtimestamp(last, bound.tzinfo))
+
+
 def _traces(
     sources: SourceSet,
     window: IncidentWindow,

@@ -19,9 +19,9 @@ cite forms `traces.jsonl:<service>@<start>-<end>` and
 from __future__ import annotations
 
 import math
-from statistics import NormalDist
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from statistics import NormalDist
 from typing import Literal
 
 import numpy as np
@@ -241,12 +241,12 @@ def _code_path(b: _Builder, name: str, mine: np.ndarray, after: np.ndarray, cite
     if best is not None:
         # The most-moved of several operations: its z must clear the bar for that many tries.
         tries = int(np.unique(paths.op[here]).size)
-        changed = best[3] and abs(best[2]) >= _bonferroni_z(tries)
+        changed = best[3] and abs(best[2]) >= bonferroni_z(tries)
         stats = (best[0], best[1], best[2], changed)
         b.add("code_path", name, None, stats, (nb, na), cite, f" ({b.graph.operation(best_op)})")
 
 
-def _bonferroni_z(tries: int) -> float:
+def bonferroni_z(tries: int) -> float:
     """The two-sided z that `Z_SHARE` corresponds to when the largest of `tries` shares is taken."""
     alpha = 2.0 * (1.0 - NormalDist().cdf(Z_SHARE))
     return NormalDist().inv_cdf(1.0 - alpha / (2.0 * max(1, tries)))
@@ -255,7 +255,8 @@ def _bonferroni_z(tries: int) -> float:
 def _edges(b: _Builder) -> None:
     g, e = b.graph, b.graph.edges
     compared, after_all = b.sides(e.at)
-    ended_with = _ended_with(g)
+    calls_compared, calls_after = b.sides(g.calls.at)
+    ended = (_ended_with(g), calls_compared, calls_after)
     width = len(g.services) + 1
     keys = e.caller * width + e.callee
     for key in np.unique(keys[compared]):
@@ -280,7 +281,7 @@ def _edges(b: _Builder) -> None:
             b.share("call_errors", callee, caller, e.failed[mine], after, cite)
         b.share("unanswered", callee, caller, e.unanswered[mine], after, cite)
         b.volume("call_volume", callee, caller, mine[compared], after_all[compared], cite)
-        _last_call(b, int(key // width), int(key % width), ended_with, cite)
+        _last_call(b, int(key // width), int(key % width), ended, cite)
 
 
 def _ended_with(g: SpanGraph) -> np.ndarray:
@@ -292,16 +293,17 @@ def _ended_with(g: SpanGraph) -> np.ndarray:
     return out
 
 
-def _last_call(b: _Builder, caller: int, callee: int, ended_with: np.ndarray, cite: str) -> None:
+def _last_call(
+    b: _Builder, caller: int, callee: int, ended: tuple[np.ndarray, np.ndarray, np.ndarray], cite: str
+) -> None:
     """How often the caller's calls ended with a call to this callee: more do when it fails them.
 
     A caller that gets an error, or an answer it cannot use, stops its own work there; spans
     without any status still show that as calls that make fewer calls out and end at the
     callee. Only the caller's calls that made calls out are counted.
     """
-    c = b.graph.calls
-    compared, after_all = b.sides(c.at)
-    mine = (c.service == caller) & compared & (ended_with >= 0)
+    ended_with, compared, after_all = ended
+    mine = (b.graph.calls.service == caller) & compared & (ended_with >= 0)
     b.share("last_call", b.graph.name(callee), b.graph.name(caller), ended_with[mine] == callee, after_all[mine], cite)
 
 

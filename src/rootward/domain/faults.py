@@ -60,6 +60,7 @@ TRIGGER_FAULTS = frozenset({"config_error", "deploy_regression"})
 def fault_words(fault_type: str) -> str:
     return FAULT_WORDS.get(fault_type, fault_type.replace("_", " "))
 
+
 # The fault a moved series (or an alert) of a metric family reads as when nothing more specific does.
 FAMILY_FAULTS: dict[str, str] = {
     "cpu": "cpu_saturation",

@@ -199,9 +199,7 @@ def _own_failures(ix: _Index, a: TraceAttribution) -> None:
     if ends:
         f, shorter = max(ends, key=lambda x: (share_strength(x[0]) * (1.0 if x[1] else ENDS_HERE_SHARE), x[0].where))
         refs = (f.evidence,) if shorter is None else (f.evidence, shorter.evidence)
-        reason = f"more of {f.caller}'s calls stop after calling {e}" + (
-            " and make fewer calls out" if shorter else ""
-        )
+        reason = f"more of {f.caller}'s calls stop after calling {e}" + (" and make fewer calls out" if shorter else "")
         weight = 1.0 if shorter else ENDS_HERE_SHARE
         a.credit(FaultHint("deploy_regression", share_strength(f) * weight, refs, reason))
 

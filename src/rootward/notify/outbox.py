@@ -182,9 +182,7 @@ class OutboxDispatcher:
         return False
 
     def _delivered(self, claim: Claim, receipt: str) -> bool:
-        return self._mark(
-            claim, status="delivered", receipt=receipt[:256], delivered_at=self._clock(), last_error=None
-        )
+        return self._mark(claim, status="delivered", receipt=receipt[:256], delivered_at=self._clock(), last_error=None)
 
     def _failed(self, claim: Claim, error: str) -> None:
         wait = self._backoff[min(claim.attempt - 1, len(self._backoff) - 1)]

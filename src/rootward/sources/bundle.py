@@ -64,9 +64,7 @@ class BundleMetricSource:
                 continue
             pairs = [(t, v) for t, v in zip(s.timestamps, s.values, strict=True) if lo <= t <= hi]
             if pairs:
-                out.append(
-                    MetricSeries(s.service, s.metric, tuple(t for t, _ in pairs), tuple(v for _, v in pairs))
-                )
+                out.append(MetricSeries(s.service, s.metric, tuple(t for t, _ in pairs), tuple(v for _, v in pairs)))
         return out
 
 

@@ -255,8 +255,7 @@ def bonferroni_z(tries: int) -> float:
 def _edges(b: _Builder) -> None:
     g, e = b.graph, b.graph.edges
     compared, after_all = b.sides(e.at)
-    calls_compared, calls_after = b.sides(g.calls.at)
-    ended = (_ended_with(g), calls_compared, calls_after)
+    endings = _Endings(b)
     width = len(g.services) + 1
     keys = e.caller * width + e.callee
     for key in np.unique(keys[compared]):
@@ -281,30 +280,39 @@ def _edges(b: _Builder) -> None:
             b.share("call_errors", callee, caller, e.failed[mine], after, cite)
         b.share("unanswered", callee, caller, e.unanswered[mine], after, cite)
         b.volume("call_volume", callee, caller, mine[compared], after_all[compared], cite)
-        _last_call(b, int(key // width), int(key % width), ended, cite)
+        _last_call(b, int(key // width), int(key % width), endings, cite)
 
 
-def _ended_with(g: SpanGraph) -> np.ndarray:
-    """Per service call, the callee of its last call out (-1 for a call that made none)."""
-    out = np.full(g.calls.service.size, -1, dtype=np.int64)
-    e = g.edges
-    last = e.last & (e.call >= 0)
-    out[e.call[last]] = e.callee[last]
-    return out
+class _Endings:
+    """Per caller, the callee each of its compared calls ended with, and which calls are after the onset."""
+
+    def __init__(self, b: _Builder) -> None:
+        g = b.graph
+        self.ended_with = np.full(g.calls.service.size, -1, dtype=np.int64)
+        last = g.edges.last & (g.edges.call >= 0)
+        self.ended_with[g.edges.call[last]] = g.edges.callee[last]
+        compared, self.after = b.sides(g.calls.at)
+        self.usable = compared & (self.ended_with >= 0)
+        self.service = g.calls.service
+        self._by_caller: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def of(self, caller: int) -> tuple[np.ndarray, np.ndarray]:
+        found = self._by_caller.get(caller)
+        if found is None:
+            mine = self.usable & (self.service == caller)
+            found = self._by_caller[caller] = (self.ended_with[mine], self.after[mine])
+        return found
 
 
-def _last_call(
-    b: _Builder, caller: int, callee: int, ended: tuple[np.ndarray, np.ndarray, np.ndarray], cite: str
-) -> None:
+def _last_call(b: _Builder, caller: int, callee: int, endings: _Endings, cite: str) -> None:
     """How often the caller's calls ended with a call to this callee: more do when it fails them.
 
     A caller that gets an error, or an answer it cannot use, stops its own work there; spans
     without any status still show that as calls that make fewer calls out and end at the
     callee. Only the caller's calls that made calls out are counted.
     """
-    ended_with, compared, after_all = ended
-    mine = (b.graph.calls.service == caller) & compared & (ended_with >= 0)
-    b.share("last_call", b.graph.name(callee), b.graph.name(caller), ended_with[mine] == callee, after_all[mine], cite)
+    ended_with, after = endings.of(caller)
+    b.share("last_call", b.graph.name(callee), b.graph.name(caller), ended_with == callee, after, cite)
 
 
 def trace_findings(

@@ -7,7 +7,8 @@ calls out. Network delay into a service lengthens the client spans of the
 calls into it and leaves its server spans alone; more own work lengthens its
 server spans; a failing service errors its server spans, and the error
 surfaces up the call chain; a service whose answers its callers cannot use
-(a wrong return value, an exception they swallow) ends their calls there; a
+(a wrong return value, an exception they swallow) ends their calls there, and
+one that answers wrongly makes its callers raise errors of their own; a
 service that is down leaves its callers' client
 spans errored with no server span under them.
 """
@@ -44,6 +45,7 @@ class Phase:
     kind: bool = True  # whether spans say client/server (many tracers do not)
     status: bool = True  # whether spans carry a status
     stops_after: frozenset[str] = frozenset()  # callers make no further calls once one of these answered
+    wrong_answers: frozenset[str] = frozenset()  # these answer fine, but their callers raise on what they get
 
 
 class _Trace:
@@ -75,6 +77,9 @@ class _Trace:
             t += timedelta(milliseconds=ms)
             failed = failed or err
             if callee in self.phase.stops_after:  # an answer the caller cannot use: it gives up here
+                break
+            if callee in self.phase.wrong_answers:  # the caller raises on the answer: the error is its own span's
+                failed = True
                 break
         total = (t - at).total_seconds() * 1000 + own / 2
         status = ("error" if failed else "ok") if self.phase.status else None

@@ -170,3 +170,28 @@ def test_calls_that_end_at_a_callee_without_getting_shorter_count_half() -> None
     cart = by["cart"]
     assert cart.hints and cart.hints[0].fault_type == "deploy_regression"
     assert 0.0 < cart.own <= 0.5
+
+
+# `pricing` is asked by two callers; `payment` by checkout alone.
+SHARED = {"frontend": ["checkout", "catalog"], "checkout": ["pricing", "payment"], "catalog": ["pricing"]}
+
+
+def test_wrong_answers_of_a_shared_callee_are_its_fault_not_the_callers_that_raise_on_them() -> None:
+    # pricing's spans are fine; checkout and catalog raise right after its answers.
+    by = _attribute(SHARED, Phase(wrong_answers=frozenset({"pricing"})))
+    pricing = by["pricing"]
+    assert pricing.hints[0].fault_type == "deploy_regression" and pricing.own > 0.9
+    assert "checkout, catalog" in pricing.hints[0].reason or "catalog, checkout" in pricing.hints[0].reason
+    for caller in ("checkout", "catalog"):
+        assert by[caller].victim_of == "pricing"  # however many errors originate in its own spans
+    ranked = rank_hypotheses(_context(SHARED, Phase(wrong_answers=frozenset({"pricing"}))))
+    assert (ranked[0].entity, ranked[0].fault_type) == ("pricing", "deploy_regression")
+    assert any(e.cite.startswith("traces.jsonl:checkout->pricing@") for e in ranked[0].evidence)
+
+
+def test_one_caller_raising_after_one_callee_stays_its_own_fault_with_the_callee_a_weaker_reading() -> None:
+    # Only checkout asks payment: its own code failing there looks the same, so it keeps the errors.
+    by = _attribute(SHARED, Phase(wrong_answers=frozenset({"payment"})))
+    assert by["checkout"].victim_of is None and by["checkout"].own > 0.9
+    assert 0.0 < by["payment"].own <= 0.5
+    assert by["frontend"].victim_of == "checkout"

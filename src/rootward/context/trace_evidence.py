@@ -49,6 +49,7 @@ TraceKind = Literal[
     "unanswered",  # edge: share of client calls with no span of the callee under them
     "call_volume",  # edge: share of all calls that go over this edge
     "last_call",  # edge: share of the caller's calls (with calls out) whose last call out was this one
+    "errors_after",  # edge: share of the caller's calls (with calls out) that raised in its own spans after this one
 ]
 TIME_KINDS: frozenset[str] = frozenset(
     {"latency", "self_time", "call_latency", "network", "callee_latency", "callee_self_time"}
@@ -81,6 +82,7 @@ _WHAT: dict[str, str] = {
     "unanswered": "share of calls with no span of the callee",
     "call_volume": "share of all calls",
     "last_call": "share of the caller's calls that ended with this call",
+    "errors_after": "share of the caller's calls that failed in its own spans right after this call",
 }
 COUNT_KINDS: frozenset[str] = frozenset({"fanout"})
 
@@ -294,13 +296,15 @@ class _Endings:
         compared, self.after = b.sides(g.calls.at)
         self.usable = compared & (self.ended_with >= 0)
         self.service = g.calls.service
-        self._by_caller: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.originated = g.calls.originated
+        self._by_caller: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
-    def of(self, caller: int) -> tuple[np.ndarray, np.ndarray]:
+    def of(self, caller: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The callee each call ended with, whether it is after the onset, whether it raised on its own."""
         found = self._by_caller.get(caller)
         if found is None:
             mine = self.usable & (self.service == caller)
-            found = self._by_caller[caller] = (self.ended_with[mine], self.after[mine])
+            found = self._by_caller[caller] = (self.ended_with[mine], self.after[mine], self.originated[mine])
         return found
 
 
@@ -309,10 +313,16 @@ def _last_call(b: _Builder, caller: int, callee: int, endings: _Endings, cite: s
 
     A caller that gets an error, or an answer it cannot use, stops its own work there; spans
     without any status still show that as calls that make fewer calls out and end at the
-    callee. Only the caller's calls that made calls out are counted.
+    callee. Only the caller's calls that made calls out are counted. With span status, the
+    calls in which an error originated in the caller's own spans right after this call
+    (`errors_after`) say the same for a caller that has only this one dependency, whose
+    calls always end there.
     """
-    ended_with, after = endings.of(caller)
-    b.share("last_call", b.graph.name(callee), b.graph.name(caller), ended_with == callee, after, cite)
+    ended_with, after, raised = endings.of(caller)
+    names = (b.graph.name(callee), b.graph.name(caller))
+    b.share("last_call", *names, ended_with == callee, after, cite)
+    if b.graph.has_status:
+        b.share("errors_after", *names, (ended_with == callee) & raised, after, cite)
 
 
 def trace_findings(

@@ -6,7 +6,10 @@ starts after half the network time and lasts the callee's own work plus its
 calls out. Network delay into a service lengthens the client spans of the
 calls into it and leaves its server spans alone; more own work lengthens its
 server spans; a failing service errors its server spans, and the error
-surfaces up the call chain; a service that is down leaves its callers' client
+surfaces up the call chain; a service whose answers its callers cannot use
+(a wrong return value, an exception they swallow) ends their calls there, and
+one that answers wrongly makes its callers raise errors of their own; a
+service that is down leaves its callers' client
 spans errored with no server span under them.
 """
 
@@ -41,6 +44,8 @@ class Phase:
     inner: Mapping[str, float] = field(default_factory=dict)  # share of a service's calls that run an inner step
     kind: bool = True  # whether spans say client/server (many tracers do not)
     status: bool = True  # whether spans carry a status
+    stops_after: frozenset[str] = frozenset()  # callers make no further calls once one of these answered
+    wrong_answers: frozenset[str] = frozenset()  # these answer fine, but their callers raise on what they get
 
 
 class _Trace:
@@ -71,6 +76,11 @@ class _Trace:
             ms, err = self.call(service, callee, t, sid, calls)
             t += timedelta(milliseconds=ms)
             failed = failed or err
+            if callee in self.phase.stops_after:  # an answer the caller cannot use: it gives up here
+                break
+            if callee in self.phase.wrong_answers:  # the caller raises on the answer: the error is its own span's
+                failed = True
+                break
         total = (t - at).total_seconds() * 1000 + own / 2
         status = ("error" if failed else "ok") if self.phase.status else None
         kind: SpanKind | None = "server" if self.phase.kind else None

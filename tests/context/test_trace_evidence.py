@@ -9,7 +9,8 @@ from pathlib import Path
 from rootward.bundle.cites import BundleCiteResolver
 from rootward.bundle.load import load_bundle
 from rootward.context.assemble import assemble_context
-from rootward.context.trace_evidence import TraceFinding, trace_findings
+from rootward.context.trace_evidence import Z_SHARE, TraceFinding, bonferroni_z, compared_windows, trace_findings
+from rootward.context.window import incident_window, with_onset
 from rootward.domain.telemetry import Span
 from rootward.sources.bundle import bundle_sources
 from tests.context.span_factory import BASELINE, DURING, Phase, incident_spans, write_traced_bundle
@@ -143,3 +144,30 @@ def test_an_empty_trace_file_gives_no_findings() -> None:
     assert (
         trace_findings([], baseline=(now - timedelta(minutes=5), now), during=(now, now + timedelta(minutes=1))) == []
     )
+
+
+def test_without_span_status_a_callee_whose_answers_end_the_callers_work_shows_in_the_traces_shape() -> None:
+    # frontend calls checkout, then catalog; once checkout's answers are unusable it stops there.
+    quiet = Phase(status=False)
+    f = _findings(quiet, Phase(status=False, stops_after=frozenset({"checkout"})))
+    ended = f[("last_call", "frontend->checkout")]
+    assert ended.up and ended.before == 0.0 and ended.after == 1.0
+    assert f[("last_call", "frontend->catalog")].changed and f[("last_call", "frontend->catalog")].score < 0
+    fanout = f[("fanout", "frontend")]
+    assert fanout.changed and fanout.before == 2.0 and fanout.after == 1.0
+    assert "calls out per call" in fanout.evidence.excerpt
+    assert not f[("fanout", "checkout")].changed  # checkout's own calls are whole
+    assert not any(kind in ("errors", "origin_errors", "call_errors") for kind, _ in f)
+
+
+def test_the_most_moved_of_many_inner_operations_must_clear_a_bar_for_that_many_tries() -> None:
+    assert abs(bonferroni_z(1) - Z_SHARE) < 1e-6
+    assert bonferroni_z(10) > bonferroni_z(2) > Z_SHARE
+
+
+def test_the_one_sampling_interval_before_the_onset_is_compared_as_after() -> None:
+    window = with_onset(incident_window(DURING[1]), DURING[0])
+    step = timedelta(minutes=1)
+    (base_lo, base_hi), (after_lo, after_hi) = compared_windows(window, step)
+    assert base_hi == DURING[0] - step == after_lo  # nothing of that interval on the baseline side
+    assert after_hi > DURING[0] and base_lo < base_hi

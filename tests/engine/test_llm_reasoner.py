@@ -33,8 +33,7 @@ def rule_result() -> dict[str, object]:
 
 def _llm(server: FakeLLMServer, **kw: object) -> EngineDeps:
     fields: dict[str, object] = {"timeout_s": 2.0, **kw}
-    settings = LLMSettings(provider="openai", base_url=server.base_url, api_key=SecretStr("t"), model="m",
-                           **fields)  # type: ignore[arg-type]
+    settings = LLMSettings(provider="openai", base_url=server.base_url, api_key=SecretStr("t"), model="m", **fields)  # type: ignore[arg-type]
     return EngineDeps(reasoner=build_reasoner(settings))
 
 
@@ -47,17 +46,37 @@ def test_llm_adds_a_cited_hypothesis_and_prose_without_dropping_the_top_one(
     server: FakeLLMServer, rule_result: dict[str, object]
 ) -> None:
     cite = next(e["cite"] for e in rule_result["evidence"].values() if e["kind"] == "change")  # type: ignore[union-attr]
-    server.script.extend([
-        json.dumps({"hypotheses": [
-            {"entity": "catalog-db", "fault_type": "db_lock_contention", "rationale": "slow queries", "cites": [cite]},
-            {"entity": "not-an-entity", "fault_type": "oom_kill", "rationale": "made up", "cites": [cite]},
-            {"entity": "catalog", "fault_type": "telepathy", "rationale": "bad vocabulary", "cites": [cite]},
-        ]}),
-        json.dumps({"sentences": [
-            {"text": "A catalog deploy broke requests.", "evidence": ["E1"]},
-            {"text": "Invented sentence.", "evidence": ["E999"]},
-        ]}),
-    ])
+    server.script.extend(
+        [
+            json.dumps(
+                {
+                    "hypotheses": [
+                        {
+                            "entity": "catalog-db",
+                            "fault_type": "db_lock_contention",
+                            "rationale": "slow queries",
+                            "cites": [cite],
+                        },
+                        {"entity": "not-an-entity", "fault_type": "oom_kill", "rationale": "made up", "cites": [cite]},
+                        {
+                            "entity": "catalog",
+                            "fault_type": "telepathy",
+                            "rationale": "bad vocabulary",
+                            "cites": [cite],
+                        },
+                    ]
+                }
+            ),
+            json.dumps(
+                {
+                    "sentences": [
+                        {"text": "A catalog deploy broke requests.", "evidence": ["E1"]},
+                        {"text": "Invented sentence.", "evidence": ["E999"]},
+                    ]
+                }
+            ),
+        ]
+    )
     unclear = Calls((("conclude", {"verdict": "unclear", "cites": [], "reason": "cannot tell"}),))
     server.routes[AGENT_MARKER] = deque([unclear] * 2)
     result = investigate_bundle(BUNDLE, _llm(server)).model_dump(mode="json")
@@ -87,6 +106,7 @@ def test_fallback_chain_ends_in_rule_mode_with_the_same_shape_and_a_named_gap(
     result = investigate_bundle(BUNDLE, _llm(server, timeout_s=0.5)).model_dump(mode="json")
     assert set(result) == set(rule_result)
     assert [(h["entity"], h["fault_type"]) for h in result["hypotheses"]] == [
-        (h["entity"], h["fault_type"]) for h in rule_result["hypotheses"]  # type: ignore[union-attr]
+        (h["entity"], h["fault_type"])
+        for h in rule_result["hypotheses"]  # type: ignore[union-attr]
     ]
     assert any("LLM unavailable" in g and "rule mode used" in g for g in result["gaps"])

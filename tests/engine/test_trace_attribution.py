@@ -149,3 +149,49 @@ def test_on_real_spans_a_delay_on_the_callees_network_is_blamed_on_the_callee() 
     assert by["cartservice"].hints[0].fault_type == "network_latency"
     assert by["frontend"].own == 0.0  # the caller of the slow calls is not credited with them
     assert by["cartservice"].own > 0.5
+
+
+def test_a_callee_whose_answers_end_its_callers_work_is_the_code_fault_without_any_span_status() -> None:
+    # No span says error: the wrong answers of `payment` show as checkout's calls stopping there.
+    by = _attribute(SHOP, Phase(status=False, stops_after=frozenset({"payment"})), Phase(status=False))
+    payment = by["payment"]
+    assert payment.hints[0].fault_type == "deploy_regression"
+    assert payment.own > 0.9  # its caller's calls also made fewer calls out: full weight
+    assert "stop after calling payment" in payment.hints[0].reason
+    assert payment.hints[0].evidence[0].cite.startswith("traces.jsonl:checkout->payment@")
+    assert by["checkout"].own == 0.0 and by["frontend"].own == 0.0
+
+
+def test_calls_that_end_at_a_callee_without_getting_shorter_count_half() -> None:
+    # checkout calls cart after payment; once payment is slow to matter nothing is cut, but a
+    # caller whose calls end elsewhere while making as many calls out is a weaker reading.
+    before = Phase(status=False, stops_after=frozenset({"payment"}))
+    by = _attribute({"frontend": ["checkout"], "checkout": ["payment", "cart"]}, Phase(status=False), before)
+    cart = by["cart"]
+    assert cart.hints and cart.hints[0].fault_type == "deploy_regression"
+    assert 0.0 < cart.own <= 0.5
+
+
+# `pricing` is asked by two callers; `payment` by checkout alone.
+SHARED = {"frontend": ["checkout", "catalog"], "checkout": ["pricing", "payment"], "catalog": ["pricing"]}
+
+
+def test_wrong_answers_of_a_shared_callee_are_its_fault_not_the_callers_that_raise_on_them() -> None:
+    # pricing's spans are fine; checkout and catalog raise right after its answers.
+    by = _attribute(SHARED, Phase(wrong_answers=frozenset({"pricing"})))
+    pricing = by["pricing"]
+    assert pricing.hints[0].fault_type == "deploy_regression" and pricing.own > 0.9
+    assert "checkout, catalog" in pricing.hints[0].reason or "catalog, checkout" in pricing.hints[0].reason
+    for caller in ("checkout", "catalog"):
+        assert by[caller].victim_of == "pricing"  # however many errors originate in its own spans
+    ranked = rank_hypotheses(_context(SHARED, Phase(wrong_answers=frozenset({"pricing"}))))
+    assert (ranked[0].entity, ranked[0].fault_type) == ("pricing", "deploy_regression")
+    assert any(e.cite.startswith("traces.jsonl:checkout->pricing@") for e in ranked[0].evidence)
+
+
+def test_one_caller_raising_after_one_callee_stays_its_own_fault_with_the_callee_a_weaker_reading() -> None:
+    # Only checkout asks payment: its own code failing there looks the same, so it keeps the errors.
+    by = _attribute(SHARED, Phase(wrong_answers=frozenset({"payment"})))
+    assert by["checkout"].victim_of is None and by["checkout"].own > 0.9
+    assert 0.0 < by["payment"].own <= 0.5
+    assert by["frontend"].victim_of == "checkout"

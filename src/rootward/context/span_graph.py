@@ -6,7 +6,11 @@ own work rather than waiting on its dependencies (self time), how long each
 call looked from the caller's side, and how much of that the callee never saw
 (the caller's client span minus the callee's server span: network and queue).
 Errors are placed where they originate: the deepest errored span whose
-children did not error.
+children did not error. Where spans carry no status at all, a failure still
+shows in the shape of the trace: a caller that gets an error (or an answer it
+cannot use) from a dependency stops its own work there, so its calls make fewer
+calls out and more of them *end* with the call to that dependency. Each call
+edge row says whether it was the last call out of the caller's call.
 
 Everything is computed in one vectorised pass over numpy arrays, so 20,000
 spans take milliseconds. Tracers differ in what they mark: `kind` may be
@@ -41,6 +45,7 @@ class ServiceCalls:
     self_ms: np.ndarray  # the service's own work in this call: its spans' self time, calls out excluded
     failed: np.ndarray  # bool: the entry span errored
     originated: np.ndarray  # bool: an error originated in the service's own spans during this call
+    fanout: np.ndarray  # how many calls out this call made (0 for a leaf's)
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,8 @@ class EdgeCalls:
     callee_self_ms: np.ndarray  # the callee's own work in the call (self time, calls out excluded); nan likewise
     failed: np.ndarray  # bool: the caller's side of the call errored
     unanswered: np.ndarray  # bool: a client span with no span of the callee under it
+    call: np.ndarray  # row in `ServiceCalls` of the caller's call this call out was made in
+    last: np.ndarray  # bool: the last call out (latest start) of that call of the caller
 
 
 @dataclass(frozen=True)
@@ -205,17 +212,36 @@ def _graph(codes: _Codes, c: _Spans, has_status: bool) -> SpanGraph:
     e = np.nonzero(entry)[0]
     own_self = np.bincount(entry_of[local], weights=self_ms[local], minlength=n)
     own_origin = np.bincount(entry_of[local & origin], minlength=n) > 0
-    calls = ServiceCalls(c.svc[e], psvc[e], c.start[e], c.dur[e], own_self[e], c.err[e], own_origin[e])
     row = np.full(n, -1, dtype=np.int64)
     row[e] = np.arange(e.size)
+    edges = _edges(c, exit_, cross, self_ms, own_self, row[entry_of])
+    fanout = np.bincount(edges.call[edges.call >= 0], minlength=e.size)
+    calls = ServiceCalls(c.svc[e], psvc[e], c.start[e], c.dur[e], own_self[e], c.err[e], own_origin[e], fanout)
     inner = np.nonzero(local & ~entry)[0]
     pairs = np.unique(row[entry_of[inner]] * (int(c.op.max()) + 1) + c.op[inner])
     paths = CodePaths(pairs // (int(c.op.max()) + 1), pairs % (int(c.op.max()) + 1))
-    return SpanGraph(tuple(codes.names), calls, _edges(c, exit_, cross, self_ms, own_self), has_status, paths)
+    return SpanGraph(tuple(codes.names), calls, edges, has_status, paths)
 
 
-def _edges(c: _Spans, exit_: np.ndarray, cross: np.ndarray, self_ms: np.ndarray, own_self: np.ndarray) -> EdgeCalls:
-    """Calls seen from the caller: each client span, and each cross-service span without one."""
+def _last_of(call: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Per row, whether it is the latest-starting row of its `call` (ties: the later row)."""
+    last = np.zeros(call.size, dtype=bool)
+    if call.size == 0:
+        return last
+    order = np.lexsort((np.arange(call.size), at, call))
+    ends = np.ones(order.size, dtype=bool)
+    ends[:-1] = call[order][1:] != call[order][:-1]
+    last[order[ends]] = True
+    return last & (call >= 0)
+
+
+def _edges(
+    c: _Spans, exit_: np.ndarray, cross: np.ndarray, self_ms: np.ndarray, own_self: np.ndarray, call_of: np.ndarray
+) -> EdgeCalls:
+    """Calls seen from the caller: each client span, and each cross-service span without one.
+
+    `call_of` maps each span to the row of the service call it belongs to.
+    """
     n = c.svc.size
     child = np.nonzero(cross)[0]
     callee_span = np.full(n, -1, dtype=np.int64)
@@ -236,10 +262,12 @@ def _edges(c: _Spans, exit_: np.ndarray, cross: np.ndarray, self_ms: np.ndarray,
     def of_callee(values: np.ndarray) -> np.ndarray:
         return np.where(served >= 0, values[np.where(served >= 0, served, 0)], np.nan)
 
+    call = np.concatenate([call_of[x], call_of[c.parent[direct]]])
+    at = np.concatenate([c.start[x], c.start[direct]])
     return EdgeCalls(
         caller=np.concatenate([c.svc[x], c.svc[c.parent[direct]]]),
         callee=np.concatenate([callee_of[x], c.svc[direct]]),
-        at=np.concatenate([c.start[x], c.start[direct]]),
+        at=at,
         callee_at=of_callee(c.start),
         latency_ms=np.concatenate([c.dur[x], c.dur[direct]]),
         network_ms=np.concatenate([np.where(answered[x], self_ms[x], np.nan), np.full(direct.size, np.nan)]),
@@ -247,6 +275,8 @@ def _edges(c: _Spans, exit_: np.ndarray, cross: np.ndarray, self_ms: np.ndarray,
         callee_self_ms=of_callee(own_self),
         failed=np.concatenate([c.err[x], c.err[direct]]),
         unanswered=np.concatenate([unanswered[x], np.zeros(direct.size, dtype=bool)]),
+        call=call,
+        last=_last_of(call, at),
     )
 
 
@@ -256,7 +286,7 @@ def _empty(codes: _Codes, has_status: bool) -> SpanGraph:
     b = np.zeros(0, dtype=bool)
     return SpanGraph(
         tuple(codes.names),
-        ServiceCalls(i, i, f, f, f, b, b),
-        EdgeCalls(i, i, f, f, f, f, f, f, b, b),
+        ServiceCalls(i, i, f, f, f, b, b, i),
+        EdgeCalls(i, i, f, f, f, f, f, f, b, b, i, b),
         has_status,
     )

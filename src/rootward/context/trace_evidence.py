@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from statistics import NormalDist
 from typing import Literal
 
 import numpy as np
@@ -39,6 +40,7 @@ TraceKind = Literal[
     "origin_errors",  # service: share of calls in which a failure originated in its own spans
     "volume",  # service: share of all calls that are calls into it
     "code_path",  # service: share of its calls that ran one of its own inner operations (the one that moved most)
+    "fanout",  # service: calls out per call (median)
     "call_latency",  # edge: the call as the caller saw it
     "network",  # edge: client span time the callee's span does not cover
     "callee_latency",  # edge: the callee's span duration, for this caller's calls
@@ -46,6 +48,8 @@ TraceKind = Literal[
     "call_errors",  # edge: share of calls that failed on the caller's side
     "unanswered",  # edge: share of client calls with no span of the callee under them
     "call_volume",  # edge: share of all calls that go over this edge
+    "last_call",  # edge: share of the caller's calls (with calls out) whose last call out was this one
+    "errors_after",  # edge: share of the caller's calls (with calls out) that raised in its own spans after this one
 ]
 TIME_KINDS: frozenset[str] = frozenset(
     {"latency", "self_time", "call_latency", "network", "callee_latency", "callee_self_time"}
@@ -69,6 +73,7 @@ _WHAT: dict[str, str] = {
     "origin_errors": "share of calls with a failure originating in its own spans",
     "volume": "share of all calls",
     "code_path": "share of its calls that ran its own operation",
+    "fanout": "calls out per call",
     "call_latency": "call latency seen by the caller",
     "network": "time in the call the callee's span does not cover (network, queue)",
     "callee_latency": "the callee's span duration",
@@ -76,7 +81,10 @@ _WHAT: dict[str, str] = {
     "call_errors": "share of failed calls",
     "unanswered": "share of calls with no span of the callee",
     "call_volume": "share of all calls",
+    "last_call": "share of the caller's calls that ended with this call",
+    "errors_after": "share of the caller's calls that failed in its own spans right after this call",
 }
+COUNT_KINDS: frozenset[str] = frozenset({"fanout"})
 
 
 class TraceFinding(BaseModel):
@@ -151,7 +159,7 @@ class _Builder:
         before, after, score, changed = stats
         where = f"{caller}->{entity}" if caller else entity
         unit = " ms" if kind in TIME_KINDS else ""
-        fmt = "{:.1f}" if kind in TIME_KINDS else "{:.1%}"
+        fmt = "{:.1f}" if kind in TIME_KINDS | COUNT_KINDS else "{:.1%}"
         excerpt = (
             f"{where} {_WHAT[kind]}{detail}: {fmt.format(before)}{unit} before the onset, {fmt.format(after)}{unit} "
             f"after (calls {sizes[0]}/{sizes[1]}, robust z {score:+.1f})"
@@ -212,6 +220,8 @@ def _services(b: _Builder) -> None:
             b.share("errors", name, None, c.failed[mine], after, cite)
             b.share("origin_errors", name, None, c.originated[mine], after, cite)
         b.volume("volume", name, None, mine[compared], after_all[compared], cite)
+        if c.fanout[mine].any():
+            b.times("fanout", name, None, c.fanout[mine].astype(np.float64), after, cite)
         _code_path(b, name, mine, after_all, cite)
 
 
@@ -231,12 +241,23 @@ def _code_path(b: _Builder, name: str, mine: np.ndarray, after: np.ndarray, cite
         if best is None or abs(stats[2]) > abs(best[2]):
             best, best_op = stats, int(op)
     if best is not None:
-        b.add("code_path", name, None, best, (nb, na), cite, f" ({b.graph.operation(best_op)})")
+        # The most-moved of several operations: its z must clear the bar for that many tries.
+        tries = int(np.unique(paths.op[here]).size)
+        changed = best[3] and abs(best[2]) >= bonferroni_z(tries)
+        stats = (best[0], best[1], best[2], changed)
+        b.add("code_path", name, None, stats, (nb, na), cite, f" ({b.graph.operation(best_op)})")
+
+
+def bonferroni_z(tries: int) -> float:
+    """The two-sided z that `Z_SHARE` corresponds to when the largest of `tries` shares is taken."""
+    alpha = 2.0 * (1.0 - NormalDist().cdf(Z_SHARE))
+    return NormalDist().inv_cdf(1.0 - alpha / (2.0 * max(1, tries)))
 
 
 def _edges(b: _Builder) -> None:
     g, e = b.graph, b.graph.edges
     compared, after_all = b.sides(e.at)
+    endings = _Endings(b)
     width = len(g.services) + 1
     keys = e.caller * width + e.callee
     for key in np.unique(keys[compared]):
@@ -261,6 +282,47 @@ def _edges(b: _Builder) -> None:
             b.share("call_errors", callee, caller, e.failed[mine], after, cite)
         b.share("unanswered", callee, caller, e.unanswered[mine], after, cite)
         b.volume("call_volume", callee, caller, mine[compared], after_all[compared], cite)
+        _last_call(b, int(key // width), int(key % width), endings, cite)
+
+
+class _Endings:
+    """Per caller, the callee each of its compared calls ended with, and which calls are after the onset."""
+
+    def __init__(self, b: _Builder) -> None:
+        g = b.graph
+        self.ended_with = np.full(g.calls.service.size, -1, dtype=np.int64)
+        last = g.edges.last & (g.edges.call >= 0)
+        self.ended_with[g.edges.call[last]] = g.edges.callee[last]
+        compared, self.after = b.sides(g.calls.at)
+        self.usable = compared & (self.ended_with >= 0)
+        self.service = g.calls.service
+        self.originated = g.calls.originated
+        self._by_caller: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def of(self, caller: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The callee each call ended with, whether it is after the onset, whether it raised on its own."""
+        found = self._by_caller.get(caller)
+        if found is None:
+            mine = self.usable & (self.service == caller)
+            found = self._by_caller[caller] = (self.ended_with[mine], self.after[mine], self.originated[mine])
+        return found
+
+
+def _last_call(b: _Builder, caller: int, callee: int, endings: _Endings, cite: str) -> None:
+    """How often the caller's calls ended with a call to this callee: more do when it fails them.
+
+    A caller that gets an error, or an answer it cannot use, stops its own work there; spans
+    without any status still show that as calls that make fewer calls out and end at the
+    callee. Only the caller's calls that made calls out are counted. With span status, the
+    calls in which an error originated in the caller's own spans right after this call
+    (`errors_after`) say the same for a caller that has only this one dependency, whose
+    calls always end there.
+    """
+    ended_with, after, raised = endings.of(caller)
+    names = (b.graph.name(callee), b.graph.name(caller))
+    b.share("last_call", *names, ended_with == callee, after, cite)
+    if b.graph.has_status:
+        b.share("errors_after", *names, (ended_with == callee) & raised, after, cite)
 
 
 def trace_findings(
@@ -290,12 +352,14 @@ def compared_windows(
     The baseline ends where the fault may have begun: an onset found in samples `resolution`
     apart lies up to one interval after the real one (and an onset after the alert is none of
     this incident's). The stretch after it runs up to the alert, when the fault was surely at
-    work, as long as metric change points use: the time between an early onset estimate and
-    that stretch is on neither side, and so is what follows the alert (recovery, mitigation,
-    the next event).
+    work, as long as metric change points use, and takes in that one interval before the
+    onset too: a sampled series shows a change at the first sample after it, so the calls of
+    that interval are the fault's first, and often the only ones a sparse trace store kept.
+    The time between an early onset estimate and that stretch is on neither side, and so is
+    what follows the alert (recovery, mitigation, the next event).
     """
     onset = window.onset if window.onset is not None and window.onset <= window.fired_at else window.start
     began = onset - resolution
     after = timedelta(seconds=AFTER_SPAN)
     end = min(window.end, max(window.fired_at, onset + after))
-    return (window.baseline_start, began), (max(began, end - after), end)
+    return (window.baseline_start, began), (max(began, end - after - resolution), end)

@@ -18,6 +18,16 @@ findings (`context.trace_evidence`) are read as causes and effects:
 * **errors where they originate**: the deepest errored span whose children did
   not error; the callers that surface them are victims;
 * **a dependency down**: client calls to it that no span of it answered;
+* **calls end at it**: more of a caller's calls end with the call to it (the
+  caller gave up there: an error, or an answer it could not use), the trace of a
+  code fault even where spans carry no status; full weight when the caller's
+  calls also made fewer calls out or when several callers stop there, half
+  otherwise (callers asking for other pages move the share too, and one
+  caller's own fault stops its work after some call as well);
+* **a common cause**: when several callers' calls end at the same callee more
+  often, and errors originate in those callers' own spans, the callee's answers
+  are what they fail on (a wrong return value raises in the caller): the
+  callers are its victims, however many errors they raise;
 * **victims**: a service whose latency rose while its own work did not, by the
   time it spent calling one dependency (or whose errors came from a call out).
 
@@ -40,6 +50,10 @@ FULL_SHARE = 0.3
 CODE_PATH_SHARE = 0.5
 # The other readings of "the calls into it got slower by time its spans do not see".
 QUEUE_SHARE = 0.5
+# Calls that end at a callee, without the caller's calls getting shorter: may be another request mix.
+ENDS_HERE_SHARE = 0.5
+# This many callers stopping after the same callee make it their common cause.
+MIN_SHARED_CALLERS = 2
 # How much more grown edges count: a leaf with one grown edge has support 0.75, a service whose
 # three edges all grew 0.98, so the wider explanation wins a tie.
 CONSISTENCY_BASE = 0.25
@@ -188,6 +202,37 @@ def _own_failures(ix: _Index, a: TraceAttribution) -> None:
         callers = ", ".join(sorted(f.caller or "" for f in down))
         reason = f"calls from {callers} get no answer from {e} (no span of it under them)"
         a.credit(FaultHint("dependency_down", share_strength(best), tuple(f.evidence for f in down[:3]), reason))
+    ends = [(f, _truncated(ix, f.caller)) for f in _endings(ix, e)]
+    if ends:
+        shared = len(ends) >= MIN_SHARED_CALLERS
+        f, shorter = max(ends, key=lambda x: (share_strength(x[0]) * (1.0 if x[1] else ENDS_HERE_SHARE), x[0].where))
+        refs = tuple(x.evidence for x, _ in ends[:3]) + (() if shorter is None else (shorter.evidence,))
+        callers = ", ".join(sorted(x.caller or "" for x, _ in ends))
+        reason = f"more of {callers}'s calls stop after calling {e}" + (" and make fewer calls out" if shorter else "")
+        weight = 1.0 if shorter or shared else ENDS_HERE_SHARE
+        a.credit(FaultHint("deploy_regression", share_strength(f) * weight, refs, reason))
+
+
+def _endings(ix: _Index, callee: str) -> list[TraceFinding]:
+    """Per caller, the strongest sign that its calls now end at `callee`: they stop there, or raise right after."""
+    best: dict[str, TraceFinding] = {}
+    for f in ix.into(callee, "last_call") + ix.into(callee, "errors_after"):
+        if f.up and f.caller and (f.caller not in best or share_strength(f) > share_strength(best[f.caller])):
+            best[f.caller] = f
+    return [best[c] for c in sorted(best)]
+
+
+def _common_cause(ix: _Index, e: str) -> TraceFinding | None:
+    """The callee that `e`'s calls now end at and that other callers' calls end at too, if any."""
+    mine = [f for f in ix.out_of(e, "last_call") + ix.out_of(e, "errors_after") if f.up]
+    shared = [f for f in mine if len(_endings(ix, f.entity)) >= MIN_SHARED_CALLERS]
+    return max(shared, key=lambda f: (share_strength(f), f.entity), default=None)
+
+
+def _truncated(ix: _Index, caller: str | None) -> TraceFinding | None:
+    """The caller's fanout finding when its calls made clearly fewer calls out after the onset."""
+    fanout = ix.of(caller, "fanout") if caller else None
+    return fanout if fanout is not None and fanout.changed and fanout.score < 0 else None
 
 
 def _passed_on(ix: _Index, a: TraceAttribution, by: dict[str, TraceAttribution]) -> None:
@@ -204,6 +249,14 @@ def _passed_on(ix: _Index, a: TraceAttribution, by: dict[str, TraceAttribution])
         origin = ix.of(e, "origin_errors")
         if not (origin and origin.up):
             candidates += [(f.after - f.before, f.entity, f) for f in ix.out_of(e, "call_errors") if f.up]
+    common = _common_cause(ix, e) if failing else None
+    if common is not None and by[common.entity].own * VICTIM_MARGIN >= a.own:
+        # Errors raised in its own spans, right after the answer of a callee that several
+        # callers now stop at: the callee's answers are what it fails on.
+        a.victim_of = common.entity
+        a.reasons.append(f"its errors follow {common.entity}'s answers, as its other callers' do")
+        a.evidence.append(common.evidence)
+        return
     if not candidates:
         return
     _, callee, finding = max(candidates, key=lambda c: (c[0], c[1]))

@@ -35,8 +35,8 @@ def server() -> Iterator[FakeLLMServer]:
 
 
 def _client(server: FakeLLMServer, **kw: object) -> LLMClient:
-    fields: dict[str, object] = {"timeout_s": 5.0, "model": "small", **kw}
-    return LLMClient(LLMSettings(provider="openai", base_url=server.base_url, api_key=SecretStr("t"), **fields))
+    fields = {"provider": "openai", "base_url": server.base_url, "api_key": SecretStr("t"), "timeout_s": 5.0}
+    return LLMClient(LLMSettings.model_validate({**fields, "model": "small", **kw}))
 
 
 def _cite_of(result: InvestigationResult, change_id: str) -> str:

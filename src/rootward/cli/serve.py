@@ -80,7 +80,7 @@ def _start_background(settings: Settings, sessions: Any, stop: threading.Event) 
         from rootward.chat.matrix_threads import MatrixThreads
 
         loops.append(MatrixApprovals(settings.notify.matrix, sessions).run)
-        loops.append(MatrixThreads(settings.notify.matrix, sessions).run)  # thread Q&A
+        loops.append(MatrixThreads(settings.notify.matrix, sessions, llm=settings.llm).run)  # thread Q&A
     return start_background(settings.notify, sessions, stop, extra=loops)
 
 

@@ -3,18 +3,22 @@
 Parse, verify, call one function (`chat/threads.handle`), answer at once:
 the reply is queued in the outbox in the same transaction, so Slack gets
 its 2xx within its 3 seconds however slow its Web API is for the reply.
+With a model configured a question's answer waits on the model, so it is
+handled after the response (outcome `queued`); a retry Slack sends meanwhile
+is still answered once, by event id.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, BackgroundTasks, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from rootward.actions.slack_interaction import SlackRequestRefused, SlackVerifier
 from rootward.chat.slack_events import ByEventId, SlackEventRefused, envelope, thread_message
 from rootward.chat.threads import handle
+from rootward.notify.threads import parse_thread_text
 from rootward.store.audit import append_audit
 from rootward.web.approvals import client_source
 
@@ -43,7 +47,7 @@ def _verifier(request: Request) -> SlackVerifier | None:
 
 
 @router.post("/api/v1/slack/events", responses=RESPONSES)
-def slack_events(request: Request, body: bytes = Depends(_raw_body)) -> JSONResponse:
+def slack_events(request: Request, background: BackgroundTasks, body: bytes = Depends(_raw_body)) -> JSONResponse:
     """Slack's event subscription: URL verification, and mentions or replies in an incident's thread."""
     verifier = _verifier(request)
     if verifier is None:
@@ -65,5 +69,10 @@ def slack_events(request: Request, body: bytes = Depends(_raw_body)) -> JSONResp
     if payload["type"] == "url_verification":
         return JSONResponse({"challenge": str(payload.get("challenge", ""))})
     message = thread_message(payload) if payload["type"] == "event_callback" else None
-    outcome = handle(request.app.state.sessions, message) if message is not None else "ignored"
-    return JSONResponse({"ok": True, "outcome": outcome})
+    if message is None:
+        return JSONResponse({"ok": True, "outcome": "ignored"})
+    llm = request.app.state.settings.llm
+    if llm.provider != "none" and parse_thread_text(message.text).kind == "ask":
+        background.add_task(handle, request.app.state.sessions, message, llm=llm)
+        return JSONResponse({"ok": True, "outcome": "queued"})
+    return JSONResponse({"ok": True, "outcome": handle(request.app.state.sessions, message, llm=llm)})

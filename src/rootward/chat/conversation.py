@@ -114,8 +114,9 @@ def respond(
 ) -> str:
     """Carry out `command` for `user` on the investigation `row`; the text to post in the thread.
 
-    `answered`: the follow-up's answer when the caller asked a model for it before its transaction (so the
-    model's time is not spent holding the database); otherwise a question is answered here in rule mode."""
+    `answered`: the follow-up's answer when the caller worked it out before its transaction (`chat/threads`:
+    reading the incident's data and asking a model must not hold the database); otherwise it is answered here,
+    in rule mode."""
     if user is None:
         flag = "--slack" if via == "slack" else "--matrix"
         return f"refused: {sender} is not a rootward user (an admin adds one: rootward users add NAME {flag} {sender})"

@@ -66,17 +66,18 @@ def _identity(message: ThreadMessage) -> dict[str, str]:
     return {"slack": message.sender} if message.chat == "slack" else {"matrix": message.sender}
 
 
-def _model_answer(
+def _answer_first(
     sessions: sessionmaker[Session],
     message: ThreadMessage,
     command: ThreadCommand,
     investigation_id: str | None,
     llm: LLMSettings | None,
 ) -> Answer | None:
-    """A question's answer from the configured model, asked outside any transaction; None in rule mode.
-
-    Only a sender who may ask, in an incident's thread, about an event not yet answered, costs a call."""
-    if llm is None or llm.provider == "none" or command.kind != "ask":
+    """A question's answer, worked out before (and outside) the transaction that writes the reply: reading the
+    incident's data and asking the model must not hold the database's write lock. None when there is nothing
+    to answer: not a question, not an incident's thread, an event already answered, a sender who may not ask
+    (none of which costs a model call)."""
+    if command.kind != "ask":
         return None
     with sessions() as session:
         if _seen(session, message.chat, reply_key(message)):
@@ -85,9 +86,9 @@ def _model_answer(
         row = session.get(InvestigationRow, found) if found else None
         if row is None or not may(user_by_chat_id(session, **_identity(message)), "ask"):
             return None
-        variant = active_variant(session, SYSTEM_PROMPT)
+        variant = active_variant(session, SYSTEM_PROMPT) if llm is not None else "control"
         session.expunge(row)
-    client = charged_llm_client(llm, sessions, lambda: (row.id, row.service))
+    client = charged_llm_client(llm, sessions, lambda: (row.id, row.service)) if llm is not None else None
     context = context_of(row.bundle_path)
     return answer_followup(
         row.investigation, command.text, context, client=client, severity=row.severity, variant=variant
@@ -104,10 +105,10 @@ def handle(
     """Answer `message` (its incident found from the thread root unless given) and queue the reply.
 
     `llm`: the model settings a question is answered with (`llm.provider: none` or None: rule mode);
-    the model is asked before the transaction that writes the reply, so no write lock waits on it."""
+    the answer is worked out before the transaction that writes the reply, so no write lock waits on it."""
     key = reply_key(message)
     command = parse_thread_text(message.text)
-    answered = _model_answer(sessions, message, command, investigation_id, llm)
+    answered = _answer_first(sessions, message, command, investigation_id, llm)
     try:
         with sessions() as session, session.begin():
             if _seen(session, message.chat, key):

@@ -89,9 +89,7 @@ def test_a_made_up_cite_is_dropped_from_the_cites_and_the_text(
     assert reply.source == "llm"
     assert reply.text == f"catalog got deploy-3815 [{catalog}]; billing got deploy-1."
     assert reply.evidence == (catalog,) and reply.cites == ()
-    assert "3 cite(s) the investigation does not hold dropped: E99, changes.json:deploy-1, logs.jsonl:99999" in (
-        reply.note
-    )
+    assert "3 cite(s) not among them dropped: E99, changes.json:deploy-1, logs.jsonl:99999" in reply.note
 
 
 @pytest.mark.parametrize(
@@ -110,7 +108,7 @@ def test_an_answer_left_with_no_cite_falls_back_to_the_rule_mode_answer_saying_s
     got = answer_followup(result, DEPLOYS, ctx, client=_client(server))
     rule = answer(result, DEPLOYS, ctx)
     assert (got.source, got.text, got.evidence, got.cites) == ("rule", rule.text, rule.evidence, rule.cites)
-    assert got.note.startswith("the model's answer cited nothing the investigation holds")
+    assert got.note.startswith("the model's answer cited none of the evidence lines it was shown")
     assert got.note.endswith("; answered in rule mode")
     assert ("(dropped: E99)" in got.note) == bool(reply["cites"])
     assert "deploy-42" not in got.text

@@ -153,12 +153,10 @@ def model_answer(
     checked = check_cites(reply, prompt.allowed)
     dropped = f" (dropped: {', '.join(checked.dropped)})" if checked.dropped else ""
     if not checked.kept:
-        return fallback(rule, f"the model's answer cited nothing the investigation holds{dropped}")
-    parts = [f"model-written from {prompt.shown} of {prompt.total} evidence lines; every cite checked"]
+        return fallback(rule, f"the model's answer cited none of the evidence lines it was shown{dropped}")
+    parts = [f"model-written from {prompt.shown} of {prompt.total} evidence lines; every cite checked against them"]
     if checked.dropped:
-        parts.append(
-            f"{len(checked.dropped)} cite(s) the investigation does not hold dropped: " + ", ".join(checked.dropped)
-        )
+        parts.append(f"{len(checked.dropped)} cite(s) not among them dropped: {', '.join(checked.dropped)}")
     if prompt.cut:
         parts.append(prompt.cut)
     return Answer(

@@ -39,3 +39,27 @@ def test_ask_answers_from_the_evidence_with_citations(recorded: str) -> None:
 def test_unknown_investigation_is_a_clear_error(recorded: str) -> None:
     missing = runner.invoke(app, ["show", "nope-nope"])
     assert missing.exit_code == 1 and "no investigation" in missing.output
+
+
+def test_ask_with_a_model_prints_its_checked_answer_and_charges_the_call(
+    recorded: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from tests.fixtures.fake_llm import FakeLLMServer
+
+    with FakeLLMServer() as server:
+        for key, value in {"PROVIDER": "openai", "BASE_URL": server.base_url, "API_KEY": "t", "MODEL": "m"}.items():
+            monkeypatch.setenv(f"ROOTWARD_LLM__{key}", value)
+        shown = runner.invoke(app, ["show", recorded, "--json"])
+        config = next(e for e, item in json.loads(shown.output)["evidence"].items() if item["kind"] == "change")
+        server.script.append(json.dumps({"answer": f"payment's pool was lowered [{config}] [E0]", "cites": []}))
+        asked = runner.invoke(app, ["ask", recorded, "what config change happened?"])
+    assert asked.exit_code == 0, asked.output
+    lines = asked.output.splitlines()
+    assert lines[0] == f"payment's pool was lowered [{config}]"
+    assert lines[1].startswith(f"  {config}: change changes.json:")
+    assert lines[-1].startswith("(model-written from ") and "dropped: E0" in lines[-1]
+    costs = runner.invoke(app, ["costs", "--json"])
+    assert costs.exit_code == 0, costs.output
+    assert [line["calls"] for line in json.loads(costs.output)] == [1]

@@ -20,7 +20,9 @@ from rootward.actions.approvals import Decision, Via, decide
 from rootward.domain.alert import Severity
 from rootward.domain.investigation import InvestigationResult
 from rootward.domain.roles import Role
-from rootward.engine.followup import Answer, answer
+from rootward.engine.followup import Answer
+from rootward.engine.followup_answer import answer_followup
+from rootward.engine.followup_context import context_of
 from rootward.engine.why_not import why_not
 from rootward.notify.threads import ThreadCommand
 from rootward.runtime.queue import enqueue_investigation
@@ -46,8 +48,12 @@ def with_cites(reply: Answer, result: InvestigationResult) -> str:
     """The answer and, under it, each cited evidence id with its kind and cite."""
     lines = [reply.text]
     cited = [e for e in reply.evidence if e in result.evidence][:MAX_CITED]
-    if cited:
+    others = list(reply.cites[: MAX_CITED - len(cited)])
+    if cited or others:
         lines += ["", "Evidence:"] + [f"• {e} ({result.evidence[e].kind}) `{result.evidence[e].cite}`" for e in cited]
+        lines += [f"• `{c}` (in the incident's data)" for c in others]
+    if reply.note:
+        lines += ["", f"_({reply.note})_"]
     return "\n".join(lines)
 
 
@@ -91,10 +97,26 @@ def _decision(session: Session, row: InvestigationRow, user: User, command: Thre
     return f"{approval_id}: {outcome.status} by {user.name}" if outcome.ok else f"refused: {outcome.reason}"
 
 
+def may(user: User | None, kind: str) -> bool:
+    """Whether `user` (None: an unmapped sender) may give a command of `kind`."""
+    return user is not None and user.role.at_least(NEEDS[kind])
+
+
 def respond(
-    session: Session, row: InvestigationRow, user: User | None, command: ThreadCommand, *, via: Via, sender: str
+    session: Session,
+    row: InvestigationRow,
+    user: User | None,
+    command: ThreadCommand,
+    *,
+    via: Via,
+    sender: str,
+    answered: Answer | None = None,
 ) -> str:
-    """Carry out `command` for `user` on the investigation `row`; the text to post in the thread."""
+    """Carry out `command` for `user` on the investigation `row`; the text to post in the thread.
+
+    `answered`: the follow-up's answer when the caller worked it out before its transaction (`chat/threads`:
+    reading the incident's data and asking a model must not hold the database); otherwise it is answered here,
+    in rule mode."""
     if user is None:
         flag = "--slack" if via == "slack" else "--matrix"
         return f"refused: {sender} is not a rootward user (an admin adds one: rootward users add NAME {flag} {sender})"
@@ -104,7 +126,8 @@ def respond(
     result = row.investigation
     match command.kind:
         case "ask":
-            return with_cites(answer(result, command.text), result)
+            reply = answered or answer_followup(result, command.text, context_of(row.bundle_path))
+            return with_cites(reply, result)
         case "why_not":
             return with_cites(why_not(result, command.argument), result)
         case "rerun":

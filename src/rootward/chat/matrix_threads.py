@@ -22,6 +22,7 @@ import nio
 from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.chat.threads import Outcome, ThreadMessage, handle
+from rootward.llm.settings import LLMSettings
 from rootward.notify.matrix import MatrixSettings
 from rootward.notify.threads import ThreadRef
 
@@ -59,9 +60,13 @@ def thread_messages(room: str, bot: str, events: Iterable[object]) -> list[Threa
 
 
 class MatrixThreads:
-    def __init__(self, settings: MatrixSettings, sessions: sessionmaker[Session]) -> None:
+    def __init__(
+        self, settings: MatrixSettings, sessions: sessionmaker[Session], *, llm: LLMSettings | None = None
+    ) -> None:
+        """`llm`: the model questions are answered with (None or `provider: none`: rule mode)."""
         self._settings = settings
         self._sessions = sessions
+        self._llm = llm
         self._since: str | None = None
 
     def _client(self) -> nio.AsyncClient:
@@ -88,7 +93,7 @@ class MatrixThreads:
         if first or joined is None:
             return []
         messages = thread_messages(room, self._settings.user_id, joined.timeline.events)
-        return [(m, handle(self._sessions, m)) for m in messages]
+        return [(m, handle(self._sessions, m, llm=self._llm)) for m in messages]
 
     def poll_once(self) -> list[tuple[ThreadMessage, Outcome]]:
         return asyncio.run(self.poll_once_async())

@@ -28,6 +28,7 @@ from typing import Any, Literal
 from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.chat.threads import Outcome, ThreadMessage, handle
+from rootward.llm.settings import LLMSettings
 from rootward.notify.threads import ThreadRef
 
 EventOutcome = Outcome | Literal["ignored"]
@@ -86,7 +87,11 @@ def thread_message(payload: dict[str, Any]) -> ThreadMessage | None:
     return ThreadMessage("slack", event_id, str(sender), str(text), ThreadRef(str(channel), str(thread), str(ts)))
 
 
-def answer_event(sessions: sessionmaker[Session], payload: dict[str, Any]) -> EventOutcome:
-    """Answer the question an Events API payload carries (once per event id); `ignored` when it carries none."""
+def answer_event(
+    sessions: sessionmaker[Session], payload: dict[str, Any], *, llm: LLMSettings | None = None
+) -> EventOutcome:
+    """Answer the question an Events API payload carries (once per event id); `ignored` when it carries none.
+
+    `llm`: the model a question is answered with (None or provider `none`: rule mode)."""
     message = thread_message(payload) if payload.get("type") == "event_callback" else None
-    return handle(sessions, message) if message is not None else "ignored"
+    return handle(sessions, message, llm=llm) if message is not None else "ignored"

@@ -39,6 +39,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.actions.slack_interaction import SlackRequestRefused, click_of_payload, decide_click
 from rootward.chat.slack_events import EventOutcome, answer_event
+from rootward.llm.settings import LLMSettings
 from rootward.store.audit_refusals import RefusalThrottle
 
 log = logging.getLogger("rootward.chat.slack_socket")
@@ -67,6 +68,7 @@ class SlackSocketMode:
         timeout_s: float = 10.0,
         reconnect_s: float = 5.0,
         on_event: Callable[[SocketEvent], None] | None = None,
+        llm: LLMSettings | None = None,
     ) -> None:
         self._app_token = app_token
         self._sessions = sessions
@@ -75,6 +77,7 @@ class SlackSocketMode:
         self._on_event = on_event
         self._timeout_s = int(timeout_s)
         self._refusals = RefusalThrottle()
+        self._llm = llm  # questions are answered with this model (None: rule mode); the ack is already sent
 
     def on_request(self, client: BaseSocketModeClient, request: SocketModeRequest) -> None:
         """Acknowledge the envelope at once, then answer the event or decide the button click it carries."""
@@ -106,7 +109,7 @@ class SlackSocketMode:
     def _answer(self, payload: dict[str, Any]) -> EventOutcome | Literal["failed"]:
         # Acknowledged already, so Slack will not send it again: say loudly which event went unanswered.
         try:
-            return answer_event(self._sessions, payload)
+            return answer_event(self._sessions, payload, llm=self._llm)
         except Exception:
             log.exception("Slack Socket Mode: event %s could not be answered", payload.get("event_id", "-"))
             return "failed"

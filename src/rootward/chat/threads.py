@@ -15,9 +15,16 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from rootward.chat.conversation import respond
+from rootward.chat.conversation import may, respond
+from rootward.engine.followup import Answer
+from rootward.engine.followup_answer import answer_followup
+from rootward.engine.followup_context import context_of
+from rootward.engine.followup_llm import SYSTEM_PROMPT
+from rootward.llm.settings import LLMSettings
+from rootward.llm.trial_runs import active_variant
 from rootward.notify.outbox import enqueue
-from rootward.notify.threads import ThreadRef, parse_thread_text, thread_reply
+from rootward.notify.threads import ThreadCommand, ThreadRef, parse_thread_text, thread_reply
+from rootward.runtime.llm_charging import charged_llm_client
 from rootward.store.investigations import InvestigationRow
 from rootward.store.outbox import OutboxRow
 from rootward.store.users import user_by_chat_id
@@ -55,9 +62,53 @@ def _seen(session: Session, chat: Chat, key: str) -> bool:
     return bool(count)
 
 
-def handle(sessions: sessionmaker[Session], message: ThreadMessage, investigation_id: str | None = None) -> Outcome:
-    """Answer `message` (its incident found from the thread root unless given) and queue the reply."""
+def _identity(message: ThreadMessage) -> dict[str, str]:
+    return {"slack": message.sender} if message.chat == "slack" else {"matrix": message.sender}
+
+
+def _answer_first(
+    sessions: sessionmaker[Session],
+    message: ThreadMessage,
+    command: ThreadCommand,
+    investigation_id: str | None,
+    llm: LLMSettings | None,
+) -> Answer | None:
+    """A question's answer, worked out before (and outside) the transaction that writes the reply: reading the
+    incident's data and asking the model must not hold the database's write lock. None when there is nothing
+    to answer: not a question, not an incident's thread, an event already answered, a sender who may not ask
+    (none of which costs a model call)."""
+    if command.kind != "ask":
+        return None
+    with sessions() as session:
+        if _seen(session, message.chat, reply_key(message)):
+            return None
+        found = investigation_id or investigation_of_post(session, message.chat, message.where.root)
+        row = session.get(InvestigationRow, found) if found else None
+        if row is None or not may(user_by_chat_id(session, **_identity(message)), "ask"):
+            return None
+        variant = active_variant(session, SYSTEM_PROMPT) if llm is not None else "control"
+        session.expunge(row)
+    client = charged_llm_client(llm, sessions, lambda: (row.id, row.service)) if llm is not None else None
+    context = context_of(row.bundle_path)
+    return answer_followup(
+        row.investigation, command.text, context, client=client, severity=row.severity, variant=variant
+    )
+
+
+def handle(
+    sessions: sessionmaker[Session],
+    message: ThreadMessage,
+    investigation_id: str | None = None,
+    *,
+    llm: LLMSettings | None = None,
+) -> Outcome:
+    """Answer `message` (its incident found from the thread root unless given) and queue the reply.
+
+    `llm`: the model settings a question is answered with (`llm.provider: none` or None: rule mode);
+    the answer is worked out before the transaction that writes the reply, so no write lock waits on it."""
     key = reply_key(message)
+    command = parse_thread_text(message.text)
+    answered = _answer_first(sessions, message, command, investigation_id, llm)
     try:
         with sessions() as session, session.begin():
             if _seen(session, message.chat, key):
@@ -66,9 +117,8 @@ def handle(sessions: sessionmaker[Session], message: ThreadMessage, investigatio
             row = session.get(InvestigationRow, found) if found else None
             if row is None:
                 return "not_an_incident_thread"
-            identity = {"slack": message.sender} if message.chat == "slack" else {"matrix": message.sender}
-            user = user_by_chat_id(session, **identity)
-            text = respond(session, row, user, parse_thread_text(message.text), via=message.chat, sender=message.sender)
+            user = user_by_chat_id(session, **_identity(message))
+            text = respond(session, row, user, command, via=message.chat, sender=message.sender, answered=answered)
             enqueue(session, thread_reply(row.id, text, message.where), [message.chat], key=key)
     except IntegrityError:
         return "duplicate"  # the same event, handled at the same moment by another request or replica

@@ -103,20 +103,37 @@ def ask_command(
     question: str = typer.Argument(..., help="The question, e.g. 'what changed before the incident?'"),
     config: Path | None = ConfigOption,
 ) -> None:
-    """Answer a follow-up question from the investigation's own evidence, with citations."""
+    """Answer a follow-up question from the investigation's evidence, with citations (by the model, if configured)."""
+    from rootward.cli.database import settings_from
     from rootward.domain.investigation import InvestigationResult
-    from rootward.engine.followup import answer
+    from rootward.engine.followup_answer import answer_followup
     from rootward.engine.followup_context import context_of
+    from rootward.engine.followup_llm import SYSTEM_PROMPT
+    from rootward.llm.trial_runs import active_variant
+    from rootward.runtime.llm_charging import charged_llm_client
+    from rootward.store.db import make_engine, make_session_factory
 
+    settings = settings_from(config)
     row = _stored(config, investigation_id)
     result = InvestigationResult.model_validate(row.result)
-    reply = answer(result, question, context_of(row.bundle_path))
+    engine = make_engine(settings.database_url)
+    try:
+        sessions = make_session_factory(engine)
+        with sessions() as session:
+            variant = active_variant(session, SYSTEM_PROMPT)
+        client = charged_llm_client(settings.llm, sessions, lambda: (row.id, row.service))
+        context = context_of(row.bundle_path)
+        reply = answer_followup(result, question, context, client=client, severity=row.severity, variant=variant)
+    finally:
+        engine.dispose()
     typer.echo(reply.text)
     for eid in reply.evidence:
         item = result.evidence[eid]
         typer.echo(f"  {eid}: {item.kind} {item.cite}")
     for cite in reply.cites:
         typer.echo(f"  {cite} (in the incident's data: {row.bundle_path})")
+    if reply.note:
+        typer.echo(f"({reply.note})")
 
 
 def register(app: typer.Typer) -> None:

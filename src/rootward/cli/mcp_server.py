@@ -88,6 +88,7 @@ def _deps(settings: Settings, sessions: sessionmaker[Session], access: TokenAcce
         check_sources=lambda services: sources_report(settings.connector_sections(), services),
         bundle_roots=tuple(bundle_dirs) + tuple(settings.replay.dirs),
         console_url=settings.notify.console_url,
+        llm=settings.llm,
     )
 
 

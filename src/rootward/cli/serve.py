@@ -87,7 +87,7 @@ def _start_background(settings: Settings, sessions: Any, stop: threading.Event) 
         from rootward.chat.matrix_threads import MatrixThreads
 
         loops.append(MatrixApprovals(settings.notify.matrix, sessions).run)
-        loops.append(MatrixThreads(settings.notify.matrix, sessions).run)  # thread Q&A
+        loops.append(MatrixThreads(settings.notify.matrix, sessions, llm=settings.llm).run)  # thread Q&A
     socket_mode = _slack_socket_mode(settings, sessions)
     if socket_mode is not None:
         loops.append(socket_mode)
@@ -108,6 +108,7 @@ def _slack_socket_mode(settings: Settings, sessions: Any) -> Any:
         api_url=slack.api_url,
         timeout_s=slack.timeout_s,
         reconnect_s=chat.reconnect_s,
+        llm=settings.llm,
     )
     return listener.run
 

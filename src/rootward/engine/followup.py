@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from rootward.domain.investigation import InvestigationResult
 from rootward.engine.followup_context import FollowupContext
@@ -70,6 +71,8 @@ class Answer:
     text: str
     evidence: tuple[str, ...]  # evidence ids of the investigation
     cites: tuple[str, ...] = ()  # bundle cites of the incident's data the RCA did not cite
+    source: Literal["rule", "llm"] = "rule"  # who wrote `text`: these rules, or a model (cites checked by code)
+    note: str = ""  # how it was answered when a model was asked: the cites kept, the cut, or why rule mode answered
 
 
 def stem(word: str) -> str:
@@ -84,6 +87,17 @@ def _words(text: str) -> set[str]:
     return {stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
 
 
+def asked_about(question: str) -> tuple[set[str], set[str]]:
+    """The question's stemmed words, and the evidence kinds they ask about (`deploys` → change)."""
+    asked = _words(question)
+    return asked, {kind for kind, hints in KIND_HINTS.items() if asked & {stem(h) for h in hints}}
+
+
+def overlap(asked: set[str], text: str) -> int:
+    """Words of the question that `text` holds too, compared by stem."""
+    return len(asked & _words(text))
+
+
 def answer(
     result: InvestigationResult,
     question: str,
@@ -91,10 +105,9 @@ def answer(
     *,
     max_items: int = 3,
 ) -> Answer:
-    asked = _words(question)
+    asked, wanted = asked_about(question)
     if not asked:
         return Answer("Ask about the alerts, logs, metrics, changes or runbooks of this incident.", ())
-    wanted = {kind for kind, hints in KIND_HINTS.items() if asked & {stem(h) for h in hints}}
     ctx = context or FollowupContext(fired_at=result.fired_at)
     topical = _topical(result, question, asked, wanted, ctx)
     if topical is not None:
@@ -120,14 +133,12 @@ def _topical(
 def _by_overlap(result: InvestigationResult, asked: set[str], wanted: set[str], max_items: int) -> Answer:
     scored: list[tuple[float, str, tuple[str, ...]]] = []
     for claim in result.claims:
-        overlap = len(asked & _words(claim.text))
         kinds = {result.evidence[e].kind for e in claim.evidence if e in result.evidence}
-        score = overlap + (1.5 if kinds & wanted else 0.0)
+        score = overlap(asked, claim.text) + (1.5 if kinds & wanted else 0.0)
         if score > 0 and claim.evidence:
             scored.append((score + 0.5, claim.text, tuple(claim.evidence)))
     for eid, item in result.evidence.items():
-        overlap = len(asked & _words(f"{item.cite} {item.excerpt}"))
-        score = overlap + (2.0 if item.kind in wanted else 0.0)
+        score = overlap(asked, f"{item.cite} {item.excerpt}") + (2.0 if item.kind in wanted else 0.0)
         if score > 0:
             text = f"{item.kind} {item.cite}: {item.excerpt}".strip().rstrip(":")
             scored.append((score, text, (eid,)))

@@ -7,7 +7,7 @@ prose to parse.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 from sqlalchemy import select
@@ -15,8 +15,10 @@ from sqlalchemy.orm import Session
 
 from rootward.domain.evidence import EvidenceKind
 from rootward.domain.investigation import Claim, InvestigationResult
-from rootward.engine.followup import answer
+from rootward.engine.followup_answer import answer_followup
+from rootward.engine.followup_context import context_of
 from rootward.engine.rca import render_markdown
+from rootward.llm.client import LLMClient
 from rootward.store.investigations import IncidentFilter, InvestigationRow, list_investigations
 
 MIN_PREFIX = 6  # an id prefix shorter than this is too likely to match several incidents
@@ -80,8 +82,15 @@ class EvidenceList(BaseModel):
 class AnswerOut(BaseModel):
     investigation_id: str
     question: str
-    answer: str = Field(description="Lines from the investigation's own claims and evidence, each with its ids")
+    answer: str = Field(description="From the investigation's own claims and evidence, with the ids it rests on")
     evidence: list[EvidenceOut]
+    cites: list[str] = Field(
+        default_factory=list, description="Cites of the incident's data the RCA did not cite (e.g. changes.json:<id>)"
+    )
+    source: Literal["rule", "llm"] = Field(
+        default="rule", description="Who wrote the answer: rule | llm (its cites checked by code)"
+    )
+    note: str = Field(default="", description="With a model configured: what it was shown, or why rule mode answered")
 
 
 def find_investigation(session: Session, investigation_id: str) -> InvestigationRow | None:
@@ -163,8 +172,20 @@ def evidence_of(row: InvestigationRow, ids: list[str] | None = None) -> Evidence
     return EvidenceList(investigation_id=row.id, items=items, unknown=[e for e in wanted if e not in result.evidence])
 
 
-def ask_about(row: InvestigationRow, question: str) -> AnswerOut:
-    """A follow-up answered from the investigation's own evidence (`engine/followup.py`), with what it cites."""
-    reply = answer(row.investigation, question)
+def ask_about(
+    row: InvestigationRow, question: str, *, client: LLMClient | None = None, variant: str = "control"
+) -> AnswerOut:
+    """A follow-up answered from the investigation's evidence (`engine/followup_answer.py`: by the model of
+    `client`, else in rule mode), with what it cites."""
+    context = context_of(row.bundle_path)
+    reply = answer_followup(row.investigation, question, context, client=client, severity=row.severity, variant=variant)
     cited = evidence_of(row, list(reply.evidence)).items if reply.evidence else []
-    return AnswerOut(investigation_id=row.id, question=question, answer=reply.text, evidence=cited)
+    return AnswerOut(
+        investigation_id=row.id,
+        question=question,
+        answer=reply.text,
+        evidence=cited,
+        cites=list(reply.cites),
+        source=reply.source,
+        note=reply.note,
+    )

@@ -25,6 +25,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from rootward import __version__
 from rootward.domain.investigation import InvestigationResult
+from rootward.engine.followup_llm import SYSTEM_PROMPT
+from rootward.llm.settings import LLMSettings
+from rootward.llm.trial_runs import active_variant
 from rootward.mcp.access import AccessDenied, TokenAccess, check_role
 from rootward.mcp.audit import audit_tool_call
 from rootward.mcp.incidents import (
@@ -39,6 +42,7 @@ from rootward.mcp.incidents import (
     rca_of,
 )
 from rootward.mcp.source_checks import SourcesReport
+from rootward.runtime.llm_charging import charged_llm_client
 from rootward.store.investigations import IncidentFilter, InvestigationRow
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
@@ -60,6 +64,7 @@ class McpDeps:
     check_sources: Callable[[Sequence[str]], SourcesReport]
     bundle_roots: Sequence[Path] = field(default_factory=tuple)
     console_url: str = ""
+    llm: LLMSettings = field(default_factory=LLMSettings)  # what `ask` is answered with (`provider: none`: rule mode)
 
 
 def _headers(ctx: Context) -> dict[str, str] | None:
@@ -158,7 +163,11 @@ def _register_reads(server: MCPServer, deps: McpDeps) -> None:
     ) -> AnswerOut:
         """A follow-up question ("what changed before this?"), answered only from the incident's evidence, cited."""
         with _audited(deps, ctx, "ask", {"investigation_id": investigation_id, "question": question}):
-            return ask_about(_stored(deps, investigation_id, ToolError), question)
+            row = _stored(deps, investigation_id, ToolError)
+            with deps.sessions() as session:
+                variant = active_variant(session, SYSTEM_PROMPT)
+            client = charged_llm_client(deps.llm, deps.sessions, lambda: (row.id, row.service))
+            return ask_about(row, question, client=client, variant=variant)
 
 
 def _register_work(server: MCPServer, deps: McpDeps) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, BackgroundTasks, Depends, Form, HTTPException, Request
@@ -23,9 +23,12 @@ from sqlalchemy import select
 from rootward.actions.approvals import decide
 from rootward.domain.proposal_state import proposal_states
 from rootward.domain.roles import Role
-from rootward.engine.followup import answer
+from rootward.engine.followup import Answer
+from rootward.engine.followup_answer import answer_followup
 from rootward.engine.followup_context import context_of
+from rootward.engine.followup_llm import SYSTEM_PROMPT
 from rootward.eval.golden_export import export_archive, truth_from_feedback
+from rootward.llm.trial_runs import active_variant
 from rootward.runtime.rerun import CannotRerun, NoSuchInvestigation, rerun_investigation
 from rootward.store.approvals import ApprovalRow, approval_facts
 from rootward.store.console_sessions import end_session, start_session
@@ -67,6 +70,10 @@ class AskOut(BaseModel):
     cites: list[str] = Field(
         default_factory=list, description="Cites of the incident's data the RCA did not cite (e.g. changes.json:<id>)."
     )
+    source: Literal["rule", "llm"] = Field(
+        default="rule", description="Who wrote the answer: rule | llm (its cites checked by code)"
+    )
+    note: str = Field(default="", description="With a model configured: what it was shown, or why rule mode answered")
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -146,12 +153,20 @@ def ask(
     if not question.strip():
         error = FormError("ask", "Type a question first, e.g. what changed before the incident?", 400)
         return incident_page(request, user, investigation_id, status_code=400, form_error=error)
+    reply = _answer(request, investigation_id, question)
+    return incident_page(request, user, investigation_id, answer=reply, question=question)
+
+
+def _answer(request: Request, investigation_id: str, question: str) -> Answer:
+    """The follow-up answer (by the configured model, its calls charged to the incident, or in rule mode)."""
     with request.app.state.sessions() as session:
         row = session.get(InvestigationRow, investigation_id)
+        variant = active_variant(session, SYSTEM_PROMPT) if row is not None else "control"
     if row is None:
         raise HTTPException(404, f"no investigation {investigation_id}")
-    reply = answer(row.investigation, question, context_of(row.bundle_path))
-    return incident_page(request, user, investigation_id, answer=reply, question=question)
+    client = _llm_client(request, row.id, row.service)
+    context = context_of(row.bundle_path)
+    return answer_followup(row.investigation, question, context, client=client, severity=row.severity, variant=variant)
 
 
 @router.post("/incidents/{investigation_id}/feedback", response_class=HTMLResponse)
@@ -329,12 +344,10 @@ def ask_api(
     request: Request, investigation_id: str, body: AskIn, _user: User = Depends(require(Role.VIEWER))
 ) -> AskOut:
     """Answer a follow-up question from the investigation's own evidence, with citations."""
-    with request.app.state.sessions() as session:
-        row = session.get(InvestigationRow, investigation_id)
-    if row is None:
-        raise HTTPException(404, f"no investigation {investigation_id}")
-    reply = answer(row.investigation, body.question, context_of(row.bundle_path))
-    return AskOut(answer=reply.text, evidence=list(reply.evidence), cites=list(reply.cites))
+    reply = _answer(request, investigation_id, body.question)
+    return AskOut(
+        answer=reply.text, evidence=list(reply.evidence), cites=list(reply.cites), source=reply.source, note=reply.note
+    )
 
 
 @router.get(

@@ -3,17 +3,21 @@
 Parse, verify, call one function (`chat/threads.handle`), answer at once:
 the reply is queued in the outbox in the same transaction, so Slack gets
 its 2xx within its 3 seconds however slow its Web API is for the reply.
+With a model configured a question's answer waits on the model, so it is
+handled after the response (outcome `queued`); a retry Slack sends meanwhile
+is still answered once, by event id.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, BackgroundTasks, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from rootward.actions.slack_interaction import SlackRequestRefused, SlackVerifier
-from rootward.chat.slack_events import ByEventId, SlackEventRefused, answer_event, envelope
+from rootward.chat.slack_events import ByEventId, SlackEventRefused, answer_event, envelope, thread_message
+from rootward.notify.threads import parse_thread_text
 from rootward.store.audit import append_audit
 from rootward.web.approvals import client_source
 
@@ -42,7 +46,7 @@ def _verifier(request: Request) -> SlackVerifier | None:
 
 
 @router.post("/api/v1/slack/events", responses=RESPONSES)
-def slack_events(request: Request, body: bytes = Depends(_raw_body)) -> JSONResponse:
+def slack_events(request: Request, background: BackgroundTasks, body: bytes = Depends(_raw_body)) -> JSONResponse:
     """Slack's event subscription: URL verification, and mentions or replies in an incident's thread."""
     verifier = _verifier(request)
     if verifier is None:
@@ -63,5 +67,10 @@ def slack_events(request: Request, body: bytes = Depends(_raw_body)) -> JSONResp
         raise HTTPException(400, str(exc)) from None
     if payload["type"] == "url_verification":
         return JSONResponse({"challenge": str(payload.get("challenge", ""))})
-    outcome = answer_event(request.app.state.sessions, payload)
-    return JSONResponse({"ok": True, "outcome": outcome})
+    llm = request.app.state.settings.llm
+    message = thread_message(payload) if payload["type"] == "event_callback" else None
+    if llm.provider != "none" and message is not None and parse_thread_text(message.text).kind == "ask":
+        # a model may take longer than Slack's 3-second ack: answer after the response
+        background.add_task(answer_event, request.app.state.sessions, payload, llm=llm)
+        return JSONResponse({"ok": True, "outcome": "queued"})
+    return JSONResponse({"ok": True, "outcome": answer_event(request.app.state.sessions, payload, llm=llm)})

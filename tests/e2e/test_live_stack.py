@@ -19,6 +19,7 @@ test reads what it left.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -118,7 +119,7 @@ class Outcome:
 def _process(name: str, args: list[str], root: Path, ready: str | None, timeout_s: float = 30) -> Iterator[None]:
     log = root / f"{name}.log"
     with log.open("wb") as out:
-        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, cwd=root)
+        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, cwd=root, env=_own_env())
     try:
         if ready is not None:
             wait_until_ready(proc, ready, log, name, timeout_s)
@@ -130,6 +131,14 @@ def _process(name: str, args: list[str], root: Path, ready: str | None, timeout_
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def _own_env() -> dict[str, str]:
+    """The environment without the caller's ROOTWARD_* settings: the stack's config file is the only truth.
+
+    `make test` exports ROOTWARD_DATA_DIR (for `make run`), which outranks the file's `data_dir`: the server
+    then wrote to the repository's var/ while the test read its own directory, and waited in vain."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("ROOTWARD_")}
 
 
 def _configs(root: Path, ports: dict[str, int]) -> Path:
@@ -368,6 +377,7 @@ def test_sources_check_shows_the_matching_templates_and_the_dead_loki(stack: Sta
         capture_output=True,
         text=True,
         timeout=60,
+        env=_own_env(),
     )
     assert check.returncode == 1, check.stdout + check.stderr  # a failed line: Loki
     lines = check.stdout.splitlines()

@@ -4,10 +4,10 @@ Four services instrumented with prometheus_client (`orders` calls `payments`;
 `search` and `cart` stand alone), a real `prometheus-node-exporter`, a real
 Prometheus scraping them all and evaluating the alert rules, a real
 Alertmanager posting to `rootward serve` (bearer token), and a Loki address
-nothing listens on. After one healthy baseline, three faults start at once:
-`payments` turns slow (the rule fires on `orders`, upstream), `search` burns
-CPU, and `cart` starts failing right after a deploy posted to
-`/api/v1/changes`. Each investigation must name the right entity and fault
+nothing listens on. After one healthy baseline, `payments` turns slow (the
+rule fires on `orders`, upstream) and `cart` starts failing right after a
+deploy posted to `/api/v1/changes`; once both are investigated, `search`
+burns CPU. Each investigation must name the right entity and fault
 type from live data, cite what resolves, and name the dead Loki as a gap; the
 latency one carries the PromQL and a working Prometheus link with its metric
 cite. `rootward sources check` against the same stack shows the templates that
@@ -92,7 +92,7 @@ RULES = {
         }
     ]
 }
-INVESTIGATION_WAIT_S = 150
+WAIT_S = 120  # for each round of investigations, on a loaded machine
 DEPLOY = {"id": "cart-deploy-42", "kind": "deploy", "service": "cart", "version": "v42", "summary": "new checkout flow"}
 
 
@@ -229,7 +229,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 
 @pytest.fixture(scope="module")
 def outcome(stack: Stack) -> Outcome:
-    """One healthy baseline, three faults at once, and the three investigations they cause."""
+    """One healthy baseline, then the faults, and the three investigations they cause.
+
+    The CPU burn starts once the other two are investigated: all four services share this host, so a burn
+    at the same moment would move the host's CPU exactly when the latency and the errors begin, and the
+    host would then be a fair suspect for both (as it would be on any shared machine)."""
     started = time.monotonic()
     with _traffic([stack.service[name] for name in ("orders", "search", "cart")]):
         _wait(stack, "a healthy baseline in Prometheus", lambda: _has_data(stack, 'up{job="payments"}'), 30)
@@ -237,8 +241,10 @@ def outcome(stack: Stack) -> Outcome:
         _post(stack, "/api/v1/changes", DEPLOY)
         _fault(stack, "cart", {"error_ratio": 0.5})
         _fault(stack, "payments", {"latency_ms": 300})
+        first = ("orders", "cart")
+        _wait(stack, "the latency and error investigations", lambda: _investigations(stack, first), WAIT_S)
         _fault(stack, "search", {"cpu_burn": 0.8})
-        rows = _wait(stack, "the three live investigations", lambda: _investigations(stack), INVESTIGATION_WAIT_S)
+        rows = _wait(stack, "the CPU investigation", lambda: _investigations(stack, (*first, "search")), WAIT_S)
     return Outcome(stack, rows, time.monotonic() - started)
 
 
@@ -315,8 +321,8 @@ def _diagnosis(stack: Stack) -> str:
     return "\n".join(parts)
 
 
-def _investigations(stack: Stack) -> dict[str, InvestigationRow] | None:
-    """The investigation of each alerting service once all three exist."""
+def _investigations(stack: Stack, services: tuple[str, ...]) -> dict[str, InvestigationRow] | None:
+    """The investigation of each alerting service once those of `services` all exist."""
     engine = make_engine(f"sqlite:///{stack.root / 'rw' / 'rootward.db'}")
     try:
         with make_session_factory(engine)() as session:
@@ -325,7 +331,7 @@ def _investigations(stack: Stack) -> dict[str, InvestigationRow] | None:
         return None  # the server has not created its tables yet (a slow start under load)
     finally:
         engine.dispose()
-    return rows if {"orders", "search", "cart"} <= rows.keys() else None
+    return rows if set(services) <= rows.keys() else None
 
 
 def _top(outcome: Outcome, service: str) -> tuple[Any, Any]:
@@ -354,7 +360,7 @@ def test_a_slow_downstream_is_found_upstream_of_its_alert_with_promql_links(outc
     assert httpx.get(extra["url"], timeout=5, follow_redirects=True).status_code == 200
     alert = next(i for i in result.evidence.values() if i.kind == "alert")
     assert (alert.model_extra or {}).get("url", "").startswith(outcome.stack.prometheus)  # the rule's generatorURL
-    assert outcome.seconds < 120, "the three live investigations should take under two minutes"
+    assert outcome.seconds < 120, "the baseline and the three live investigations should take under two minutes"
 
 
 def test_a_cpu_burn_in_one_process_is_named_cpu_saturation(outcome: Outcome) -> None:

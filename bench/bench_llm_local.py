@@ -11,7 +11,7 @@ modes, into bench/results/llm_local.json. Bundles whose data is absent
 ($ROOTWARD_EVAL_DATA) are skipped with the reason; so are those left when the time
 budget (ROOTWARD_BENCH_LLM_BUDGET_S, default 2400 s) is spent.
 
-Environment: ROOTWARD_LLM_VENV (default /work/llm-venv), ROOTWARD_BENCH_LLM_PORT
+Environment: ROOTWARD_LLM_VENV (default .venv-llm in the repository), ROOTWARD_BENCH_LLM_PORT
 (8091; an already-running server there is reused).
 """
 
@@ -42,7 +42,7 @@ from rootward.llm.settings import LLMSettings
 HERE = Path(__file__).resolve().parent
 # Real labelled incidents, optional: $ROOTWARD_EVAL_DATA (a nezha-ob folder or its parent), else none.
 EVAL_DATA = Path(os.environ["ROOTWARD_EVAL_DATA"]) if os.environ.get("ROOTWARD_EVAL_DATA") else None
-VENV = Path(os.environ.get("ROOTWARD_LLM_VENV", "/work/llm-venv"))
+VENV = Path(os.environ.get("ROOTWARD_LLM_VENV") or HERE.parent / ".venv-llm")
 PORT = int(os.environ.get("ROOTWARD_BENCH_LLM_PORT", "8091"))
 BUDGET_S = float(os.environ.get("ROOTWARD_BENCH_LLM_BUDGET_S", "2400"))
 MODEL = "smollm2"

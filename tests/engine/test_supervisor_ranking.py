@@ -109,3 +109,14 @@ def test_scope_is_not_widened_when_something_is_validated_or_the_budget_is_spent
     assert not should_expand(validated, fresh, hops=2)
     assert not should_expand(undecided, late, hops=2)  # past half the wall clock
     assert not should_expand(undecided, exhausted, hops=2)
+
+
+def test_a_weaker_hypothesis_with_broader_support_is_never_more_confident_than_the_leader() -> None:
+    hypotheses = [_hypothesis("H1", "host", 0.6, "cpu_saturation"), _hypothesis("H2", "cart", 0.4, "deploy_regression")]
+    findings = [_finding("metrics", "validated", "H1")] + [
+        _finding(s, "validated", "H2") for s in ("metrics", "changes", "logs")
+    ]
+    ranked = assess(hypotheses, findings)
+    assert [a.hypothesis.id for a in ranked] == ["H1", "H2"]
+    assert [a.status for a in ranked] == ["validated", "validated"]
+    assert ranked[1].confidence <= ranked[0].confidence

@@ -110,3 +110,11 @@ def test_a_connector_without_its_own_probe_is_asked_its_cheapest_question() -> N
 
     now = datetime(2026, 3, 1, tzinfo=UTC)
     assert _any(Topo(), now, now).detail == "answers graph()"
+
+
+def test_the_host_cpu_template_is_a_share_of_all_cpus_so_it_can_be_held_against_its_limit() -> None:
+    from rootward.engine.headroom import CAPACITY_RATIO
+
+    node_cpu = next(t for t in DEFAULT_TEMPLATES if t.name == "node_cpu")
+    assert CAPACITY_RATIO.search(node_cpu.metric), node_cpu.metric
+    assert node_cpu.promql.endswith('/ count(node_cpu_seconds_total{{selector},mode="idle"})')

@@ -91,6 +91,10 @@ def assess(hypotheses: list[Hypothesis], findings: list[Finding]) -> list[Assess
         if a.status != "validated":
             conf *= 0.6
         a.confidence = round(max(0.02, min(0.95, conf)), 3)
+    # Best first: a hypothesis ranked below another is never stated with more confidence than it
+    # (broader but weaker support otherwise read "weaker, confidence 0.67" under a 0.64 cause).
+    for above, a in zip(out, out[1:], strict=False):
+        a.confidence = min(a.confidence, above.confidence)
     return out
 
 

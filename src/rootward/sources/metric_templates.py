@@ -38,6 +38,8 @@ _WORD_SIGNALS: dict[str, Signal] = {
     "latency_p99_ms": "latency",
     "latency_mean_ms": "latency",
     "cpu_usage": "saturation",
+    "cpu_used_ratio": "saturation",
+    "memory_used_ratio": "saturation",
     "memory_bytes": "saturation",
     "restarts_total": "restarts",
     "db_connections_in_use": "saturation",
@@ -370,8 +372,13 @@ def _defaults() -> tuple[Template, ...]:
     ]
     # Hosts (node_exporter).
     out += [
+        # A share of the host's CPUs, not cores: 1.2 busy cores is saturation on one CPU and
+        # background on a 2-core CI runner, and only a share can be held against its limit.
         _host(
-            "node_cpu", 'sum(rate(node_cpu_seconds_total{{selector},mode!~"idle|iowait|steal"}[{window}]))', "cpu_usage"
+            "node_cpu",
+            'sum(rate(node_cpu_seconds_total{{selector},mode!~"idle|iowait|steal"}[{window}]))'
+            ' / count(node_cpu_seconds_total{{selector},mode="idle"})',
+            "cpu_used_ratio",
         ),
         _host(
             "node_memory",

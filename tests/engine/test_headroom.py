@@ -30,7 +30,9 @@ def test_a_host_cpu_share_that_stays_well_under_its_limit_is_not_saturation_and_
     kept, gaps = _shared_host_incident(0.6)
     assert "node-1/cpu_saturation" not in kept
     assert kept[0] == "cart/deploy_regression"
-    assert gaps == ["node-1 cpu_used_ratio moved but peaked at 0.60 of capacity: too far from its limit for cpu_saturation"]
+    assert gaps == [
+        "node-1 cpu_used_ratio moved but peaked at 0.60 of capacity: too far from its limit for cpu_saturation"
+    ]
 
 
 def test_a_host_cpu_share_near_its_limit_stays_a_candidate() -> None:

@@ -32,6 +32,7 @@ def anomaly(
     direction: str = "up",
     baseline: float = 1.0,
     after: float = 4.0,
+    peak: float | None = None,
     starts_s: int = 0,
     shape: str = "step",
 ) -> Anomaly:
@@ -47,7 +48,7 @@ def anomaly(
         score=score,
         baseline=baseline,
         after=after,
-        peak=after,
+        peak=after if peak is None else peak,
         onset=onset,
         start=onset,
         end=onset + 600,

@@ -46,7 +46,7 @@ from rootward.engine.metric_evidence import (
     metric_change_strengths,
 )
 from rootward.engine.signals import EntityProfile, entity_profiles, mentions
-from rootward.engine.signatures import SPECIFICITY, Signature, classify, log_matches
+from rootward.engine.signatures import FRESH_CHANGE_S, SPECIFICITY, Signature, classify, log_matches
 from rootward.engine.trace_attribution import TraceAttribution, attribute_traces
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
 from rootward.worldmodel.predict import explain_score
@@ -137,6 +137,11 @@ def _own_change_explains(p: EntityProfile) -> bool:
     return any(c.kind in ("config", "feature_flag") and "config_error" in matched for c in p.changes)
 
 
+def _fresh_change(p: EntityProfile) -> bool:
+    """A change of its own shortly before (or at) the onset, at an entity showing symptoms."""
+    return bool(p.symptoms) and any(c.seconds_before_onset <= FRESH_CHANGE_S for c in p.changes)
+
+
 def _points_at(profile: EntityProfile, dependency: str) -> bool:
     return any(mentions(s, dependency) for s in profile.own_logs)
 
@@ -204,7 +209,10 @@ def _victim_of(
             return d
         named_here = b_strength >= 0.5  # callers keep naming this entity: it is not just passing a failure on
         d_loud = bool(dp.resources) or sum(x.onset_count for x in dp.own_logs + borrowed[d]) >= 5
-        if not p.resources and not p.own_logs and d_loud and not named_here:
+        # Quiet beside a loud dependency reads as its victim, unless it changed just before its own
+        # symptoms: a fresh deploy or config change is evidence of its own, not silence.
+        quiet = not p.resources and not p.own_logs and not _fresh_change(p)
+        if quiet and d_loud and not named_here:
             return d
     return None
 

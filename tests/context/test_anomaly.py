@@ -94,3 +94,12 @@ def test_a_symptom_burst_that_ended_before_the_alert_is_still_the_incidents() ->
     burst = _noise(48, 40, 1) + _noise(7, 400, 5, seed=4) + _noise(31, 40, 1, seed=5)
     anomalies, _ = detect_anomalies([_series("api", "latency_p99_ms", burst)], fired_at=FIRED, end=FIRED + 600)
     assert [a.service for a in anomalies] == ["api"]
+
+
+def test_the_peak_of_a_rise_is_its_highest_value_not_a_dip_inside_it() -> None:
+    after = _noise(30, 0.88, 0.01, seed=2)
+    after[10] = 0.1  # one missed scrape: farther from the baseline than the rise, but the wrong way
+    values = _noise(56, 0.6, 0.01) + after
+    anomalies, _ = detect_anomalies([_series("node-1", "cpu_used_ratio", values)], fired_at=FIRED, end=FIRED + 600)
+    assert [a.direction for a in anomalies] == ["up"]
+    assert anomalies[0].peak >= anomalies[0].after > 0.8

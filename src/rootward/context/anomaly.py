@@ -195,7 +195,8 @@ def change_point(
     if len(early) >= 2:  # repeated, not a lone spike
         onset_k = early[0]
     tail = values[onset_k:last] or [after]
-    peak = max(tail, key=lambda v: abs(v - med))
+    # The most extreme value the way it moved: a dip inside a rise (a missed scrape) is not its peak.
+    peak = max(tail) if sign > 0 else min(tail)
     return (top[0], int(ts[onset_k]), med, after, peak)
 
 

@@ -24,6 +24,7 @@ from rootward.context.metric_change import JointOnset, MetricChange, metric_chan
 from rootward.context.recovery import AlertState, alert_states, current_firings, recovery_of
 from rootward.context.topology import Subgraph, connecting, dependency_closure, subgraph
 from rootward.context.trace_evidence import TraceFinding, compared_windows, trace_findings
+from rootward.context.trace_onset import trace_onset
 from rootward.context.window import IncidentWindow, derive_onset, incident_window, with_onset
 from rootward.domain.alert import Alert
 from rootward.domain.evidence import EvidenceRef, alert_cite, knowledge_cite
@@ -349,7 +350,10 @@ def _traces(
     for name in dict.fromkeys(s.service for s in spans):
         if name in reachable and "traces" not in telemetry.get(name, []):
             telemetry.setdefault(name, []).append("traces")
-    baseline, during = compared_windows(window, _sample_step(series))
+    metric_onset = window.onset is not None and window.onset <= window.fired_at
+    # Without a metric onset before the alert, the spans' own change point (context.trace_onset).
+    spans_onset = None if metric_onset else trace_onset(spans, window.baseline_start, window.fired_at)
+    baseline, during = compared_windows(window, _sample_step(series), spans_onset)
     return trace_findings(spans, baseline=baseline, during=during)
 
 

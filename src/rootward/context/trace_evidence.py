@@ -345,7 +345,7 @@ def trace_findings(
 
 
 def compared_windows(
-    window: IncidentWindow, resolution: timedelta = timedelta(0)
+    window: IncidentWindow, resolution: timedelta = timedelta(0), spans_onset: datetime | None = None
 ) -> tuple[tuple[datetime, datetime], tuple[datetime, datetime]]:
     """The baseline and the stretch after the onset that spans are compared over.
 
@@ -357,9 +357,18 @@ def compared_windows(
     that interval are the fault's first, and often the only ones a sparse trace store kept.
     The time between an early onset estimate and that stretch is on neither side, and so is
     what follows the alert (recovery, mitigation, the next event).
+
+    With no onset from the metrics before the alert, the spans' own change point
+    (`trace_onset`, passed as `spans_onset`) is the onset, found at the resolution of the
+    calls themselves; only without either is it the window's start, a guess.
     """
-    onset = window.onset if window.onset is not None and window.onset <= window.fired_at else window.start
-    began = onset - resolution
+    usable = window.onset is not None and window.onset <= window.fired_at
+    if usable and window.onset is not None:
+        onset, began = window.onset, window.onset - resolution
+    elif spans_onset is not None and spans_onset <= window.fired_at:
+        onset = began = spans_onset
+    else:
+        onset, began = window.start, window.start - resolution
     after = timedelta(seconds=AFTER_SPAN)
     end = min(window.end, max(window.fired_at, onset + after))
     return (window.baseline_start, began), (max(began, end - after - resolution), end)

@@ -31,7 +31,8 @@ synapse: .venv-synapse/.installed
 
 # The tests make their own data directories: the var/ of `make run` is not theirs.
 test: install synapse
-	env -u ROOTWARD_DATA_DIR $(BIN)/python -m pytest -q -n 2 --dist loadgroup tests
+	env -u ROOTWARD_DATA_DIR $(BIN)/python -m pytest -q -n 2 --dist loadgroup -m "not alone" tests
+	env -u ROOTWARD_DATA_DIR $(BIN)/python -m pytest -q -m alone tests
 
 test-fast: install
 	env -u ROOTWARD_DATA_DIR $(BIN)/python -m pytest -q -x -m "not integration and not e2e and not slow" tests

@@ -17,10 +17,11 @@ import logging
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.domain.investigation import InvestigationResult
 from rootward.llm.judge import DIMENSIONS, Judged, judge_noted
 from rootward.llm.settings import JudgeSettings
 from rootward.runtime.engine_steps import CURRENT_INVESTIGATION
-from rootward.runtime.job_state import JobState
+from rootward.runtime.job_state import JobState, PromptArms
 from rootward.runtime.llm_charging import charged_llm_client
 from rootward.runtime.prompt_routing import RULE_MODE
 from rootward.store.audit import append_audit
@@ -38,32 +39,40 @@ class JudgeStep:
         self.client = charged_llm_client(settings.model, sessions, CURRENT_INVESTIGATION.get)
 
     def __call__(self, state: JobState) -> JobState:
-        investigation_id = state.investigation_id
-        if not self.settings.enabled or investigation_id is None:
-            return state
+        if state.investigation_id is not None:
+            self.judge(state.investigation_id, state.service, state.result(), state.prompts)
+        return state
+
+    def judge(
+        self, investigation_id: str, service: str, result: InvestigationResult, prompts: PromptArms | None = None
+    ) -> None:
+        """Score one published investigation (the worker's last step, or `rootward import`'s)."""
+        if not self.settings.enabled:
+            return
         try:
-            self._judge(state, investigation_id)
+            self._judge(investigation_id, service, result, prompts)
         except Exception as exc:  # the investigation is published already; a judging is not worth losing it
             log.exception("judging investigation %s failed", investigation_id)
             self._failed(investigation_id, f"{type(exc).__name__}: {exc}")
-        return state
 
-    def _judge(self, state: JobState, investigation_id: str) -> None:
+    def _judge(
+        self, investigation_id: str, service: str, result: InvestigationResult, prompts: PromptArms | None
+    ) -> None:
         with self.sessions() as session:
             if is_judged(session, investigation_id):
                 return
-        token = CURRENT_INVESTIGATION.set((investigation_id, state.service))
+        token = CURRENT_INVESTIGATION.set((investigation_id, service))
         try:
-            judged = judge_noted(state.result(), self.client)
+            judged = judge_noted(result, self.client)
         finally:
             CURRENT_INVESTIGATION.reset(token)
         with self.sessions() as session, session.begin():
             if is_judged(session, investigation_id):
                 return  # another worker judged it while the model answered
-            record_scores(session, _score(state, investigation_id, judged))
+            record_scores(session, _score(investigation_id, service, prompts, judged))
             data = {"judge": judged.scores.judge, "overall": judged.scores.overall, "note": judged.note}
-            if state.prompts is not None and state.prompts.trial_id:
-                data |= {"trial_id": state.prompts.trial_id, "arm": state.prompts.arm}
+            if prompts is not None and prompts.trial_id:
+                data |= {"trial_id": prompts.trial_id, "arm": prompts.arm}
             append_audit(session, JUDGED, investigation_id, data)
 
     def _failed(self, investigation_id: str, reason: str) -> None:
@@ -74,11 +83,10 @@ class JudgeStep:
             log.exception("could not record the failed judging of %s", investigation_id)
 
 
-def _score(state: JobState, investigation_id: str, judged: Judged) -> ScoreInput:
-    prompts = state.prompts
+def _score(investigation_id: str, service: str, prompts: PromptArms | None, judged: Judged) -> ScoreInput:
     return ScoreInput(
         investigation_id=investigation_id,
-        service=state.service,
+        service=service,
         prompt_version=prompts.version if prompts is not None else RULE_MODE,
         judge=judged.scores.judge,
         scores={d: float(getattr(judged.scores, d)) for d in DIMENSIONS},

@@ -16,12 +16,10 @@ import orjson
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
+from rootward.store.busy_timeout import SQLITE_BUSY_TIMEOUT_S
+
 if TYPE_CHECKING:
     from sqlalchemy.engine import ExceptionContext
-
-# How long a SQLite writer waits for the write lock before "database is locked". Nothing may hold a
-# transaction open for longer than this while it waits on something else (see notify.settings).
-SQLITE_BUSY_TIMEOUT_S = 30
 
 
 def is_postgres(url: str) -> bool:

@@ -138,7 +138,7 @@ class _Rules:
 
 @cache
 def _rules() -> _Rules:
-    """Built on the first line read (see `injection_languages`): importing the guard compiles none of the languages' rules."""
+    """Built when the first line is read (see `injection_languages`), not when the guard is imported."""
     english = RuleSet((*SKELETON_RULES, *english_rules(), *AUTHORITY_RULES, JAILBREAK_RULE))
     rot13_gate = frozenset(
         skeleton_pattern(rot13(variant))

@@ -7,30 +7,17 @@ import signal
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from sqlalchemy import select
-from sqlalchemy.orm import Session
 
-from rootward.actions.approvals import decide
-from rootward.actions.backends import Backend
-from rootward.actions.executor import Executor
 from rootward.domain.roles import Role
-from rootward.settings import Settings
-from rootward.store.approvals import ApprovalRow
-from rootward.store.db import make_engine, make_session_factory
-from rootward.store.users import (
-    add_user,
-    create_token,
-    disable_user,
-    enable_user,
-    list_tokens,
-    list_user_states,
-    list_users,
-    remove_user,
-    revoke_token,
-)
-from rootward.store.worldmodel import DbPredictionLedger
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
+
+    from rootward.actions.backends import Backend
+    from rootward.settings import Settings
 
 ConfigOption = typer.Option(None, "--config", "-c", help="rootward.yaml (default: $ROOTWARD_CONFIG)")
 
@@ -45,7 +32,8 @@ def _settings(config: Path | None) -> Settings:
     return settings_or_exit(config)
 
 
-def _sessions(settings: Settings):  # type: ignore[no-untyped-def]
+def _sessions(settings: Settings) -> sessionmaker[Session]:
+    from rootward.store.db import make_engine, make_session_factory
     from rootward.store.migrate import upgrade
 
     upgrade(settings.database_url)
@@ -73,6 +61,9 @@ def executor_command(
     once: bool = typer.Option(False, "--once", help="Run what is approved now, then exit"),
 ) -> None:
     """Run approved remediation (a separate process with its own config and credentials)."""
+    from rootward.actions.executor import Executor
+    from rootward.store.worldmodel import DbPredictionLedger
+
     settings = _settings(config)
     sessions = _sessions(settings)
     backends = build_backends(settings)
@@ -98,6 +89,10 @@ def approvals_list(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """List approval requests, newest first."""
+    from sqlalchemy import select
+
+    from rootward.store.approvals import ApprovalRow
+
     settings = _settings(config)
     sessions = _sessions(settings)
     with sessions() as s:
@@ -118,6 +113,9 @@ def approvals_list(
 
 
 def _decide(config: Path | None, approval_id: str, user: str, decision: str) -> None:
+    from rootward.actions.approvals import decide
+    from rootward.store.users import list_users
+
     sessions = _sessions(_settings(config))
     with sessions() as s, s.begin():
         found = next((u for u in list_users(s) if u.name == user), None)
@@ -157,6 +155,8 @@ def users_add(
     config: Path | None = ConfigOption,
 ) -> None:
     """Add a user."""
+    from rootward.store.users import add_user
+
     sessions = _sessions(_settings(config))
     try:
         with sessions() as s, s.begin():
@@ -170,6 +170,8 @@ def users_add(
 @users_app.command("list")
 def users_list(config: Path | None = ConfigOption) -> None:
     """List users, roles and whether each is disabled."""
+    from rootward.store.users import list_user_states
+
     with _sessions(_settings(config))() as s:
         for listed in list_user_states(s):
             user = listed.user
@@ -195,18 +197,24 @@ def _change_user(config: Path | None, change: Callable[[Session], str]) -> None:
 @users_app.command("disable")
 def users_disable(name: str, config: Path | None = ConfigOption) -> None:
     """Refuse the user at once: their tokens, console sessions and chat approvals stop working."""
+    from rootward.store.users import disable_user
+
     _change_user(config, lambda s: f"disabled {disable_user(s, name).name}")
 
 
 @users_app.command("enable")
 def users_enable(name: str, config: Path | None = ConfigOption) -> None:
     """Let a disabled user in again (tokens that were not revoked work again)."""
+    from rootward.store.users import enable_user
+
     _change_user(config, lambda s: f"enabled {enable_user(s, name).name}")
 
 
 @users_app.command("remove")
 def users_remove(name: str, config: Path | None = ConfigOption) -> None:
     """Delete the user with their tokens and sessions (past decisions keep their name)."""
+    from rootward.store.users import remove_user
+
     _change_user(config, lambda s: f"removed {remove_user(s, name).name}")
 
 
@@ -215,6 +223,8 @@ def tokens_create(
     user: str, label: str = typer.Option("", help="What the token is for"), config: Path | None = ConfigOption
 ) -> None:
     """Create an API token for a user; it is printed once and stored only as a hash."""
+    from rootward.store.users import create_token
+
     sessions = _sessions(_settings(config))
     try:
         with sessions() as s, s.begin():
@@ -231,6 +241,8 @@ def tokens_list(
     config: Path | None = ConfigOption,
 ) -> None:
     """List tokens by id (the start of their hash; the tokens themselves are never stored)."""
+    from rootward.store.users import list_tokens
+
     with _sessions(_settings(config))() as s:
         for token in list_tokens(s, user):
             state = f"revoked {token.revoked_at:%Y-%m-%d %H:%M}" if token.revoked_at else "active"
@@ -245,6 +257,7 @@ def tokens_revoke(
     config: Path | None = ConfigOption,
 ) -> None:
     """Revoke a token at once: API calls and console sessions made with it are refused from now on."""
+    from rootward.store.users import revoke_token
 
     def revoke(s: Session) -> str:
         token = revoke_token(s, token_id)

@@ -6,8 +6,6 @@ from pathlib import Path
 
 import typer
 
-from rootward.bundle.format import BundleError
-
 ConfigOption = typer.Option(None, "--config", "-c", help="rootward.yaml (default: $ROOTWARD_CONFIG)")
 
 
@@ -18,6 +16,7 @@ def import_command(
 ) -> None:
     """Investigate bundles and record the results, so they appear in the console and `rootward show`."""
     from rootward.actions.remediation import request_pending_proposals
+    from rootward.bundle.format import BundleError
     from rootward.cli.serve import settings_or_exit
     from rootward.engine.record import record_bundle
     from rootward.store.db import make_engine, make_session_factory

@@ -5,25 +5,27 @@ call), so the translation lives here, once, at the root of the command tree:
 `RootwardGroup.invoke` catches the SQLAlchemy error that escapes a command and
 prints what is wrong and how to fix it, instead of a traceback.
 
-The error does not say which database it came from, so a SQLAlchemy
-`handle_error` listener notes the failing engine's URL (password masked) on the
-exception as it is raised; the listener only annotates, it never changes what
-is raised, so code that catches database errors inside a command sees exactly
-what it saw before.
+The error does not say which database it came from; the engines rootward makes
+(`store.db.make_engine`) note their URL on the errors they raise, and the line
+names it.
+
+SQLAlchemy is imported only once a command has failed, and only if the command
+itself imported it: a verb that never touches the database (and `--help`) does
+not pay for loading it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from typing import TYPE_CHECKING, Any
 
 import typer
-from sqlalchemy import event
-from sqlalchemy.engine import Engine, ExceptionContext
-from sqlalchemy.exc import DBAPIError
 from typer.core import TyperGroup
 
+if TYPE_CHECKING:
+    from sqlalchemy.exc import DBAPIError
+
 EXIT_DATABASE = 2
-_URL_ATTRIBUTE = "rootward_database_url"
 
 # Driver messages (SQLite, psycopg) that mean the schema is missing or behind the code.
 _NOT_MIGRATED = ("no such table", "no such column", "does not exist")
@@ -42,20 +44,15 @@ _UNREACHABLE = (
 )
 
 
-def _note_database_url(context: ExceptionContext) -> None:
-    error = context.sqlalchemy_exception
-    if context.engine is not None and error is not None:
-        setattr(error, _URL_ATTRIBUTE, context.engine.url.render_as_string(hide_password=True))
-
-
-def watch_database_errors() -> None:
-    """Have every engine note its URL on the errors it raises (idempotent)."""
-    if not event.contains(Engine, "handle_error", _note_database_url):
-        event.listen(Engine, "handle_error", _note_database_url)
-
-
 def database_error_in(exc: BaseException) -> DBAPIError | None:
-    """The SQLAlchemy driver error `exc` is or was raised from, if any."""
+    """The SQLAlchemy driver error `exc` is or was raised from, if any.
+
+    A process that never imported SQLAlchemy cannot have raised one, so the check costs nothing there.
+    """
+    if "sqlalchemy" not in sys.modules:
+        return None
+    from sqlalchemy.exc import DBAPIError
+
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
@@ -68,7 +65,9 @@ def database_error_in(exc: BaseException) -> DBAPIError | None:
 
 def describe_database_error(error: DBAPIError) -> str:
     """What is wrong with the database and how to fix it, in one line."""
-    url = getattr(error, _URL_ATTRIBUTE, None) or "the configured URL"
+    from rootward.store.db import database_url_of
+
+    url = database_url_of(error) or "the configured URL"
     lines = str(error.orig).strip().splitlines() or [type(error.orig).__name__]
     detail = lines[0].strip()
     lowered = str(error.orig).lower()
@@ -86,7 +85,6 @@ class RootwardGroup(TyperGroup):
     """The root command: runs the chosen verb and turns a database failure into one line and exit 2."""
 
     def invoke(self, ctx: Any) -> Any:
-        watch_database_errors()
         try:
             return super().invoke(ctx)
         except Exception as exc:

@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from rootward.bundle.format import BundleError
-
 if TYPE_CHECKING:
     from rootward.engine.dependencies import EngineDeps
 
@@ -49,6 +47,7 @@ def investigate_command(
     With --rerun ID, queue a new investigation of that incident's alert group instead: a fresh
     snapshot of the live sources, a new investigation linked to the old one by its group.
     """
+    from rootward.bundle.format import BundleError
     from rootward.engine.entry_point import investigate_bundle
     from rootward.engine.rca import render_markdown
 
@@ -77,6 +76,7 @@ def context_command(
     hops: int = typer.Option(2, help="Graph distance around the alerting services"),
 ) -> None:
     """Print the assembled context: exactly what the engine will reason over."""
+    from rootward.bundle.format import BundleError
     from rootward.bundle.load import load_bundle
     from rootward.context.assemble import assemble_context
     from rootward.engine.knowledge_context import retrieve_knowledge

@@ -6,12 +6,14 @@ import contextlib
 import json
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from sqlalchemy.orm import Session, sessionmaker
 
-from rootward.knowledge.embeddings import Embedder
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
+
+    from rootward.knowledge.embeddings import Embedder
 
 kb_app = typer.Typer(help="Knowledge base: runbooks, postmortems and team notes.", no_args_is_help=True)
 drafts_app = typer.Typer(help="Runbook additions drafted from resolved investigations.", no_args_is_help=True)

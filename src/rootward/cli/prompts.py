@@ -12,13 +12,16 @@ from __future__ import annotations
 import getpass
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from sqlalchemy.orm import Session
 
 from rootward.cli.database import session_scope, settings_from
-from rootward.settings import Settings
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from rootward.settings import Settings
 
 prompts_app = typer.Typer(help="Prompt trials: variants against the control, promoted only on evidence.")
 Config = Annotated[Path | None, typer.Option("--config", "-c", help="rootward.yaml")]

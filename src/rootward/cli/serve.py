@@ -8,14 +8,12 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import orjson
 import typer
-import yaml
 
-from rootward.domain.alert import Severity, Tier
-from rootward.settings import ConfigError, Settings, TierRule, json_schema, load_settings, masked_dump
+if TYPE_CHECKING:
+    from rootward.settings import Settings
 
 log = logging.getLogger("rootward.serve")
 
@@ -26,6 +24,8 @@ ConfigOption = typer.Option(
 
 def settings_or_exit(config: Path | None, **overrides: Any) -> Settings:
     """Load the configuration; on error print every bad key path with its reason and exit 2."""
+    from rootward.settings import ConfigError, load_settings
+
     try:
         return load_settings(config, **overrides)
     except ConfigError as exc:
@@ -147,6 +147,7 @@ def serve_command(
     """Run the API and in-process workers (migrates the database first)."""
     import uvicorn
 
+    from rootward.settings import masked_dump
     from rootward.web.app import create_app
 
     settings = settings_or_exit(config)
@@ -166,6 +167,8 @@ def serve_command(
     client_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     settings.notify.console_url = console_url(settings, client_host, port)
     if demo:
+        from rootward.domain.alert import Severity, Tier
+        from rootward.settings import TierRule
         from rootward.sim.demo_feed import bundle_dir
 
         settings.replay.dirs.append(bundle_dir())  # demo alerts are investigated against their bundles
@@ -220,12 +223,20 @@ def db_upgrade_command(config: Path = ConfigOption) -> None:
 
 def config_show_command(config: Path = ConfigOption) -> None:
     """Print the effective configuration (file + environment), secrets masked."""
+    import yaml
+
+    from rootward.settings import masked_dump
+
     settings = settings_or_exit(config)
     sys.stdout.write(yaml.safe_dump(masked_dump(settings), sort_keys=False))
 
 
 def config_schema_command() -> None:
     """Print the JSON schema of the configuration file."""
+    import orjson
+
+    from rootward.settings import json_schema
+
     sys.stdout.write(orjson.dumps(json_schema(), option=orjson.OPT_INDENT_2).decode() + "\n")
 
 
@@ -254,6 +265,8 @@ def alerts_list_command(
     as_json: bool = typer.Option(False, "--json", help="JSON lines instead of a table"),
 ) -> None:
     """List stored alerts with their group, tier and dedup count."""
+    import orjson
+
     from rootward.store.alert_queries import recent_alerts
     from rootward.store.db import make_engine, make_session_factory
 

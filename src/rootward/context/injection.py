@@ -40,6 +40,7 @@ import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cache
 
 from rootward.context.injection_decode import decoded_payloads, rot13
 from rootward.context.injection_english import (
@@ -52,7 +53,7 @@ from rootward.context.injection_english import (
     TAG_RULE,
     skeleton_pattern,
 )
-from rootward.context.injection_languages import ENGLISH_RULES, LATIN_RULES, SCRIPT_RULES
+from rootward.context.injection_languages import english_rules, latin_rules, script_rules
 from rootward.context.injection_normalize import has_hidden_text, hidden_text, strip_invisible, visible
 from rootward.context.injection_rules import KEY_LENGTH, RuleSet
 
@@ -122,11 +123,37 @@ _ASCII_SPLIT = {code: 32 for code in range(128) if not chr(code).isalnum()}
 _COMPACT_DROP = dict.fromkeys(map(ord, " " + _KEPT_PUNCTUATION))
 _TAG_HINT = re.compile(r"[<\[]|human|assistant|system")
 _BOUNDARY = re.compile(r"<\s*/?\s*log_content\b[^>]*>", re.IGNORECASE)
-_ENGLISH = RuleSet((*SKELETON_RULES, *ENGLISH_RULES, *AUTHORITY_RULES, JAILBREAK_RULE))
-_LATIN = RuleSet(
-    (*ADDRESSING_RULES, *LATIN_RULES), key=skeleton_pattern
-)  # gated by the skeleton's words, read on the folded text
-_SCRIPTS = RuleSet(SCRIPT_RULES)
+
+
+@dataclass(frozen=True)
+class _Rules:
+    english: RuleSet
+    latin: RuleSet  # gated by the skeleton's words, read on the folded text
+    scripts: RuleSet
+    # Gates for the transformed readings: a word of the line must be a rule's head
+    # word once read through ROT13 (or backwards), before the transform is worth making.
+    rot13_gate: frozenset[str]
+    reversed_gate: frozenset[str]
+
+
+@cache
+def _rules() -> _Rules:
+    """Built when the first line is read (see `injection_languages`), not when the guard is imported."""
+    english = RuleSet((*SKELETON_RULES, *english_rules(), *AUTHORITY_RULES, JAILBREAK_RULE))
+    rot13_gate = frozenset(
+        skeleton_pattern(rot13(variant))
+        for key in english.keys
+        for variant in {
+            "".join(letters) for letters in itertools.product(*(("i", "l") if c == "i" else (c,) for c in key))
+        }
+    )
+    return _Rules(
+        english=english,
+        latin=RuleSet((*ADDRESSING_RULES, *latin_rules()), key=skeleton_pattern),
+        scripts=RuleSet(script_rules()),
+        rot13_gate=rot13_gate,
+        reversed_gate=frozenset(key[::-1] for key in english.keys if len(key) >= 3),
+    )
 
 
 def _keys(words: list[str]) -> set[str]:
@@ -134,7 +161,7 @@ def _keys(words: list[str]) -> set[str]:
 
 
 def _english(skeleton: str, keys: set[str]) -> str | None:
-    rule = _ENGLISH.first_match(skeleton, keys)
+    rule = _rules().english.first_match(skeleton, keys)
     if rule is not None:
         return rule
     compact = skeleton.translate(_COMPACT_DROP)
@@ -144,18 +171,9 @@ def _english(skeleton: str, keys: set[str]) -> str | None:
     return None
 
 
-# Gates for the transformed readings: a word of the line must be a rule's head
-# word once read through ROT13 (or backwards), before the transform is worth making.
-_ROT13_GATE = frozenset(
-    skeleton_pattern(rot13(variant))
-    for key in _ENGLISH.keys
-    for variant in {"".join(letters) for letters in itertools.product(*(("i", "l") if c == "i" else (c,) for c in key))}
-)
-_REVERSED_GATE = frozenset(key[::-1] for key in _ENGLISH.keys if len(key) >= 3)
-
-
 def _match_plain(line: str) -> str | None:
     """The rule `line` matches as written (after normalisation) or read through ROT13 or backwards."""
+    rules = _rules()
     folded = visible(line)
     if "log" in folded and "content" in folded and _BOUNDARY.search(folded.replace(" ", "")):
         return "boundary_escape"
@@ -164,23 +182,23 @@ def _match_plain(line: str) -> str | None:
     if "role" in folded and CHAT_ROLE_RULE.search(folded):
         return "chat_role_message"
     if not folded.isascii():
-        rule = _SCRIPTS.first_match(folded, set())
+        rule = rules.scripts.first_match(folded, set())
         if rule is not None:
             return rule
     skeleton = _skeleton(folded)
     words = skeleton.translate(_ASCII_SPLIT).split()
     keys = _keys(words)
-    rule = _LATIN.first_match(folded, keys) or _english(skeleton, keys)
+    rule = rules.latin.first_match(folded, keys) or _english(skeleton, keys)
     if rule is not None:
         return rule
-    if not _ROT13_GATE.isdisjoint(keys):
+    if not rules.rot13_gate.isdisjoint(keys):
         transformed = _skeleton(rot13(folded))
-        rule = _ENGLISH.first_match(transformed, _keys(transformed.translate(_ASCII_SPLIT).split()))
+        rule = rules.english.first_match(transformed, _keys(transformed.translate(_ASCII_SPLIT).split()))
         if rule is not None:
             return f"rot13:{rule}"
-    if not _REVERSED_GATE.isdisjoint({word[-KEY_LENGTH:] for word in words}):
+    if not rules.reversed_gate.isdisjoint({word[-KEY_LENGTH:] for word in words}):
         transformed = skeleton[::-1]
-        rule = _ENGLISH.first_match(transformed, _keys(transformed.translate(_ASCII_SPLIT).split()))
+        rule = rules.english.first_match(transformed, _keys(transformed.translate(_ASCII_SPLIT).split()))
         if rule is not None:
             return f"reversed:{rule}"
     return None

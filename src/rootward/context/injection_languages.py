@@ -13,6 +13,8 @@ homoglyphs mapped); the others on the folded visible text, accents removed
 
 from __future__ import annotations
 
+from functools import cache
+
 from rootward.context.injection_english import skeleton_pattern
 from rootward.context.injection_lexicons_latin import LATIN_LEXICONS
 from rootward.context.injection_lexicons_scripts import SCRIPT_LEXICONS
@@ -186,7 +188,24 @@ ENGLISH = Lexicon(
     ),
 )
 
-ENGLISH_RULES: tuple[Rule, ...] = build(ENGLISH, transform=skeleton_pattern)
-LATIN_RULES: tuple[Rule, ...] = tuple(rule for lexicon in LATIN_LEXICONS for rule in build(lexicon))
-SCRIPT_RULES: tuple[Rule, ...] = tuple(rule for lexicon in SCRIPT_LEXICONS for rule in build(lexicon))
+# The rules are compiled when a line is first read, not on import: hundreds of patterns cost tens of
+# milliseconds, which every process that imports the settings (and so this module) paid, most of them
+# to never read a log line.
+
+
+@cache
+def english_rules() -> tuple[Rule, ...]:
+    return build(ENGLISH, transform=skeleton_pattern)
+
+
+@cache
+def latin_rules() -> tuple[Rule, ...]:
+    return tuple(rule for lexicon in LATIN_LEXICONS for rule in build(lexicon))
+
+
+@cache
+def script_rules() -> tuple[Rule, ...]:
+    return tuple(rule for lexicon in SCRIPT_LEXICONS for rule in build(lexicon))
+
+
 LANGUAGES = tuple(lexicon.language for lexicon in (ENGLISH, *LATIN_LEXICONS, *SCRIPT_LEXICONS))

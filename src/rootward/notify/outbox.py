@@ -43,7 +43,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from rootward.notify.channels import Channel, DeliveryFailed, DeliveryRefused
 from rootward.notify.message import Notification
-from rootward.store.db import SQLITE_BUSY_TIMEOUT_S
+from rootward.store.busy_timeout import SQLITE_BUSY_TIMEOUT_S
 from rootward.store.outbox import OutboxRow
 
 log = logging.getLogger(__name__)

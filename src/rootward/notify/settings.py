@@ -11,7 +11,7 @@ from rootward.notify.pagerduty_notes import PagerDutyNotesSettings
 from rootward.notify.slack import SlackSettings
 from rootward.notify.teams import TeamsSettings
 from rootward.notify.webhook import WebhookSettings
-from rootward.store.db import SQLITE_BUSY_TIMEOUT_S
+from rootward.store.busy_timeout import SQLITE_BUSY_TIMEOUT_S
 
 BUILT_IN_CHANNELS = frozenset({"slack", "matrix", "teams", "pagerduty", "jira", "github"})
 HasTimeout = (

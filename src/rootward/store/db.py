@@ -10,15 +10,16 @@ session short.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
-# How long a SQLite writer waits for the write lock before "database is locked". Nothing may hold a
-# transaction open for longer than this while it waits on something else (see notify.settings).
-SQLITE_BUSY_TIMEOUT_S = 30
+from rootward.store.busy_timeout import SQLITE_BUSY_TIMEOUT_S
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import ExceptionContext
 
 
 def is_postgres(url: str) -> bool:
@@ -41,8 +42,30 @@ def _json_dumps(value: Any) -> str:
 
 JSON_CODEC: dict[str, Any] = {"json_serializer": _json_dumps, "json_deserializer": orjson.loads}
 
+# Where an engine notes its URL on the errors it raises: a driver error does not say which database it came from.
+_URL_ATTRIBUTE = "rootward_database_url"
+
+
+def _note_database_url(context: ExceptionContext) -> None:
+    """Only annotates: what is raised, and what code that catches it sees, stays the same."""
+    error = context.sqlalchemy_exception
+    if context.engine is not None and error is not None:
+        setattr(error, _URL_ATTRIBUTE, context.engine.url.render_as_string(hide_password=True))
+
+
+def database_url_of(error: BaseException) -> str | None:
+    """The URL (password masked) of the database an engine of `make_engine` raised `error` from."""
+    url = getattr(error, _URL_ATTRIBUTE, None)
+    return url if isinstance(url, str) else None
+
 
 def make_engine(url: str, *, echo: bool = False) -> Engine:
+    engine = _engine(url, echo=echo)
+    event.listen(engine, "handle_error", _note_database_url)
+    return engine
+
+
+def _engine(url: str, *, echo: bool) -> Engine:
     url = normalise_url(url)
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]

@@ -63,3 +63,16 @@ def test_ask_with_a_model_prints_its_checked_answer_and_charges_the_call(
     costs = runner.invoke(app, ["costs", "--json"])
     assert costs.exit_code == 0, costs.output
     assert [line["calls"] for line in json.loads(costs.output)] == [1]
+
+
+def test_an_imported_investigation_is_judged_like_a_live_one(recorded: str, tmp_path: Path) -> None:
+    from sqlalchemy import select
+
+    from rootward.store.db import make_engine, make_session_factory
+    from rootward.store.judge_scores import JudgeScoreRow
+
+    sessions = make_session_factory(make_engine(f"sqlite:///{tmp_path / 'rootward.db'}"))
+    with sessions() as session:
+        rows = session.scalars(select(JudgeScoreRow).where(JudgeScoreRow.investigation_id == recorded)).all()
+    assert [(r.judge, r.service) for r in rows] == [("rubric-1", "checkout")]  # its worst alert's service
+    assert 0.0 < rows[0].overall <= 1.0

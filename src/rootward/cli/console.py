@@ -19,12 +19,14 @@ def import_command(
     from rootward.bundle.format import BundleError
     from rootward.cli.serve import settings_or_exit
     from rootward.engine.record import record_bundle
+    from rootward.runtime.judge_step import JudgeStep
     from rootward.store.db import make_engine, make_session_factory
     from rootward.store.migrate import upgrade
 
     settings = settings_or_exit(config)
     upgrade(settings.database_url)
     sessions = make_session_factory(make_engine(settings.database_url))
+    judge = JudgeStep(settings.judge, sessions)  # scored like a live investigation, so trends include it
     failed = 0
     for number, path in enumerate(bundles, start=1):
         try:
@@ -42,6 +44,7 @@ def import_command(
             failed += 1
             typer.echo(f"[{number}/{len(bundles)}] {path}: error: {exc}", err=True)
             continue
+        judge.judge(row.id, row.service, row.investigation)
         if ids:
             typer.echo(row.id)
             continue

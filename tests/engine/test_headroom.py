@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rootward.context.assemble import Context
 from rootward.domain.hypothesis import Hypothesis
 from rootward.engine.headroom import drop_far_from_limit
 from rootward.engine.hypotheses import rank_hypotheses
@@ -11,18 +12,22 @@ KINDS = {"cart": "service", "node-1": "host"}
 EDGES = [("cart", "node-1", "runs_on")]
 
 
-def _shared_host_incident(after: float, peak: float) -> tuple[list[str], list[str]]:
+def _deploy_beside_a_busy_host(host_score: float, after: float, peak: float) -> Context:
     """cart fails right after its deploy, while the host it shares moves to `after` of its CPUs."""
-    ctx = incident(
+    return incident(
         kinds=KINDS,
         edges=EDGES,
         alerting=["cart"],
         anomalies=[
             anomaly("cart", "errors", metric="error_rate", score=900.0, baseline=0.0, after=0.35),
-            anomaly("node-1", "cpu", metric="cpu_used_ratio", score=60.0, baseline=0.3, after=after, peak=peak),
+            anomaly("node-1", "cpu", metric="cpu_used_ratio", score=host_score, baseline=0.3, after=after, peak=peak),
         ],
         changes=[change("cart", minutes_before=0.5)],
     )
+
+
+def _shared_host_incident(after: float, peak: float) -> tuple[list[str], list[str]]:
+    ctx = _deploy_beside_a_busy_host(60.0, after, peak)
     kept, gaps = drop_far_from_limit(ctx, rank_hypotheses(ctx))
     return [f"{h.entity}/{h.fault_type}" for h in kept], gaps
 
@@ -67,16 +72,6 @@ def test_memory_is_a_level_so_its_peak_is_what_meets_the_limit() -> None:
 def test_a_service_that_failed_right_after_its_deploy_is_not_the_victim_of_a_busy_host() -> None:
     # The host is near its limit but only weakly moved; cart has no logs or resource series of its
     # own, yet its deploy just before its errors is evidence of its own.
-    ctx = incident(
-        kinds=KINDS,
-        edges=EDGES,
-        alerting=["cart"],
-        anomalies=[
-            anomaly("cart", "errors", metric="error_rate", score=900.0, baseline=0.0, after=0.35),
-            anomaly("node-1", "cpu", metric="cpu_used_ratio", score=8.0, baseline=0.6, after=0.9, peak=0.95),
-        ],
-        changes=[change("cart", minutes_before=0.5)],
-    )
-    ranked = rank_hypotheses(ctx)
+    ranked = rank_hypotheses(_deploy_beside_a_busy_host(8.0, 0.9, 0.95))
     assert (ranked[0].entity, ranked[0].fault_type) == ("cart", "deploy_regression")
     assert not any("point at its dependency" in r for r in ranked[0].rationale)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from rootward.context.assemble import Context
 from rootward.domain.evidence import EvidenceRef
 from rootward.domain.hypothesis import Hypothesis
@@ -9,7 +11,7 @@ from rootward.domain.investigation import Claim, Finding, InvestigationResult
 from rootward.domain.investigation import ConfidenceGates as GateDecision
 from rootward.engine.rca import MAX_ALTERNATIVES, build_result, render_markdown
 from rootward.engine.supervisor import Assessment
-from tests.engine.small_incidents import anomaly, incident
+from tests.engine.small_incidents import ONSET, anomaly, incident, log
 
 DISK_LOG = EvidenceRef("log", "logs.jsonl:40", "write failed: no space left on device")
 DISK_METRIC = EvidenceRef("metric", "metrics.csv:db/disk_used@1-2", "disk_used 70% -> 100%")
@@ -165,3 +167,20 @@ def test_markdown_lists_each_claim_with_its_evidence_ids_the_hypotheses_and_the_
     assert f"- {lead.text} [{', '.join(lead.evidence)}]" in markdown
     assert "| H1 | db | disk_full | validated | 0.81 |" in markdown
     assert markdown.rstrip().splitlines()[-3:-1] == ["- no logs: Loki unavailable", ""]
+
+
+def test_the_stated_onset_is_the_leaders_first_sign_whether_a_log_or_a_metric() -> None:
+    ctx = incident(
+        kinds={"api": "service", "db": "database"},
+        edges=[("api", "db", "depends_on")],
+        alerting=["api"],
+        anomalies=[anomaly("db", "disk", metric="disk_used", starts_s=120), anomaly("api", "errors", starts_s=150)],
+        logs=[disk_log := log("db", "write failed: no space left on device")],  # from 5 s after the onset
+    )
+    result = build_result(
+        ctx, _disk_full_leads(), None, status="validated", gaps=[], first_hypothesis_ms=40, total_ms=900
+    )
+    assert result.onset == ONSET + timedelta(seconds=5)
+    assert result.onset_cite == disk_log.evidence.cite
+    began = next(c for c in result.claims if c.text.startswith("The incident's signals began"))
+    assert [result.evidence[e].cite for e in began.evidence] == [disk_log.evidence.cite]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from rootward.context.anomaly import Anomaly
 from rootward.context.assemble import Context
 from rootward.domain.evidence import EvidenceRef
 from rootward.domain.faults import FAULT_WORDS
@@ -119,9 +118,9 @@ def build_result(
         ruled_out=excluded,
         fired_at=ctx.window.fired_at,
     )
-    earliest = _earliest_anomaly(ctx, assessments[0].hypothesis.entity) if assessments else None
+    earliest = _earliest_sign(ctx, assessments[0].hypothesis.entity) if assessments else None
     if earliest is not None:
-        result.onset, result.onset_cite = _at(earliest), earliest.evidence.cite
+        result.onset, result.onset_cite = earliest[0], earliest[1].cite
     return result
 
 
@@ -152,16 +151,19 @@ def summary_source_of(claims: list[Claim]) -> SummarySource:
     return "rule" if claims else "template"
 
 
-def _earliest_anomaly(ctx: Context, entity: str) -> Anomaly | None:
-    """The onset an RCA states and cites: the earliest anomaly of the leading entity (of any, if it has none)."""
+def _earliest_sign(ctx: Context, entity: str) -> tuple[datetime, EvidenceRef] | None:
+    """The onset an RCA states and cites: the leading entity's earliest anomaly or changed failure
+    template (the lead sentence dates it the same way), else the earliest anomaly of any entity."""
     if ctx.window.onset is None or not ctx.anomalies:
         return None
-    first = [a for a in ctx.anomalies if a.service == entity] or ctx.anomalies
-    return min(first, key=lambda a: a.onset)
-
-
-def _at(anomaly: Anomaly) -> datetime:
-    return datetime.fromtimestamp(anomaly.onset, UTC)
+    signs = [(a.onset, a.evidence) for a in ctx.anomalies if a.service == entity]
+    signs += [
+        (int(s.first_ts.timestamp()), s.evidence)
+        for s in ctx.logs
+        if s.service == entity and s.changed and s.is_failure and s.first_ts is not None
+    ]
+    at, ref = min(signs or [(a.onset, a.evidence) for a in ctx.anomalies], key=lambda sign: sign[0])
+    return datetime.fromtimestamp(at, UTC), ref
 
 
 def template_claims(
@@ -201,12 +203,12 @@ def template_claims(
                 evidence=book.ids(top_refs[:6]),
             )
         )
-    earliest = _earliest_anomaly(ctx, h.entity)
+    earliest = _earliest_sign(ctx, h.entity)
     if earliest is not None:
         claims.append(
             Claim(
-                text=f"The incident's signals began around {onset_text(_at(earliest), ctx.window.fired_at)}.",
-                evidence=book.ids([earliest.evidence]),
+                text=f"The incident's signals began around {onset_text(earliest[0], ctx.window.fired_at)}.",
+                evidence=book.ids([earliest[1]]),
             )
         )
     for f in top.findings:

@@ -157,3 +157,21 @@ def test_slower_own_work_in_traces_confirms_the_mechanism_the_resource_series_na
 def test_slower_own_work_in_traces_names_saturation_when_nothing_else_names_a_mechanism() -> None:
     quiet = EntityProfile("api", "service", True)
     assert classify(quiet, onset=ONSET_S, trace=[_slower_own_work()])[0].fault_type == "cpu_saturation"
+
+
+def test_a_cpu_rise_beside_errors_is_the_failing_paths_cost_when_its_watched_latency_did_not_rise() -> None:
+    cpu = anomaly("ads", "cpu", metric="cpu_usage", score=12.0, baseline=0.001, after=0.003)
+    caller_errors = [anomaly("web", "errors", metric="error_rate", score=200.0, baseline=0.0, after=0.1)]
+    profile = EntityProfile("ads", "service", True, resources=[cpu])
+
+    def faults(*, latency_watched: bool, slowed: bool) -> list[str]:
+        p = profile
+        if slowed:
+            p = EntityProfile("ads", "service", True, resources=[cpu], symptoms=[anomaly("ads", "latency")])
+        sigs = classify(p, onset=ONSET_S, reach_errors=caller_errors, latency_watched=latency_watched)
+        return [s.fault_type for s in sigs]
+
+    assert faults(latency_watched=True, slowed=False)[0] == "deploy_regression"
+    # Where latency is not watched, or did rise, the CPU rise keeps its weight.
+    assert faults(latency_watched=False, slowed=False)[0] == "cpu_saturation"
+    assert faults(latency_watched=True, slowed=True)[0] == "cpu_saturation"

@@ -284,7 +284,13 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             else [a for r in callers if r in profiles for a in profiles[r].symptoms if a.family == "errors"]
         )
         sigs = classify(
-            p, b, onset=incident_onset, reach_errors=reach_errors, changes_recorded=bool(ctx.changes), trace=t.hints
+            p,
+            b,
+            onset=incident_onset,
+            reach_errors=reach_errors,
+            changes_recorded=bool(ctx.changes),
+            trace=t.hints,
+            latency_watched=any(x.service == e and x.family == "latency" for x in ctx.series),
         )
         deployed = any(c.kind == "deploy" for c in p.changes) if ctx.changes else None
         sigs = shift_term.with_shift_signatures(sigs, shifts.get(e, []), p.own_logs, deploy_recorded=deployed)

@@ -132,6 +132,8 @@ METRIC_SPECIFICITY: dict[str, float] = {"cpu_saturation": 0.9}
 FRESH_CHANGE_S = 15 * 60
 # Restarts this close to a deploy of the same entity are its rollout.
 ROLLOUT_S = 10 * 60
+# Weight left to a CPU rise that slowed nothing while errors rose.
+UNSLOWED_CPU = 0.5
 # Entity kinds of the spec whose failure has one typical form.
 KIND_HINTS: dict[str, str] = {"dns": "dns_failure"}
 
@@ -169,9 +171,20 @@ def _log_signatures(
 
 
 def _metric_signatures(
-    sig: _Signatures, profile: EntityProfile, onset: int | None, oom_logged: bool, surge: list[Anomaly]
+    sig: _Signatures,
+    profile: EntityProfile,
+    onset: int | None,
+    oom_logged: bool,
+    surge: list[Anomaly],
+    *,
+    unslowed_errors: bool = False,
 ) -> bool:
-    """What its resource series say; returns whether a resource is a strong enough cause on its own."""
+    """What its resource series say; returns whether a resource is a strong enough cause on its own.
+
+    `unslowed_errors`: errors rose at or around the entity while its watched latency did not. CPU
+    saturation shows as slower work; a CPU rise beside errors and unchanged latency is the cost
+    of the failing path (exceptions, retries), not the cause.
+    """
     fams: dict[str, Anomaly] = {}
     for a in sorted(profile.resources, key=lambda a: -a.score):
         fams.setdefault(a.family, a)
@@ -207,6 +220,9 @@ def _metric_signatures(
             continue  # a restart when a deploy rolls out is the rollout, not a crash
         if surge and fault in ("cpu_saturation", "connection_pool_exhaustion"):
             w *= 0.6  # saturation under a surge is the surge's doing
+        if unslowed_errors and fault == "cpu_saturation":
+            w *= UNSLOWED_CPU
+            why += ", but its latency did not rise while errors did"
         w *= METRIC_SPECIFICITY.get(fault, 1.0)
         resource_cause = resource_cause or w >= 0.45
         sig.add(fault, w, [a.evidence], why)
@@ -319,6 +335,7 @@ def classify(
     reach_errors: list[Anomaly] | None = None,
     changes_recorded: bool = False,
     trace: Sequence[FaultHint] = (),
+    latency_watched: bool = False,
 ) -> list[Signature]:
     """Fault types for a fault *at* this entity, best first, each with its evidence.
 
@@ -332,14 +349,17 @@ def classify(
     deploy of this entity, errors alone are weak evidence of a bad deploy; when it
     is empty (nothing records deploys), errors are all we have. `trace` are the
     fault types the span change attributed to this entity points at
-    (`trace_attribution`).
+    (`trace_attribution`). `latency_watched` says the entity has a latency
+    series of its own, so that latency which did not rise is known not to have.
     """
     acc = _Signatures()
     own_matches = log_matches(profile.own_logs)
     _log_signatures(acc, profile, borrowed or [], own_matches)
     mechanism_in_logs = any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in own_matches)
     surge = [a for a in profile.traffic if a.direction == "up" and a.ratio >= 1.5]
-    resource_cause = _metric_signatures(acc, profile, onset, "oom_kill" in own_matches, surge)
+    errored = bool(reach_errors) or any(a.family == "errors" for a in profile.symptoms)
+    unslowed = latency_watched and errored and not any(a.family == "latency" for a in profile.symptoms)
+    resource_cause = _metric_signatures(acc, profile, onset, "oom_kill" in own_matches, surge, unslowed_errors=unslowed)
     _traffic_and_change_signatures(acc, profile, surge)
     # What its own logs and resource series name, before the weaker readings of symptoms.
     named = {f: s.score for f, s in acc.by_fault.items() if s.score >= NAMED_MECHANISM}

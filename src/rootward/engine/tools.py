@@ -231,6 +231,8 @@ class ContextTools:
     def changes_for(self, entity: str) -> ToolResult:
         found = [c for c in self.ctx.changes if c.service == entity]
         status: ToolStatus = "unavailable" if any(g.startswith("no changes") for g in self.ctx.gaps) else "ok"
+        if status == "ok" and not self.ctx.changes:
+            status = "no_data"  # the history records nothing at all: silence about one entity says little
         return ToolResult(status, found, f"changes_for(entity={entity!r})", evidence=tuple(c.evidence for c in found))
 
     def knowledge_for(self, entity: str) -> ToolResult:

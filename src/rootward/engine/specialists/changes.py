@@ -32,6 +32,9 @@ class ChangesSpecialist(Specialist):
             return None
         if result.status == "unavailable":
             return finding(h, "inconclusive", 0.1, "change history unavailable")
+        if result.status == "no_data":
+            # Nothing recorded for any entity: deploys may go unrecorded here, and a latent code fault has none.
+            return finding(h, "inconclusive", 0.15, "the change history records no change of anything in scope")
         matching = [c for c in near if c.kind in kinds]
         if matching:
             c = matching[0]

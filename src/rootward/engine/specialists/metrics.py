@@ -34,7 +34,15 @@ class MetricsSpecialist(Specialist):
             )
         scores = self.call(tools, "metric_scores", entity=h.entity)
         flat: list[ScoredSeries] = [s for s in scores.data if s.family in expected]
-        if flat:
+        unwatched = expected - {s.family for s in flat}
+        if flat and not unwatched:
             names = ", ".join(sorted({s.metric for s in flat}))
             return finding(h, "invalidated", 0.55, f"{h.entity} {names} did not move beyond its baseline")
+        if flat:
+            # Only what was watched can be ruled out: errors with no error series may still have risen.
+            names = ", ".join(sorted({s.metric for s in flat}))
+            missing = ", ".join(sorted(unwatched))
+            return finding(
+                h, "inconclusive", 0.3, f"{h.entity} {names} did not move; it has no {missing} series of its own"
+            )
         return finding(h, "inconclusive", 0.2, f"{h.entity} has no series of the kind {h.fault_type} would move")

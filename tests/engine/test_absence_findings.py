@@ -1,0 +1,77 @@
+"""What was not seen rules a hypothesis out only where someone was looking.
+
+The metrics specialist invalidates a fault type only when every kind of series
+it predicts exists at the entity and stayed flat; the changes specialist reads
+"no deploy of this entity" as evidence only when the change history records
+changes at all.
+"""
+
+from __future__ import annotations
+
+from rootward.context.anomaly import ScoredSeries
+from rootward.context.assemble import Context
+from rootward.domain.hypothesis import Hypothesis
+from rootward.domain.investigation import Finding, TraceEntry
+from rootward.engine.budget import Budget
+from rootward.engine.specialists.base import Specialist
+from rootward.engine.specialists.changes import ChangesSpecialist
+from rootward.engine.specialists.metrics import MetricsSpecialist
+from rootward.engine.tools import ToolLayer, context_tools
+from tests.engine.small_incidents import ONSET_S, change, incident
+
+
+def _flat(service: str, metric: str, family: str) -> ScoredSeries:
+    return ScoredSeries(
+        service=service,
+        metric=metric,
+        family=family,  # type: ignore[arg-type]
+        score=0.4,
+        signed=0.4,
+        baseline=60.0,
+        after=61.0,
+        peak=63.0,
+        onset=ONSET_S,
+    )
+
+
+def _ctx(*series: ScoredSeries, changes: bool = False) -> Context:
+    ctx = incident(
+        kinds={"web": "service", "ads": "service"},
+        edges=[("web", "ads", "depends_on")],
+        alerting=["web"],
+        changes=[change("web", minutes_before=30)] if changes else [],
+    )
+    return ctx.model_copy(update={"series": list(series)})
+
+
+def _check(specialist: Specialist, ctx: Context, fault: str) -> Finding:
+    layer = ToolLayer(specialist.name, specialist.manifest, context_tools(ctx), Budget(), list[TraceEntry]())
+    found = specialist.check(Hypothesis("H1", "ads", fault, 0.5), layer)
+    assert found is not None
+    return found
+
+
+def test_a_code_fault_is_not_ruled_out_by_flat_latency_when_the_entity_has_no_error_series() -> None:
+    only_latency = _ctx(_flat("ads", "latency_p99_ms", "latency"))
+    found = _check(MetricsSpecialist(), only_latency, "deploy_regression")
+    assert found.status == "inconclusive"
+    assert "no errors series" in found.summary
+
+
+def test_a_code_fault_is_ruled_out_when_its_latency_and_error_series_both_stayed_flat() -> None:
+    both = _ctx(_flat("ads", "latency_p99_ms", "latency"), _flat("ads", "http_5xx_rate", "errors"))
+    found = _check(MetricsSpecialist(), both, "deploy_regression")
+    assert found.status == "invalidated"
+    assert "did not move beyond its baseline" in found.summary
+
+
+def test_no_deploy_of_the_entity_is_silence_when_the_change_history_records_nothing_at_all() -> None:
+    found = _check(ChangesSpecialist(), _ctx(), "deploy_regression")
+    assert found.status == "inconclusive"
+    assert "records no change" in found.summary
+
+
+def test_no_deploy_of_the_entity_counts_against_it_when_the_history_records_other_changes() -> None:
+    found = _check(ChangesSpecialist(), _ctx(changes=True), "deploy_regression")
+    assert found.status == "invalidated"
+    assert "no deploy change on ads" in found.summary

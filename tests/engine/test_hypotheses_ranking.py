@@ -150,3 +150,43 @@ def test_with_nothing_but_alerts_each_alerting_service_is_a_low_prior_hypothesis
     assert all(h.fault_type == "deploy_regression" for h in ranked)  # HighErrorRate reads as errors
     assert all(h.rationale == ["only the alert is known about it"] and h.prior <= 0.1 for h in ranked)
     assert [e.cite for e in ranked[0].evidence] == ["alerts.json:checkout-higherrorrate"]
+
+
+GATEWAY = {"gateway": "gateway", "orders": "service", "routes": "service", "stations": "service"}
+GATEWAY_EDGES = [
+    ("gateway", "orders", "depends_on"),
+    ("gateway", "routes", "depends_on"),
+    ("orders", "stations", "depends_on"),
+    ("routes", "stations", "depends_on"),
+]
+
+
+def _code_fault_under_a_gateway(*, gateway_deployed: bool = False) -> Context:
+    """stations throws; its callers and the gateway in front of them log generic failures naming nobody."""
+    return incident(
+        kinds=GATEWAY,
+        edges=GATEWAY_EDGES,
+        alerting=["gateway"],
+        anomalies=[anomaly("gateway", "errors", metric="error_rate", score=300.0)],
+        logs=[
+            log("stations", "RuntimeException: unexpected value in query <*>", onset_count=20),
+            log("orders", "request failed with status 500", onset_count=30),
+            log("routes", "request failed with status 500", onset_count=30),
+            log("gateway", "upstream returned 500 for <*>", onset_count=80),
+        ],
+        changes=[change("gateway", minutes_before=3)] if gateway_deployed else [],
+    )
+
+
+def test_a_quiet_callee_whose_failures_the_loud_gateway_passes_on_ranks_first() -> None:
+    ranked = rank_hypotheses(_code_fault_under_a_gateway())
+    assert ranked[0].entity == "stations"
+    scores = {s.entity: s for s in score_entities(_code_fault_under_a_gateway())}
+    assert scores["gateway"].victim_of == "orders"
+    assert scores["orders"].victim_of == "stations"
+
+
+def test_a_gateway_deployed_just_before_its_failures_is_not_read_as_passing_them_on() -> None:
+    scores = {s.entity: s for s in score_entities(_code_fault_under_a_gateway(gateway_deployed=True))}
+    assert scores["gateway"].victim_of is None
+    assert rank_hypotheses(_code_fault_under_a_gateway(gateway_deployed=True))[0].entity == "gateway"

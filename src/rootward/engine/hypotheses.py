@@ -54,6 +54,8 @@ from rootward.worldmodel.predict import explain_score
 MIN_HYPOTHESES = 3
 MAX_HYPOTHESES = 7
 VICTIM_FACTOR = 0.35
+# A caller whose failures began this soon after a failing dependency's is passing them on.
+PROPAGATION_SLACK_S = 60
 # Span change attributed to the entity itself: as specific as a resource signal, since the
 # attribution has already taken out what it merely passes on.
 TRACE_WEIGHT = 0.5
@@ -142,6 +144,21 @@ def _fresh_change(p: EntityProfile) -> bool:
     return bool(p.symptoms) and any(c.seconds_before_onset <= FRESH_CHANGE_S for c in p.changes)
 
 
+def _passes_on(p: EntityProfile, dp: EntityProfile, own_mechanism: bool) -> bool:
+    """Its failures name no mechanism and began with or after a failing dependency's: errors travel up the calls.
+
+    A caller and its callee failing together is one failure seen twice; the callee
+    explains the caller, not the other way round, unless the caller changed just
+    before or sent the callee a surge of load.
+    """
+    if own_mechanism or _fresh_change(p) or any(a.direction == "up" and a.ratio >= 1.5 for a in p.traffic):
+        return False
+    failing = bool(dp.own_logs) or any(a.family == "errors" for a in dp.symptoms)
+    if not failing or dp.onset is None:
+        return False
+    return p.onset is None or dp.onset <= p.onset + PROPAGATION_SLACK_S
+
+
 def _points_at(profile: EntityProfile, dependency: str) -> bool:
     return any(mentions(s, dependency) for s in profile.own_logs)
 
@@ -205,7 +222,7 @@ def _victim_of(
         stronger = stronger and not own_mechanism  # it names its own failure mode: not merely a guest
         if not stronger and _own_change_explains(p):
             continue  # it changed just before and fails the way that change would: its own change explains it
-        if _points_at(p, d) or stronger:
+        if _points_at(p, d) or stronger or _passes_on(p, dp, own_mechanism):
             return d
         named_here = b_strength >= 0.5  # callers keep naming this entity: it is not just passing a failure on
         d_loud = bool(dp.resources) or sum(x.onset_count for x in dp.own_logs + borrowed[d]) >= 5

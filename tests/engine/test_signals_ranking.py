@@ -120,3 +120,10 @@ def test_hosts_and_third_parties_are_not_deployable() -> None:
     assert not EntityProfile("node-1", "host", True).deployable
     assert not EntityProfile("stripe", "external", False).deployable
     assert EntityProfile("checkout", "service", True).deployable
+
+
+def test_headroom_that_falls_is_the_harmful_move() -> None:
+    assert is_bad_direction(anomaly("db", "memory", metric="FreeableMemory", direction="down"))
+    assert not is_bad_direction(anomaly("db", "memory", metric="FreeableMemory", direction="up"))
+    assert is_bad_direction(anomaly("db", "disk", metric="FreeStorageSpace", direction="down"))
+    assert not is_bad_direction(anomaly("db", "memory", metric="memory_bytes", direction="down"))

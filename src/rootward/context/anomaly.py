@@ -13,7 +13,6 @@ engine reasons with.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
@@ -21,51 +20,16 @@ import numpy as np
 from pydantic import BaseModel
 
 from rootward.context.hinge import best_hinge
+from rootward.context.metric_names import Family, family_of
 from rootward.context.sorted_window import SortedWindow
 from rootward.domain.evidence import EvidenceRef, metric_cite
 from rootward.domain.telemetry import MetricSeries
 
-Family = Literal[
-    "cpu",
-    "memory",
-    "disk",
-    "restarts",
-    "packet_loss",
-    "connections",
-    "network",
-    "latency",
-    "errors",
-    "traffic",
-    "silence",
-    "other",
-]
 RESOURCE_FAMILIES: frozenset[str] = frozenset(
     {"cpu", "memory", "disk", "restarts", "packet_loss", "connections", "network", "silence"}
 )
 SILENCE_SCORE = 50.0
 SYMPTOM_FAMILIES: frozenset[str] = frozenset({"latency", "errors"})
-
-# Ordered: the first family whose pattern matches the metric name wins.
-_FAMILY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("restarts", re.compile(r"restart|crash|oom", re.I)),
-    ("packet_loss", re.compile(r"packet|loss|drop|retrans", re.I)),
-    ("connections", re.compile(r"conn|pool|thread|socket", re.I)),
-    ("disk", re.compile(r"disk|fs_|filesystem|volume|inode|storage", re.I)),
-    (
-        "network",
-        re.compile(
-            r"rtt|round_?trip|network|net[-_.]|ping|tcp|link|bandwidth|jitter|receive|transmit"
-            r"|(?:^|[-_.])(?:rx|tx)(?:[-_.]|$)",
-            re.I,
-        ),
-    ),
-    ("cpu", re.compile(r"cpu|throttl|load", re.I)),
-    ("memory", re.compile(r"mem|heap|rss|gc_", re.I)),
-    ("traffic", re.compile(r"requests?.*(_count|_total)$", re.I)),  # a counter of timed requests is traffic
-    ("latency", re.compile(r"latency|duration|p99|p95|p50|response_time|_ms$|seconds", re.I)),
-    ("errors", re.compile(r"error|fail|5xx|exception|success", re.I)),
-    ("traffic", re.compile(r"request|rps|qps|throughput|workload|ops|traffic", re.I)),
-)
 
 DEFAULT_THRESHOLD = 4.0
 BASELINE_SPAN = 30 * 60
@@ -73,13 +37,6 @@ AFTER_SPAN = 4 * 60
 MIN_BASELINE = 5
 MIN_AFTER = 3
 SCORE_CAP = 1000.0
-
-
-def family_of(metric: str) -> Family:
-    for family, pattern in _FAMILY_PATTERNS:
-        if pattern.search(metric):
-            return family  # type: ignore[return-value]
-    return "other"
 
 
 class Anomaly(BaseModel):

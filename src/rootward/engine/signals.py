@@ -14,6 +14,7 @@ from rootward.context.anomaly import RESOURCE_FAMILIES, Anomaly
 from rootward.context.assemble import Context
 from rootward.context.changes import ChangeItem
 from rootward.context.log_signals import LogSignal
+from rootward.context.metric_names import is_headroom
 
 # A change this long before the onset can still be its cause; after the onset it cannot.
 CHANGE_HORIZON_S = 6 * 3600
@@ -54,13 +55,15 @@ def strength(score: float, threshold: float = 4.0) -> float:
 
 
 def is_bad_direction(a: Anomaly) -> bool:
-    """Whether the move is the harmful way for its family (success rates fall, most things rise)."""
+    """Whether the move is the harmful way for its family (success rates and headroom fall, most things rise)."""
     if a.family == "silence":
         return True
     if a.family == "errors" and re.search(r"success|availab|ok", a.metric, re.I):
         return a.direction == "down"
     if a.family == "traffic":
         return True
+    if is_headroom(a.metric):
+        return a.direction == "down"  # free memory, available disk, idle CPU: what is left shrinks
     return a.direction == "up"
 
 

@@ -1,0 +1,74 @@
+"""What a metric's name says: its family (cpu, memory, latency...) and which way is harmful.
+
+Metric names are free text in every convention: Prometheus snake case
+(`node_memory_MemAvailable_bytes`), CloudWatch camel case (`FreeableMemory`,
+`TargetResponseTime`, `ApproximateAgeOfOldestMessage`), dotted StatsD names.
+Names are split into lower-case words first, so one set of generic technology
+words reads them all. Nothing here knows a particular system's metrics.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+Family = Literal[
+    "cpu",
+    "memory",
+    "disk",
+    "restarts",
+    "packet_loss",
+    "connections",
+    "network",
+    "latency",
+    "errors",
+    "traffic",
+    "silence",
+    "other",
+]
+
+# "FreeableMemory" -> "Freeable_Memory", "HTTPCode_Target_5XX" -> "HTTP_Code_Target_5XX".
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SEPARATORS = re.compile(r"[\s.:/-]+")
+
+# Ordered: the first family whose pattern matches the (normalised) name wins.
+_FAMILY_PATTERNS: tuple[tuple[Family, re.Pattern[str]], ...] = (
+    ("restarts", re.compile(r"restart|crash|oom")),
+    ("packet_loss", re.compile(r"packet|loss|drop|retrans")),
+    ("connections", re.compile(r"conn|pool|thread|socket")),
+    ("disk", re.compile(r"disk|fs_|filesystem|volume|inode|storage|iops")),
+    (
+        "network",
+        re.compile(
+            r"rtt|round_?trip|network|net_|ping|tcp|link|bandwidth|jitter|receive|transmit|(?:^|_)(?:rx|tx)(?:_|$)"
+        ),
+    ),
+    ("cpu", re.compile(r"cpu|throttl|load")),
+    ("memory", re.compile(r"mem|heap|rss|gc_")),
+    ("traffic", re.compile(r"requests?.*_(count|total)$")),  # a counter of timed requests is traffic
+    # Work waiting is delay: a queue's backlog and the age of its oldest message grow when consumers slow.
+    ("latency", re.compile(r"latency|duration|p99|p95|p50|response_time|_ms$|seconds|(?:^|_)(lag|age)(?:_|$)")),
+    ("errors", re.compile(r"error|fail|5xx|exception|success")),
+    ("traffic", re.compile(r"request|rps|qps|throughput|workload|ops|traffic|invocation")),
+)
+
+# Headroom is named for what is left: free memory, available disk, idle CPU, a credit balance.
+_HEADROOM = re.compile(r"(?:^|_)(free|freeable|available|avail|remaining|idle|balance|headroom)(?:_|$)")
+
+
+def words_of(metric: str) -> str:
+    """The name as lower-case words joined by underscores, whatever its convention."""
+    return _SEPARATORS.sub("_", _CAMEL.sub("_", metric)).lower()
+
+
+def family_of(metric: str) -> Family:
+    words = words_of(metric)
+    for family, pattern in _FAMILY_PATTERNS:
+        if pattern.search(words):
+            return family
+    return "other"
+
+
+def is_headroom(metric: str) -> bool:
+    """Whether the series measures what is left (so falling is the harmful way)."""
+    return _HEADROOM.search(words_of(metric)) is not None

@@ -1,0 +1,54 @@
+"""Metric names in any convention read as the same families, and headroom falls the harmful way."""
+
+from __future__ import annotations
+
+import pytest
+
+from rootward.context.metric_names import family_of, is_headroom, words_of
+
+
+def test_camel_case_and_dotted_names_split_into_words() -> None:
+    assert words_of("FreeableMemory") == "freeable_memory"
+    assert words_of("TargetResponseTime") == "target_response_time"
+    assert words_of("HTTPCode_Target_5XX_Count") == "http_code_target_5xx_count"
+    assert words_of("api.requests.p99") == "api_requests_p99"
+
+
+@pytest.mark.parametrize(
+    ("metric", "family"),
+    [
+        ("CPUUtilization", "cpu"),
+        ("FreeableMemory", "memory"),
+        ("FreeStorageSpace", "disk"),
+        ("ReadIOPS", "disk"),
+        ("DatabaseConnections", "connections"),
+        ("NetworkIn", "network"),
+        ("TargetResponseTime", "latency"),
+        ("Duration", "latency"),
+        ("IteratorAge", "latency"),
+        ("ApproximateAgeOfOldestMessage", "latency"),
+        ("kafka_consumergroup_lag", "latency"),
+        ("HTTPCode_Target_5XX_Count", "errors"),
+        ("Errors", "errors"),
+        ("Invocations", "traffic"),
+        ("latency_p99_ms", "latency"),
+        ("cpu_usage", "cpu"),
+        ("queue_depth", "other"),
+    ],
+)
+def test_one_vocabulary_reads_prometheus_and_cloudwatch_names(metric: str, family: str) -> None:
+    assert family_of(metric) == family
+
+
+def test_usage_is_not_read_as_an_age() -> None:
+    assert family_of("container_memory_usage_bytes") == "memory"
+    assert family_of("gpu_usage") == "other"
+
+
+def test_headroom_is_named_for_what_is_left() -> None:
+    assert is_headroom("FreeableMemory")
+    assert is_headroom("node_memory_MemAvailable_bytes")
+    assert is_headroom("CPUCreditBalance")
+    assert is_headroom("node_filesystem_avail_bytes")
+    assert not is_headroom("memory_bytes")
+    assert not is_headroom("disk_used_ratio")

@@ -195,3 +195,18 @@ def test_one_caller_raising_after_one_callee_stays_its_own_fault_with_the_callee
     assert by["checkout"].victim_of is None and by["checkout"].own > 0.9
     assert 0.0 < by["payment"].own <= 0.5
     assert by["frontend"].victim_of == "checkout"
+
+
+def test_a_callee_asked_differently_by_callers_cut_short_elsewhere_gets_no_code_path_credit() -> None:
+    # frontend's requests now end at checkout; catalog, called before it, runs other operations
+    # because the cut-short requests ask it for something else, not because its code changed.
+    calls = {"frontend": ["catalog", "checkout", "cart"]}
+    before = Phase(status=False, inner={"catalog": 0.7})
+    cut_short = Phase(status=False, inner={"catalog": 0.0}, stops_after=frozenset({"checkout"}))
+    by = _attribute(calls, cut_short, before)
+    assert by["checkout"].hints[0].fault_type == "deploy_regression"
+    assert by["catalog"].own == 0.0
+    # Without the cut-short requests, the same change of code path is catalog's own.
+    alone = _attribute(calls, Phase(status=False, inner={"catalog": 0.0}), before)
+    assert alone["catalog"].own > 0.0
+    assert "code takes other paths" in alone["catalog"].reasons[0]

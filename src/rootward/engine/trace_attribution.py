@@ -179,12 +179,20 @@ def _own(ix: _Index, a: TraceAttribution, support: dict[str, float]) -> None:
             a.credit(FaultHint("network_latency", net, refs, f"calls touching {e} slowed outside its spans ({edges})"))
             a.hints.append(FaultHint("cpu_saturation", net * QUEUE_SHARE, refs, f"or requests queue before {e}"))
     path, volume = ix.of(e, "code_path"), ix.of(e, "volume")
-    asked_differently = volume is not None and volume.changed  # its callers changed, not only its code
+    # Its callers changed, not only its code: they call it in other proportions, or their requests
+    # now end early at another callee (a cut-short request asks the rest of its callees for less).
+    asked_differently = (volume is not None and volume.changed) or _cut_short_elsewhere(ix, e)
     if path is not None and path.changed and not asked_differently:
         # Saturation slows a service's own operations; only other code changes which run, or other
         # requests (callers asking for something else): half the weight of an error's origin.
         moved = CODE_PATH_SHARE * min(1.0, abs(path.after - path.before) / FULL_SHARE)
         a.credit(FaultHint("deploy_regression", moved, (path.evidence,), f"{e}'s code takes other paths"))
+
+
+def _cut_short_elsewhere(ix: _Index, e: str) -> bool:
+    """Whether a caller of `e` now ends its calls at another callee more often."""
+    callers = {f.caller for kind in ("call_latency", "last_call") for f in ix.into(e, kind) if f.caller}
+    return any(f.up and f.entity != e for c in callers for f in ix.out_of(c, "last_call"))
 
 
 def _own_failures(ix: _Index, a: TraceAttribution) -> None:

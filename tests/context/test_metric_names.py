@@ -34,6 +34,11 @@ def test_camel_case_and_dotted_names_split_into_words() -> None:
         ("latency_p99_ms", "latency"),
         ("cpu_usage", "cpu"),
         ("queue_depth", "other"),
+        ("lock_waits", "locks"),
+        ("mysql_global_status_innodb_row_lock_waits", "locks"),
+        ("Deadlocks", "locks"),
+        ("pg_locks_count", "locks"),
+        ("clock_skew_seconds", "latency"),
     ],
 )
 def test_one_vocabulary_reads_prometheus_and_cloudwatch_names(metric: str, family: str) -> None:

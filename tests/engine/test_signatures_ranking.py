@@ -175,3 +175,11 @@ def test_a_cpu_rise_beside_errors_is_the_failing_paths_cost_when_its_watched_lat
     # Where latency is not watched, or did rise, the CPU rise keeps its weight.
     assert faults(latency_watched=False, slowed=False)[0] == "cpu_saturation"
     assert faults(latency_watched=True, slowed=True)[0] == "cpu_saturation"
+
+
+def test_rising_lock_waits_at_a_database_read_as_lock_contention_not_an_exhausted_pool() -> None:
+    waits = anomaly("orders-db", "locks", metric="lock_waits", score=30.0, baseline=0.2, after=6.0)
+    busy = anomaly("orders-db", "connections", metric="db_connections_in_use", score=12.0, baseline=20, after=60)
+    top = classify(EntityProfile("orders-db", "database", True, resources=[waits, busy]), onset=ONSET_S)[0]
+    assert top.fault_type == "db_lock_contention"
+    assert waits.evidence in top.evidence

@@ -26,7 +26,7 @@ from rootward.domain.evidence import EvidenceRef, metric_cite
 from rootward.domain.telemetry import MetricSeries
 
 RESOURCE_FAMILIES: frozenset[str] = frozenset(
-    {"cpu", "memory", "disk", "restarts", "packet_loss", "connections", "network", "silence"}
+    {"cpu", "memory", "disk", "restarts", "packet_loss", "connections", "locks", "network", "silence"}
 )
 SILENCE_SCORE = 50.0
 SYMPTOM_FAMILIES: frozenset[str] = frozenset({"latency", "errors"})

@@ -19,6 +19,7 @@ Family = Literal[
     "restarts",
     "packet_loss",
     "connections",
+    "locks",
     "network",
     "latency",
     "errors",
@@ -35,6 +36,8 @@ _SEPARATORS = re.compile(r"[\s.:/-]+")
 _FAMILY_PATTERNS: tuple[tuple[Family, re.Pattern[str]], ...] = (
     ("restarts", re.compile(r"restart|crash|oom")),
     ("packet_loss", re.compile(r"packet|loss|drop|retrans")),
+    # Lock waits and deadlocks: what a database's contended rows look like in its own series.
+    ("locks", re.compile(r"(?:^|_)(?:dead)?locks?(?:_|$)|lock_?wait|deadlock")),
     ("connections", re.compile(r"conn|pool|thread|socket")),
     ("disk", re.compile(r"disk|fs_|filesystem|volume|inode|storage|iops")),
     (

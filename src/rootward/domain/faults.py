@@ -69,6 +69,7 @@ FAMILY_FAULTS: dict[str, str] = {
     "restarts": "crash_loop",
     "packet_loss": "packet_loss",
     "connections": "connection_pool_exhaustion",
+    "locks": "db_lock_contention",
     "network": "network_latency",
     "latency": "network_latency",
     "errors": "deploy_regression",

@@ -94,6 +94,7 @@ METRIC_SIGNATURES: dict[str, str] = {
     "disk": "disk_full",
     "packet_loss": "packet_loss",
     "connections": "connection_pool_exhaustion",
+    "locks": "db_lock_contention",
     "memory": "memory_leak",
     "restarts": "crash_loop",
     "network": "network_latency",

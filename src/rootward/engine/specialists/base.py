@@ -31,7 +31,7 @@ EXPECTED_FAMILIES: dict[str, frozenset[str]] = {
     "dns_failure": frozenset({"errors"}),
     "dependency_down": frozenset({"errors", "silence"}),
     "connection_pool_exhaustion": frozenset({"connections", "latency"}),
-    "db_lock_contention": frozenset({"latency"}),
+    "db_lock_contention": frozenset({"locks", "latency"}),
     "deploy_regression": frozenset({"errors", "latency"}),
     "config_error": frozenset({"errors", "latency"}),
     "certificate_expiry": frozenset({"errors"}),

@@ -113,7 +113,8 @@ def change_point(
     scored = _scan(values, ks, b0s, a1s, floor)
     if not scored:
         return None
-    top = max(scored, key=lambda c: abs(c[0]))
+    magnitudes = [abs(c[0]) for c in scored]
+    top = scored[magnitudes.index(max(magnitudes))]  # the first of the largest |z|
     # The change is where the first sample itself leaves the baseline, at or after the
     # earliest candidate that sees most of the move (a strong step keeps every later
     # candidate at the cap, so "the best candidate" alone would drift late).

@@ -69,7 +69,8 @@ class SortedWindow:
         split = bisect_left(ordered, center)
         k = n // 2
         right = n - split
-        lo, hi = max(0, k + 1 - right), min(k + 1, split)
+        lo = k + 1 - right if k + 1 > right else 0  # plain comparisons: this runs once per scan candidate
+        hi = split if split < k + 1 else k + 1
         lo, hi = self._near_last(center, split, k, lo, hi)
         while lo < hi:
             a = (lo + hi) // 2
@@ -85,12 +86,12 @@ class SortedWindow:
             kth, below = last_left, last_right
             if taken_left > 1:
                 previous = center - ordered[split - taken_left + 1]
-                below = previous if below is None else max(below, previous)
+                below = previous if below is None or previous > below else below  # max(below, previous)
         else:
             kth, below = last_right, last_left
             if taken_right > 1:
                 previous = ordered[split + taken_right - 2] - center
-                below = previous if below is None else max(below, previous)
+                below = previous if below is None or previous > below else below
         assert kth is not None
         if n % 2:
             return kth
@@ -108,7 +109,8 @@ class SortedWindow:
         of probes instead of a bisection over half the window.
         """
         ordered = self._sorted
-        guess = min(max(self._taken, lo), hi)
+        guess = self._taken
+        guess = lo if guess < lo else hi if guess > hi else guess
         step = 1
         if guess < hi and center - ordered[split - 1 - guess] < ordered[split + k - guess] - center:
             lo = guess + 1  # the answer is above the guess

@@ -74,3 +74,22 @@ def test_ramp_fit_of_a_step_or_a_flat_line_is_none() -> None:
     ts, vs = _step(1, 2400, 1200, 2.0e8, 4.0e7, 13)
     assert ramp_fit(ts, vs) is None
     assert ramp_fit(ts, np.full(len(ts), 5.0)) is None
+
+
+def test_cpu_per_request_is_that_of_a_lookup_of_each_timestamp() -> None:
+    """`_ratio` (searchsorted over a sorted denominator) gives what a dict of its samples gave, ties included."""
+    from rootward.context.anomaly import _ratio
+    from rootward.domain.telemetry import MetricSeries
+
+    rng = np.random.default_rng(7)
+    for trial in range(200):
+        num_t = tuple(sorted(int(t) for t in rng.integers(0, 40, 25)))
+        den_t = [int(t) for t in rng.integers(0, 40, 30)]
+        den_t = sorted(den_t) if trial % 3 else den_t  # out of order: the dict path
+        num = MetricSeries("s", "cpu", num_t, tuple(float(v) for v in rng.choice([0.0, 1.5, 3.0, -2.0], 25)))
+        den = MetricSeries(
+            "s", "requests", tuple(den_t), tuple(float(v) for v in rng.choice([0.0, 2.0, 7.0, -1.0], 30))
+        )
+        rates = dict(zip(den.timestamps, den.values, strict=True))
+        pairs = [(t, v / rates[t]) for t, v in zip(num.timestamps, num.values, strict=True) if rates.get(t, 0) > 0]
+        assert _ratio(num, den) == (tuple(t for t, _ in pairs), tuple(v for _, v in pairs))

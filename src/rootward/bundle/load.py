@@ -72,7 +72,7 @@ def _extract_tar(path: Path) -> tuple[Path, tempfile.TemporaryDirectory[str]]:
 
 
 @contextmanager
-def _acyclic_allocations() -> Iterator[None]:
+def acyclic_allocations() -> Iterator[None]:
     """No cyclic garbage collection while the parsers allocate.
 
     A real bundle is tens of thousands of records (spans, log lines, metric
@@ -81,7 +81,8 @@ def _acyclic_allocations() -> Iterator[None]:
     already holds other investigations, a full one that walks the whole heap
     (~100-200 ms at 20,000 spans and 20,000 log lines) to free nothing. With it
     paused, they are examined once when it resumes. Reference counting still
-    frees everything as usual; the collector is resumed only if it was on.
+    frees everything as usual; the collector is resumed only if it was on (so
+    a pause inside another, as loading inside context assembly, is one pause).
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -94,7 +95,7 @@ def _acyclic_allocations() -> Iterator[None]:
 
 def load_bundle(path: str | Path) -> Bundle:
     """Read and validate a bundle directory or `.tar.gz`; never touches truth.json."""
-    with _acyclic_allocations():
+    with acyclic_allocations():
         return _load(path)
 
 

@@ -13,6 +13,7 @@ engine reasons with.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
@@ -106,36 +107,14 @@ def change_point(
     full_max = float(np.abs(vs).max()) if len(values) else 0.0
     quantum = 0.0 if family == "restarts" else quantum_of(values)  # a restart is never noise
     floor = max(1e-3 * full_max, quantum, 1e-12)
-    candidates = np.nonzero((ts >= lo) & (ts <= hi))[0].tolist()
-    starts = np.searchsorted(ts, ts - BASELINE_SPAN).tolist()
-    stops = np.searchsorted(ts, np.minimum(ts + AFTER_SPAN, end), side="right").tolist()
+    starts = np.searchsorted(ts, ts - BASELINE_SPAN)
     last = int(np.searchsorted(ts, end, side="right"))
-    scored: list[tuple[float, int, float, float, float]] = []  # (z, k, med, after, scale)
-    base, stretch = SortedWindow(values), SortedWindow(values)
-    for k in candidates:
-        b0 = starts[k]
-        if k - b0 < MIN_BASELINE:
-            continue
-        a1 = stops[k]
-        if a1 - k < MIN_AFTER:
-            a1 = min(len(values), k + MIN_AFTER)
-            if a1 - k < MIN_AFTER:
-                continue
-        base.slide(b0, k)
-        stretch.slide(k, a1)
-        med, after = base.median(), stretch.median()
-        relative = max(0.05 * abs(med), floor)
-        # The MAD cannot exceed the largest deviation: when even that is below the other
-        # floors, the scale is theirs and the MAD need not be computed.
-        if 1.4826 * base.spread(med) <= relative:
-            scale = relative
-        else:
-            scale = max(1.4826 * base.median_deviation(med), relative)
-        z = max(-SCORE_CAP, min(SCORE_CAP, (after - med) / scale))
-        scored.append((z, k, med, after, scale))
+    ks, b0s, a1s = _candidate_windows(ts, lo, hi, end, starts)
+    scored = _scan(values, ks, b0s, a1s, floor)
     if not scored:
         return None
-    top = max(scored, key=lambda c: abs(c[0]))
+    magnitudes = [abs(c[0]) for c in scored]
+    top = scored[magnitudes.index(max(magnitudes))]  # the first of the largest |z|
     # The change is where the first sample itself leaves the baseline, at or after the
     # earliest candidate that sees most of the move (a strong step keeps every later
     # candidate at the cap, so "the best candidate" alone would drift late).
@@ -148,13 +127,92 @@ def change_point(
     # An intermittent fault (a flapping link) shows first as isolated excursions before
     # the median moves: take the earliest one shortly before the sustained move.
     look = int(np.searchsorted(ts, ts[onset_k] - AFTER_SPAN))
-    early = [i for i in range(max(look, starts[k] + MIN_BASELINE), onset_k) if (values[i] - med) * sign / scale >= 8.0]
+    since = max(look, int(starts[k]) + MIN_BASELINE)
+    early = [i for i in range(since, onset_k) if (values[i] - med) * sign / scale >= 8.0]
     if len(early) >= 2:  # repeated, not a lone spike
         onset_k = early[0]
     tail = values[onset_k:last] or [after]
     # The most extreme value the way it moved: a dip inside a rise (a missed scrape) is not its peak.
     peak = max(tail) if sign > 0 else min(tail)
     return (top[0], int(ts[onset_k]), med, after, peak)
+
+
+def _scan(
+    values: list[float], ks: list[int], b0s: list[int], a1s: list[int], floor: float
+) -> list[tuple[float, int, float, float, float]]:
+    """(z, k, baseline median, after median, scale) of every candidate k: baseline values[b0:k], after values[k:a1].
+
+    The hot loop of a 1 Hz series (hundreds of candidates per series, tens of
+    series per incident). Both windows are sorted lists that only slide
+    forward; their slides and medians are written out here (the same steps as
+    `SortedWindow.slide` and `.median`; the baseline's MAD is its
+    `median_deviation`) and `max`/`min` are plain comparisons (`max(a, b)` is
+    `b if b > a else a`), so each candidate costs a few bisections rather than
+    a dozen calls, with the same arithmetic in the same order: the same floats.
+    """
+    base_window = SortedWindow(values)
+    base, deviation = base_window.ordered, base_window.median_deviation
+    stretch: list[float] = []
+    b_lo = b_hi = s_lo = s_hi = 0
+    scored: list[tuple[float, int, float, float, float]] = []
+    append = scored.append
+    for k, b0, a1 in zip(ks, b0s, a1s, strict=True):
+        if b0 >= b_hi:  # no overlap: start afresh
+            base.clear()
+            b_lo = b_hi = b0
+        while b_lo < b0:
+            del base[bisect_left(base, values[b_lo])]
+            b_lo += 1
+        while b_hi < k:
+            insort(base, values[b_hi])
+            b_hi += 1
+        if k >= s_hi:
+            stretch.clear()
+            s_lo = s_hi = k
+        while s_lo < k:
+            del stretch[bisect_left(stretch, values[s_lo])]
+            s_lo += 1
+        while s_hi < a1:
+            insort(stretch, values[s_hi])
+            s_hi += 1
+        n = b_hi - b_lo
+        mid = n >> 1
+        med = base[mid] if n & 1 else (base[mid - 1] + base[mid]) / 2
+        n = s_hi - s_lo
+        mid = n >> 1
+        after = stretch[mid] if n & 1 else (stretch[mid - 1] + stretch[mid]) / 2
+        relative = 0.05 * abs(med)
+        relative = floor if floor > relative else relative  # max(relative, floor)
+        # The MAD cannot exceed the largest deviation: when even that is below the other
+        # floors, the scale is theirs and the MAD need not be computed.
+        below, above = med - base[0], base[-1] - med
+        if 1.4826 * (above if above > below else below) <= relative:
+            scale = relative
+        else:
+            mad = 1.4826 * deviation(med)
+            scale = relative if relative > mad else mad  # max(mad, relative)
+        z = (after - med) / scale
+        z = z if z < SCORE_CAP else SCORE_CAP  # max(-SCORE_CAP, min(SCORE_CAP, z)), NaN included
+        z = z if z > -SCORE_CAP else -SCORE_CAP
+        append((z, k, med, after, scale))
+    return scored
+
+
+def _candidate_windows(
+    ts: np.ndarray, lo: int, hi: int, end: int, starts: np.ndarray
+) -> tuple[list[int], list[int], list[int]]:
+    """The candidate onsets k in [lo, hi] with enough samples around them, and their windows' bounds.
+
+    The baseline of k is [b0, k), its "after" stretch [k, a1): at most
+    `AFTER_SPAN` (not past `end`), at least `MIN_AFTER` samples when the series
+    has them. Worked out for all candidates at once, so the scan only slides.
+    """
+    ks = np.nonzero((ts >= lo) & (ts <= hi))[0]
+    b0s = starts[ks]
+    a1s = np.searchsorted(ts, np.minimum(ts[ks] + AFTER_SPAN, end), side="right")
+    a1s = np.where(a1s - ks < MIN_AFTER, np.minimum(len(ts), ks + MIN_AFTER), a1s)
+    keep = (ks - b0s >= MIN_BASELINE) & (a1s - ks >= MIN_AFTER)
+    return ks[keep].tolist(), b0s[keep].tolist(), a1s[keep].tolist()
 
 
 def _ramp(series: MetricSeries, fired_at: int, end: int) -> ScoredSeries | None:
@@ -264,11 +322,31 @@ def _per_request(series: Sequence[MetricSeries]) -> list[MetricSeries]:
         cpu, traffic = fams.get("cpu"), fams.get("traffic")
         if cpu is None or traffic is None:
             continue
-        rate = dict(zip(traffic.timestamps, traffic.values, strict=True))
-        pairs = [(t, v / rate[t]) for t, v in zip(cpu.timestamps, cpu.values, strict=True) if rate.get(t, 0) > 0]
-        if len(pairs) >= MIN_BASELINE + MIN_AFTER:
-            out.append(MetricSeries(service, cpu.metric + "/" + traffic.metric, *map(tuple, zip(*pairs, strict=True))))  # type: ignore[arg-type]
+        times, ratios = _ratio(cpu, traffic)
+        if len(times) >= MIN_BASELINE + MIN_AFTER:
+            out.append(MetricSeries(service, cpu.metric + "/" + traffic.metric, times, ratios))
     return out
+
+
+def _ratio(num: MetricSeries, den: MetricSeries) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """`num / den` at each timestamp of `num` where `den` has a positive sample (its last one at that time).
+
+    Both series are in time order (the loaders sort them), so `den`'s sample
+    at each of `num`'s timestamps is found by one `searchsorted` rather than a
+    dict of thousands of samples at 1 Hz; a `den` out of order is read through
+    the dict as before. The division is the same IEEE one either way.
+    """
+    at = np.asarray(den.timestamps, dtype=np.int64)
+    if at.size and bool(np.all(at[1:] >= at[:-1])):
+        ts = np.asarray(num.timestamps, dtype=np.int64)
+        last = np.maximum(np.searchsorted(at, ts, side="right") - 1, 0)
+        rate = np.asarray(den.values, dtype=np.float64)[last]
+        keep = (at[last] == ts) & (rate > 0)
+        ratio = np.asarray(num.values, dtype=np.float64)[keep] / rate[keep]
+        return tuple(ts[keep].tolist()), tuple(ratio.tolist())
+    rates = dict(zip(den.timestamps, den.values, strict=True))
+    pairs = [(t, v / rates[t]) for t, v in zip(num.timestamps, num.values, strict=True) if rates.get(t, 0) > 0]
+    return tuple(t for t, _ in pairs), tuple(v for _, v in pairs)
 
 
 def detect_anomalies(

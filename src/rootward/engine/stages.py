@@ -21,7 +21,7 @@ from pathlib import Path
 
 from rootward.bundle.cites import BundleCiteResolver
 from rootward.bundle.format import Bundle
-from rootward.bundle.load import load_bundle
+from rootward.bundle.load import acyclic_allocations, load_bundle
 from rootward.context.assemble import assemble_context
 from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Claim, InvestigationResult
@@ -69,14 +69,24 @@ def initial_state(bundle_path: str | Path, deps: EngineDeps | None = None) -> En
 
 
 def stage_assemble_context(state: EngineState, deps: EngineDeps) -> EngineState:
-    bundle = _bundle(state)
-    ctx = assemble_context(
-        bundle_sources(bundle),
-        bundle.meta,
-        hops=state.hops,
-        extra_gaps=bundle.partial_gaps(),  # a live snapshot's notes, verbatim
-        retrieve_knowledge=retrieve_knowledge,
-    )
+    """The incident's context, with the cyclic collector paused while it is built.
+
+    Scoring a bundle at 1 Hz allocates hundreds of thousands of small acyclic
+    objects (windows, scores, clusters) beside the loaded bundle; with the
+    collector on they set off young collections all along and a full one that
+    walks the whole bundle (~100-250 ms at 20,000 spans and logs, with metrics
+    at 1 Hz) to free nothing. Paused, it examines them once when it resumes
+    (`acyclic_allocations`, as for loading).
+    """
+    with acyclic_allocations():
+        bundle = _bundle(state)
+        ctx = assemble_context(
+            bundle_sources(bundle),
+            bundle.meta,
+            hops=state.hops,
+            extra_gaps=bundle.partial_gaps(),  # a live snapshot's notes, verbatim
+            retrieve_knowledge=retrieve_knowledge,
+        )
     gaps = list(dict.fromkeys([*state.gaps, *ctx.gaps]))
     if ctx.redacted_lines:
         gaps.append(f"{ctx.redacted_lines} log line(s) that looked like instructions to a model were set aside")

@@ -234,6 +234,36 @@ def _victim_of(
     return None
 
 
+def _signatures(
+    ctx: Context,
+    g: nx.DiGraph,
+    profiles: dict[str, EntityProfile],
+    e: str,
+    borrowed: list[LogSignal],
+    incident_onset: int | None,
+    t: TraceAttribution,
+) -> list[Signature]:
+    """The fault types `e`'s evidence points at (`signatures.classify`), with what stands in for missing series."""
+    # A code fault shows as errors; where the entity has no error series of its own,
+    # its direct dependents' error rates stand in for it.
+    own_error_series = any(x.service == e and x.family == "errors" for x in ctx.series)
+    callers = set(g.predecessors(e)) if e in g else set()
+    reach_errors = (
+        []
+        if own_error_series
+        else [a for r in callers if r in profiles for a in profiles[r].symptoms if a.family == "errors"]
+    )
+    return classify(
+        profiles[e],
+        borrowed,
+        onset=incident_onset,
+        reach_errors=reach_errors,
+        changes_recorded=bool(ctx.changes),
+        trace=t.hints,
+        latency_watched=any(x.service == e and x.family == "latency" for x in ctx.series),
+    )
+
+
 def score_entities(ctx: Context) -> list[EntityScore]:
     profiles = entity_profiles(ctx)
     g = _scope_graph(ctx, profiles)
@@ -291,24 +321,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         if earliest is not None and p.onset is not None and p.onset <= earliest + 30:
             score *= 1.1
             reasons.append("earliest onset")
-        # A code fault shows as errors; where the entity has no error series of its own,
-        # its direct dependents' error rates stand in for it.
-        own_error_series = any(x.service == e and x.family == "errors" for x in ctx.series)
-        callers = set(g.predecessors(e)) if e in g else set()
-        reach_errors = (
-            []
-            if own_error_series
-            else [a for r in callers if r in profiles for a in profiles[r].symptoms if a.family == "errors"]
-        )
-        sigs = classify(
-            p,
-            b,
-            onset=incident_onset,
-            reach_errors=reach_errors,
-            changes_recorded=bool(ctx.changes),
-            trace=t.hints,
-            latency_watched=any(x.service == e and x.family == "latency" for x in ctx.series),
-        )
+        sigs = _signatures(ctx, g, profiles, e, b, incident_onset, t)
         deployed = any(c.kind == "deploy" for c in p.changes) if ctx.changes else None
         sigs = shift_term.with_shift_signatures(sigs, shifts.get(e, []), p.own_logs, deploy_recorded=deployed)
         if not sigs and (change := metric_change_of(ctx, e)) is not None:

@@ -195,7 +195,8 @@ def parse_logs(text: str) -> list[LogRecord]:
         for key in ("ts", "service", "message"):
             if key not in obj:
                 raise BundleError(f"logs.jsonl line {number}: required field '{key}' is missing")
-        extra = {k: str(v) for k, v in obj.items() if k not in _LOG_FIELDS}
+        # Most lines hold only the known fields: their `extra` is empty without looking at each one.
+        extra = {} if obj.keys() <= _LOG_FIELDS else {k: str(v) for k, v in obj.items() if k not in _LOG_FIELDS}
         append(
             _new_log(
                 _log_time(obj["ts"], number),

@@ -113,14 +113,43 @@ _SKELETON_TABLE.update({ord(char): ord(char) for char in _KEPT_PUNCTUATION})
 _SKELETON_TABLE.update({ord(src): ord(dst) for src, dst in (_HOMOGLYPHS | _LEET).items()})
 
 
+# The same tables for ASCII text as bytes: `bytes.translate` maps a byte in one
+# step where `str.translate` looks each character up in a dict, and nearly
+# every log line is ASCII. Both forms map ASCII to ASCII, so they agree.
+_SKELETON_BYTES = bytes(_SKELETON_TABLE[code] if code < 128 else 32 for code in range(256))
+
+
 def _skeleton(folded: str) -> str:
-    """Latin skeleton: homoglyphs and leetspeak mapped, `l` read as `i`, spaces collapsed."""
+    """Latin skeleton: homoglyphs and leetspeak mapped, `l` read as `i`, spaces collapsed.
+
+    Always ASCII: every character maps to an ASCII letter, kept punctuation or a space.
+    """
+    if folded.isascii():
+        return b" ".join(folded.encode("ascii").translate(_SKELETON_BYTES).split()).decode("ascii")
     return " ".join(folded.translate(_SKELETON_TABLE).split())
 
 
 # ASCII punctuation to spaces: `text.translate(...).split()` gives the words.
 _ASCII_SPLIT = {code: 32 for code in range(128) if not chr(code).isalnum()}
+_ASCII_SPLIT_BYTES = bytes(_ASCII_SPLIT.get(code, code) for code in range(256))
 _COMPACT_DROP = dict.fromkeys(map(ord, " " + _KEPT_PUNCTUATION))
+_COMPACT_DROP_BYTES = (" " + _KEPT_PUNCTUATION).encode("ascii")
+
+
+def _words(skeleton: str) -> list[str]:
+    """The words of a skeleton (letters and digits between punctuation and spaces)."""
+    if skeleton.isascii():
+        return skeleton.encode("ascii").translate(_ASCII_SPLIT_BYTES).decode("ascii").split()
+    return skeleton.translate(_ASCII_SPLIT).split()
+
+
+def _compact(skeleton: str) -> str:
+    """A skeleton without spaces and kept punctuation (`i g n o r e` reads `ignore`)."""
+    if skeleton.isascii():
+        return skeleton.encode("ascii").translate(None, _COMPACT_DROP_BYTES).decode("ascii")
+    return skeleton.translate(_COMPACT_DROP)
+
+
 _TAG_HINT = re.compile(r"[<\[]|human|assistant|system")
 _BOUNDARY = re.compile(r"<\s*/?\s*log_content\b[^>]*>", re.IGNORECASE)
 
@@ -164,7 +193,7 @@ def _english(skeleton: str, keys: set[str]) -> str | None:
     rule = _rules().english.first_match(skeleton, keys)
     if rule is not None:
         return rule
-    compact = skeleton.translate(_COMPACT_DROP)
+    compact = _compact(skeleton)
     for name, regex, hints in COMPACT_RULES:
         if any(hint in compact for hint in hints) and regex.search(compact):
             return name
@@ -186,19 +215,19 @@ def _match_plain(line: str) -> str | None:
         if rule is not None:
             return rule
     skeleton = _skeleton(folded)
-    words = skeleton.translate(_ASCII_SPLIT).split()
+    words = _words(skeleton)
     keys = _keys(words)
     rule = rules.latin.first_match(folded, keys) or _english(skeleton, keys)
     if rule is not None:
         return rule
     if not rules.rot13_gate.isdisjoint(keys):
         transformed = _skeleton(rot13(folded))
-        rule = rules.english.first_match(transformed, _keys(transformed.translate(_ASCII_SPLIT).split()))
+        rule = rules.english.first_match(transformed, _keys(_words(transformed)))
         if rule is not None:
             return f"rot13:{rule}"
     if not rules.reversed_gate.isdisjoint({word[-KEY_LENGTH:] for word in words}):
         transformed = skeleton[::-1]
-        rule = rules.english.first_match(transformed, _keys(transformed.translate(_ASCII_SPLIT).split()))
+        rule = rules.english.first_match(transformed, _keys(_words(transformed)))
         if rule is not None:
             return f"reversed:{rule}"
     return None

@@ -40,6 +40,10 @@ def _reads_as_text(text: str) -> bool:
 
 
 def _utf8(raw: bytes) -> str | None:
+    # Text needs a space, and UTF-8 writes one only as the byte 0x20: without it
+    # (most decoded ids and hashes) there is nothing to decode.
+    if len(raw) < 8 or b" " not in raw:
+        return None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

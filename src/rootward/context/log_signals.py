@@ -89,10 +89,14 @@ def log_signals(
     by_service: dict[str, list[LogRecord]] = defaultdict(list)
     dropped = 0
     looks_like_injection = injection_check()
+    verdicts: dict[str, bool] = {}  # a repeated line (the same error, again and again) is read once
     for r in _sample(list(records), MAX_LINES):
         if r.ts < baseline_start or r.ts > end:
             continue
-        if looks_like_injection(r.message):
+        verdict = verdicts.get(r.message)
+        if verdict is None:
+            verdict = verdicts[r.message] = looks_like_injection(r.message)
+        if verdict:
             dropped += 1
             continue
         by_service[r.service].append(r)

@@ -103,3 +103,19 @@ def test_the_peak_of_a_rise_is_its_highest_value_not_a_dip_inside_it() -> None:
     anomalies, _ = detect_anomalies([_series("node-1", "cpu_used_ratio", values)], fired_at=FIRED, end=FIRED + 600)
     assert [a.direction for a in anomalies] == ["up"]
     assert anomalies[0].peak >= anomalies[0].after > 0.8
+
+
+def test_resource_that_settled_before_the_alert_is_an_earlier_event_cited_over_its_excursion() -> None:
+    # CPU busy from sample 49 to 53, back at its level from 3 min before the alert to the end.
+    values = _noise(49, 0.2, 0.01) + _noise(5, 0.9, 0.02, seed=2) + _noise(32, 0.2, 0.01, seed=3)
+    earlier: list = []
+    anomalies, _ = detect_anomalies(
+        [_series("worker", "cpu_usage", values)], fired_at=FIRED, end=FIRED + 600, earlier=earlier
+    )
+    assert anomalies == []
+    assert len(earlier) == 1
+    e = earlier[0]
+    # Its end is when it came back, not the window's end: "settled N min before the alert" must hold.
+    assert T0 + 53 * STEP < e.end <= FIRED - 120
+    start, stop = (int(x) for x in e.evidence.cite.rsplit("@", 1)[1].split("-"))
+    assert start <= e.onset and stop == e.end

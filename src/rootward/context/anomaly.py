@@ -391,10 +391,12 @@ def detect_anomalies(
         if not inside:
             continue
         # A resource that was over before anyone was alerted: an earlier event, kept apart (`earlier`).
-        early = sc is not ramp and sc.family not in SYMPTOM_FAMILIES and recovered_before(s, sc, fired_at, end)
+        back = None if sc is ramp or sc.family in SYMPTOM_FAMILIES else recovered_before(s, sc, fired_at, end)
+        early = back is not None
         if early and earlier is None:
             continue
-        start, stop = inside[0], inside[-1]
+        # An earlier event is cited over its excursion, so its end is when it settled, not the window's end.
+        start, stop = inside[0], (back if back is not None else inside[-1])
         shape = "ramp" if sc is ramp else shape_of(s, sc.onset, end, sc.baseline, sc.after, sc.peak)
         direction: Literal["up", "down"] = "up" if sc.signed > 0 else "down"
         what = f"{base_metric} per {per}" if per else base_metric
@@ -434,8 +436,8 @@ RECOVERED_LEAD_S = 120
 SYMPTOM_FAMILIES = frozenset({"latency", "errors", "traffic"})
 
 
-def recovered_before(series: MetricSeries, sc: ScoredSeries, fired_at: int, end: int) -> bool:
-    """Whether the series moved and then came back to its baseline for good before `fired_at`.
+def recovered_before(series: MetricSeries, sc: ScoredSeries, fired_at: int, end: int) -> int | None:
+    """When the series came back to its baseline for good, if it moved and did so well before `fired_at`.
 
     An alert fires while its cause is still acting. A resource that spiked and
     settled back well before the first alert, and stayed settled to the end of
@@ -448,7 +450,9 @@ def recovered_before(series: MetricSeries, sc: ScoredSeries, fired_at: int, end:
     tail = [(t, v) for t, v in zip(series.timestamps, series.values, strict=True) if sc.onset < t <= end]
     away = [t for t, v in tail if abs(v - sc.baseline) > band]
     settled = [t for t, _ in tail if not away or t > away[-1]]  # the samples after its last excursion
-    return len(settled) >= RECOVERED_MIN and settled[0] <= fired_at - RECOVERED_LEAD_S
+    if len(settled) >= RECOVERED_MIN and settled[0] <= fired_at - RECOVERED_LEAD_S:
+        return settled[0]
+    return None
 
 
 def _cpu_held_up(scored: list[ScoredSeries], service: str, metric: str) -> bool:

@@ -47,6 +47,7 @@ from rootward.engine.metric_evidence import (
 )
 from rootward.engine.signals import EntityProfile, entity_profiles, mentions
 from rootward.engine.signatures import FRESH_CHANGE_S, SPECIFICITY, Signature, classify, log_matches
+from rootward.engine.silent_dependency import silent_dependency
 from rootward.engine.trace_attribution import TraceAttribution, attribute_traces
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
 from rootward.worldmodel.predict import explain_score
@@ -301,6 +302,8 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         )
         # Metric change: the robust before/after score of its most-moved series (engine.metric_evidence).
         own += METRIC_CHANGE_WEIGHT * changed.get(e, 0.0)
+        silent, silent_sigs = silent_dependency(e, g, profiles, incident_onset) if not b else (0.0, [])
+        own += 0.35 * silent  # weighed as symptoms are: it is its callers' symptoms, second-hand
         if own <= 0:
             continue
         reach = _reach(g, e, p, points, below)
@@ -326,6 +329,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         sigs = shift_term.with_shift_signatures(sigs, shifts.get(e, []), p.own_logs, deploy_recorded=deployed)
         if not sigs and (change := metric_change_of(ctx, e)) is not None:
             sigs = [s for s in [family_signature(change)] if s is not None]
+        sigs = sigs or silent_sigs
         out.append(EntityScore(e, score, own, coverage, victim_of, sigs, reasons))
     out.sort(key=lambda s: (-s.score, s.entity))
     return out

@@ -1,0 +1,67 @@
+"""An unwatched dependency, read from what its callers show.
+
+Third-party APIs, managed resolvers and vendors export nothing to us. When a
+caller's latency or errors rose with nothing of its own to explain them (no
+resource of its own moved, no failure logs, no change just before), the
+dependency we cannot see is a suspect an SRE would name: "notifier is slow,
+and the only thing it calls that we do not watch is the SMS gateway". With
+logs, callers usually name it (`hypotheses._borrowed`); this covers the
+metrics-only case, where nothing names anything.
+
+The evidence is second-hand, so it counts a share of the callers' own symptom
+evidence, scaled by how many of its watched callers show it: enough to put the
+dependency among the hypotheses, rarely enough to outrank a watched entity
+with evidence of its own.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from rootward.domain.evidence import EvidenceRef, topology_cite
+from rootward.engine.signals import EntityProfile
+from rootward.engine.signatures import FRESH_CHANGE_S, Signature
+
+# A share of the callers' symptom evidence: second-hand, never as strong as their own.
+SILENT_SHARE = 0.5
+# A caller's own resource at least this strong explains its symptoms itself.
+OWN_CAUSE = 0.35
+# A signature read only from others' symptoms is weak: any specific evidence outranks it.
+SILENT_SIGNATURE_SCORE = 0.25
+
+
+def _unexplained(p: EntityProfile, onset: int | None) -> bool:
+    """Symptoms with nothing of its own behind them: no resource, no failure logs, no fresh change."""
+    fresh = any(c.seconds_before_onset <= FRESH_CHANGE_S for c in p.changes)
+    return bool(p.symptoms) and p.timely_resource_strength(onset) < OWN_CAUSE and not p.own_logs and not fresh
+
+
+def silent_dependency(
+    entity: str, g: nx.DiGraph, profiles: dict[str, EntityProfile], onset: int | None
+) -> tuple[float, list[Signature]]:
+    """Strength 0..1 of the case against an entity with no telemetry, and the fault types it suggests."""
+    p = profiles.get(entity)
+    if p is None or p.has_telemetry or entity not in g:
+        return 0.0, []
+    callers = [profiles[c] for c in g.predecessors(entity) if c in profiles and profiles[c].has_telemetry]
+    sick = [c for c in callers if _unexplained(c, onset)]
+    if not sick:
+        return 0.0, []
+    strength = SILENT_SHARE * max(c.symptom_strength for c in sick) * len(sick) / len(callers)
+    refs = [EvidenceRef("topology", topology_cite(c.entity, entity), f"{c.entity} depends on {entity}") for c in sick]
+    families = {a.family for c in sick for a in c.symptoms}
+    symptoms = [a.evidence for c in sick for a in c.symptoms][:3]
+    # Slow callers: delay on the way to it; failing callers: it went away or refuses them.
+    readings = [("network_latency", "slowed")] if "latency" in families else []
+    readings += [("dependency_down", "failed")] if "errors" in families else []
+    who = ", ".join(c.entity for c in sick[:3])
+    sigs = [
+        Signature(
+            fault,
+            SILENT_SIGNATURE_SCORE,
+            symptoms + refs[:2],
+            [f"no telemetry of its own; {who} {verb} with no cause of their own"],
+        )
+        for fault, verb in readings
+    ]
+    return strength, sigs

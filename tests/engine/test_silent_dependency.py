@@ -1,0 +1,48 @@
+"""An unwatched dependency suspected from its callers' unexplained symptoms (`engine/silent_dependency.py`)."""
+
+from __future__ import annotations
+
+from rootward.engine.hypotheses import rank_hypotheses, score_entities
+from tests.engine.small_incidents import anomaly, incident, log
+
+KINDS = {"web": "service", "notifier": "service", "queue-db": "database", "sms-vendor": "external"}
+EDGES = [
+    ("web", "notifier", "depends_on"),
+    ("notifier", "queue-db", "depends_on"),
+    ("notifier", "sms-vendor", "depends_on"),
+]
+
+
+def _slow_notifier(*, own_cpu: bool = False, logs: bool = False):  # type: ignore[no-untyped-def]
+    """notifier's latency rose; the SMS vendor it calls exports nothing; queue-db is watched and flat."""
+    anomalies = [anomaly("notifier", "latency", metric="latency_p99_ms", baseline=40, after=900)]
+    if own_cpu:
+        anomalies.append(anomaly("notifier", "cpu", metric="cpu_usage", baseline=0.2, after=0.98))
+    return incident(
+        kinds=KINDS,
+        edges=EDGES,
+        alerting=["notifier"],
+        anomalies=anomalies,
+        logs=[log("notifier", "worker pool stalled: job took 30000ms")] if logs else [],
+        silent=["sms-vendor"],
+    )
+
+
+def test_callers_unexplained_slowness_makes_the_unwatched_dependency_a_network_latency_suspect() -> None:
+    ranked = rank_hypotheses(_slow_notifier())
+    top3 = [(h.entity, h.fault_type) for h in ranked[:3]]
+    assert ("sms-vendor", "network_latency") in top3
+    h = next(h for h in ranked if h.entity == "sms-vendor")
+    assert "topology.yaml:notifier->sms-vendor" in {e.cite for e in h.evidence}
+    # The watched, flat dependency is not suspected: its own series say it is fine.
+    assert all(x.entity != "queue-db" for x in ranked)
+
+
+def test_second_hand_evidence_does_not_outrank_the_caller_it_is_read_from() -> None:
+    scores = {s.entity: s for s in score_entities(_slow_notifier())}
+    assert 0 < scores["sms-vendor"].own < scores["notifier"].own
+
+
+def test_a_caller_with_a_cause_of_its_own_casts_no_suspicion_on_what_it_calls() -> None:
+    for ctx in (_slow_notifier(own_cpu=True), _slow_notifier(logs=True)):
+        assert "sms-vendor" not in {s.entity for s in score_entities(ctx)}

@@ -96,3 +96,44 @@ def test_a_utilisation_ratio_far_from_its_limit_is_not_exhaustion(tmp_path: Path
     assert any(g.startswith("host1 memory_used_ratio moved but peaked at 0.09") for g in result.gaps), result.gaps
     full = _bundle(tmp_path / "b", topology=ON_HOST, sick="host1", metrics=("disk_used_ratio",), levels=(0.6, 0.97))
     assert ("host1", "disk_full") in {(h.entity, h.fault_type) for h in investigate_bundle(full).hypotheses}
+
+
+def test_with_no_map_at_all_an_alerting_entity_with_data_does_not_hide_the_others(tmp_path: Path) -> None:
+    # orders has data (its latency rose with payments' CPU); nothing says how they are linked, nor that they are not.
+    root = _bundle(tmp_path / "b", topology=None, sick="payments", metrics=("cpu_usage",), levels=(0.2, 0.95))
+    rows = [f"{t},orders,latency_p99_ms,{(400 if t >= ONSET + 30 else 40) * (1 + (t % 5) / 400):.4f}"
+            for t in range(FIRED - 3600, FIRED + 600, 30)]  # fmt: skip
+    with (root / "metrics.csv").open("a") as f:
+        f.write("\n".join(rows) + "\n")
+    (root / "gaps.json").unlink()
+    result = investigate_bundle(root)
+    assert "payments" in {h.entity for h in result.hypotheses}
+    assert any(g.startswith("no topology: how payments reaches orders is not known") for g in result.gaps), result.gaps
+    assert not any("no dependency path links" in g for g in result.gaps)
+
+
+def test_a_map_of_the_calls_seen_in_traces_proves_no_absence_of_a_link() -> None:
+    from rootward.domain.evidence import EvidenceRef
+    from rootward.domain.hypothesis import Hypothesis
+    from rootward.engine.evidence_scope import keep_linked
+    from tests.engine.small_incidents import incident
+
+    kinds = {"web": "service", "api": "service", "resolver": "dns", "root-dns": "dns"}
+    edges = [("web", "api", "depends_on"), ("resolver", "root-dns", "depends_on")]
+    declared = incident(kinds=kinds, edges=edges, alerting=["web"])
+    ranked = [
+        Hypothesis("H1", "resolver", "dns_failure", 0.6, [], []),
+        Hypothesis("H2", "web", "deploy_regression", 0.4, [], []),
+    ]
+    # Declared: the resolver is on no path from web, so it is left out with a gap.
+    kept, gaps = keep_linked(declared, ranked)
+    assert [h.entity for h in kept] == ["web"] and any("no dependency path links it" in g for g in gaps)
+    # Seen in traces only: resolvers emit no spans, so the same missing edge says nothing.
+    seen = [
+        e.model_copy(update={"evidence": EvidenceRef("topology", f"traces.jsonl:{e.source}->{e.target}@1-2")})
+        for e in declared.topology.edges
+    ]
+    observed = declared.model_copy(update={"topology": declared.topology.model_copy(update={"edges": seen})})
+    kept, gaps = keep_linked(observed, ranked)
+    assert [h.entity for h in kept] == ["resolver", "web"]
+    assert any("how resolver reaches web is not known" in g for g in gaps), gaps

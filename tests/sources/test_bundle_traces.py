@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from rootward.bundle.cites import BundleCiteResolver
 from rootward.bundle.load import load_bundle
+from rootward.context.topology import subgraph
 from rootward.sources.base import SourceUnavailable, TraceSource
 from rootward.sources.bundle import bundle_sources
 from tests.bundle.tiny import write_bundle
@@ -68,3 +70,48 @@ def test_a_bundle_without_traces_reports_the_source_unavailable(tmp_path: Path) 
     with pytest.raises(SourceUnavailable) as info:
         traces.spans(None, *WINDOW)
     assert (info.value.source, info.value.reason) == ("traces.jsonl", "source missing from bundle")
+
+
+def _with_spans(tmp_path: Path, *, topology: str | None) -> Path:
+    root = write_bundle(tmp_path / "b")
+    spans = [
+        _span("t1", "a", "web", "2026-03-14T14:10:00Z"),
+        _span("t1", "b", "api", "2026-03-14T14:10:00.010Z", "a"),
+        _span("t1", "c", "db", "2026-03-14T14:10:00.020Z", "b"),
+        _span("t2", "d", "web", "2026-03-14T14:40:00Z"),
+        _span("t2", "e", "api", "2026-03-14T14:40:00.010Z", "d"),
+    ]
+    (root / "traces.jsonl").write_text("\n".join(spans) + "\n")
+    if topology is None:
+        (root / "topology.yaml").unlink()
+    else:
+        (root / "topology.yaml").write_text(topology)
+    return root
+
+
+def test_without_a_topology_file_the_calls_in_the_spans_are_the_map_and_cite_the_spans(tmp_path: Path) -> None:
+    bundle = load_bundle(_with_spans(tmp_path, topology=None))
+    graph = bundle_sources(bundle).topology.graph()  # type: ignore[union-attr]
+    assert sorted((a, b) for a, b, _ in graph.edges()) == [("api", "db"), ("web", "api")]
+    # api answered web at 14:10:00.010 and 14:40:00.010: whole seconds that hold both
+    assert graph.edge_cites[("web", "api")] == "traces.jsonl:web->api@1773497400-1773499201"
+    resolver = BundleCiteResolver(bundle)
+    assert all(resolver.resolves(c) for c in graph.edge_cites.values())
+
+
+def test_declared_edges_keep_the_file_cite_and_only_observed_ones_cite_the_spans(tmp_path: Path) -> None:
+    bundle = load_bundle(_with_spans(tmp_path, topology="entities:\n  web: {kind: service, depends_on: [api]}\n"))
+    graph = bundle_sources(bundle).topology.graph()  # type: ignore[union-attr]
+    assert graph.has_edge("web", "api") and graph.has_edge("api", "db")
+    assert set(graph.edge_cites) == {("api", "db")}
+    sub = subgraph(graph, ["web"])
+    cites = {(e.source, e.target): e.evidence.cite for e in sub.edges}
+    assert cites[("web", "api")] == "topology.yaml:web->api"
+    assert cites[("api", "db")].startswith("traces.jsonl:api->db@")
+
+
+def test_neither_file_nor_spans_is_no_topology(tmp_path: Path) -> None:
+    root = _with_spans(tmp_path, topology=None)
+    (root / "traces.jsonl").unlink()
+    with pytest.raises(SourceUnavailable):
+        bundle_sources(load_bundle(root)).topology.graph()  # type: ignore[union-attr]

@@ -206,7 +206,11 @@ def assemble_context(
 
     if not has_topology:  # without a graph every entity we have data on is in scope
         topology = Topology(entities={})
-    base = subgraph(topology, alerting, hops=hops, extra=() if has_topology else {s.service for s in series})
+    # Without a map, everything we have data on is in scope; a map of the calls seen in traces knows
+    # only what emits spans, so what has data but is not on it (a host, a database) joins too.
+    watched = {s.service for s in series}
+    unmapped = watched if not has_topology else (watched - set(topology.entities) if topology.observed_only else set())
+    base = subgraph(topology, alerting, hops=hops, extra=unmapped)
     # Follow the evidence: everything the alerting services depend on is examined, and
     # whatever in there turns out abnormal joins the scope with the path that links it.
     reachable = set(base.entities) | dependency_closure(topology, alerting)

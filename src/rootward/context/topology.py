@@ -82,7 +82,9 @@ def subgraph(topology: Topology, focus: Iterable[str], hops: int = 2, extra: Ite
             source=s,
             target=t,
             relation=str(data["relation"]),
-            evidence=EvidenceRef("topology", topology_cite(s, t), f"{s} {data['relation']} {t}"),
+            evidence=EvidenceRef(
+                "topology", topology.edge_cites.get((s, t)) or topology_cite(s, t), f"{s} {data['relation']} {t}"
+            ),
         )
         for s, t, data in g.edges(data=True)
         if s in members and t in members

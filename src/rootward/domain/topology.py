@@ -21,6 +21,15 @@ class Entity:
 @dataclass(frozen=True)
 class Topology:
     entities: dict[str, Entity] = field(default_factory=dict)
+    # Edges known only from what was observed (the calls in traces), with the cite of that
+    # observation; every other edge is declared and cited as `topology.yaml:a->b`.
+    edge_cites: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    @property
+    def observed_only(self) -> bool:
+        """Every edge was seen (in traces), none declared: a map of what emits spans, silent on the rest."""
+        edges = self.edges()
+        return bool(edges) and all((a, b) in self.edge_cites for a, b, _ in edges)
 
     def has_edge(self, source: str, target: str) -> bool:
         entity = self.entities.get(source)

@@ -12,6 +12,15 @@ When nothing linked is left, each alerting entity stays a hypothesis of its
 own, read from its alert's name, with the gap that says why nothing more is
 known about it. The result is then inconclusive with the gap named, which is
 the honest answer, never another entity's story.
+
+For an entity the map says nothing about (no topology at all, or no edge of
+its own in it, as a database is in a map of the calls seen in traces), a
+path is not absent but unknown. When every alerting entity has data of its
+own, dropping such entities would leave a plain-Prometheus install, which
+knows no call graph, blaming the alerting service for every incident; so they
+keep their places, on their own evidence, and one gap says that their link to
+the alert is not known. An alerting entity without data still borrows
+nothing: that is the case this rule exists for.
 """
 
 from __future__ import annotations
@@ -53,16 +62,35 @@ def linked_entities(ctx: Context) -> tuple[set[str], set[str]]:
     return below, above
 
 
+def _unmapped(ctx: Context) -> set[str]:
+    """Entities the map says nothing about (no edge at all), when every alerting entity has data of its own.
+
+    A map built only from what was seen (the calls in traces) knows only the
+    calls that emit spans; a resolver, a vendor or a host it never saw is not
+    unlinked but unknown to it, as everything is when there is no map at all.
+    """
+    if not all(ctx.telemetry.get(s) for s in ctx.alerting_services):
+        return set()  # a blind alert borrows nothing
+    g = _graph(ctx)
+    if ctx.has_topology and all(e.evidence.cite.startswith("traces.jsonl:") for e in ctx.topology.edges):
+        # Only the calls seen: DNS, vendors and hosts emit no spans, so a missing edge proves nothing.
+        return set(ctx.topology.entities)
+    return {e for e in ctx.topology.entities if e not in g or g.degree(e) == 0}
+
+
 def keep_linked(ctx: Context, ranked: list[Hypothesis]) -> tuple[list[Hypothesis], list[str]]:
     """The hypotheses a dependency path ties to the alerts (renumbered, priors renormalised), and a gap
     per entity left out. With none left, one hypothesis per alerting entity from its alert."""
     alerting = set(ctx.alerting_services)
     if not alerting:
         return ranked, []
+    unmapped = _unmapped(ctx) - alerting
     below, above = linked_entities(ctx)
 
     def linked(h: Hypothesis) -> bool:
-        return h.entity in alerting or h.entity in below or (h.fault_type in UPSTREAM_FAULTS and h.entity in above)
+        if h.entity in alerting or h.entity in below or h.entity in unmapped:
+            return True
+        return h.fault_type in UPSTREAM_FAULTS and h.entity in above
 
     kept = [h for h in ranked if linked(h)]
     dropped: dict[str, list[str]] = {}
@@ -75,6 +103,14 @@ def keep_linked(ctx: Context, ranked: list[Hypothesis]) -> tuple[list[Hypothesis
         f"{names}: not taken as the cause"
         for entity, faults in dropped.items()
     ]
+    unknown = sorted({h.entity for h in ranked} & unmapped)
+    if unknown:
+        where = "no topology" if not ctx.has_topology else "the topology (declared or seen in traces) is silent on them"
+        more = " and others" if len(unknown) > 4 else ""
+        gaps.append(
+            f"{where}: how {', '.join(unknown[:4])}{more} {'reaches' if len(unknown) == 1 else 'reach'} {names} "
+            "is not known; ranked on their own evidence"
+        )
     if not kept:
         kept = from_alerts(ctx)
     total = sum(h.prior for h in kept) or 1.0

@@ -286,6 +286,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     changed = metric_change_strengths(
         ctx, g, {e for e, p in profiles.items() if p.abnormal or borrowed[e]}, unchanged_in_traces=traced_quiet
     )
+    edge_refs = {(x.source, x.target): x.evidence for x in ctx.topology.edges}
     out: list[EntityScore] = []
     for e, p in profiles.items():
         b = borrowed[e]
@@ -302,7 +303,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         )
         # Metric change: the robust before/after score of its most-moved series (engine.metric_evidence).
         own += METRIC_CHANGE_WEIGHT * changed.get(e, 0.0)
-        silent, silent_sigs = silent_dependency(e, g, profiles, incident_onset) if not b else (0.0, [])
+        silent, silent_sigs = silent_dependency(e, g, profiles, incident_onset, edge_refs) if not b else (0.0, [])
         own += 0.35 * silent  # weighed as symptoms are: it is its callers' symptoms, second-hand
         if own <= 0:
             continue

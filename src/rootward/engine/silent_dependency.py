@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from rootward.domain.evidence import EvidenceRef, topology_cite
+from rootward.domain.evidence import EvidenceRef
 from rootward.engine.signals import EntityProfile
 from rootward.engine.signatures import FRESH_CHANGE_S, Signature
 
@@ -37,9 +37,16 @@ def _unexplained(p: EntityProfile, onset: int | None) -> bool:
 
 
 def silent_dependency(
-    entity: str, g: nx.DiGraph, profiles: dict[str, EntityProfile], onset: int | None
+    entity: str,
+    g: nx.DiGraph,
+    profiles: dict[str, EntityProfile],
+    onset: int | None,
+    edges: dict[tuple[str, str], EvidenceRef],
 ) -> tuple[float, list[Signature]]:
-    """Strength 0..1 of the case against an entity with no telemetry, and the fault types it suggests."""
+    """Strength 0..1 of the case against an entity with no telemetry, and the fault types it suggests.
+
+    `edges`: the evidence of each topology edge (declared, or seen in traces), cited with the symptoms.
+    """
     p = profiles.get(entity)
     if p is None or p.has_telemetry or entity not in g:
         return 0.0, []
@@ -48,7 +55,7 @@ def silent_dependency(
     if not sick:
         return 0.0, []
     strength = SILENT_SHARE * max(c.symptom_strength for c in sick) * len(sick) / len(callers)
-    refs = [EvidenceRef("topology", topology_cite(c.entity, entity), f"{c.entity} depends on {entity}") for c in sick]
+    refs = [edges[(c.entity, entity)] for c in sick if (c.entity, entity) in edges]
     families = {a.family for c in sick for a in c.symptoms}
     symptoms = [a.evidence for c in sick for a in c.symptoms][:3]
     # Slow callers: delay on the way to it; failing callers: it went away or refuses them.

@@ -21,6 +21,8 @@ from rootward.domain.knowledge import Document
 from rootward.domain.telemetry import Change, LogRecord, MetricSeries, Span
 from rootward.domain.topology import Topology
 from rootward.sources.base import SourceSet, SourceUnavailable
+from rootward.sources.call_graph import call_cites, topology_from_edges
+from rootward.sources.topology_merge import merge_topologies
 
 
 def _require(value: Any, source: str, bundle: Bundle) -> Any:
@@ -124,12 +126,26 @@ class BundleChangeSource:
 
 
 class BundleTopologySource:
+    """`topology.yaml` with the call graph seen in `traces.jsonl` below it, as live Jaeger or Tempo would add.
+
+    A bundle without the file but with spans still has a map: the calls that
+    happened. Without either, the topology is unavailable.
+    """
+
     def __init__(self, bundle: Bundle) -> None:
         self._bundle = bundle
+        self._graph: Topology | None = None
 
     def graph(self) -> Topology:
-        topology: Topology = _require(self._bundle.topology, "topology.yaml", self._bundle)
-        return topology
+        if self._graph is None:
+            layers = [self._bundle.topology] if self._bundle.topology is not None else []
+            observed = call_cites(self._bundle.spans) if self._bundle.spans else {}
+            if observed:
+                layers.append(topology_from_edges(observed, observed))
+            if not layers:
+                _require(None, "topology.yaml", self._bundle)
+            self._graph = layers[0] if len(layers) == 1 else merge_topologies(layers)
+        return self._graph
 
 
 class BundleKnowledgeSource:

@@ -9,6 +9,7 @@ the cluster, never replacing them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 from rootward.domain.telemetry import Span
@@ -30,8 +31,27 @@ def call_edges(spans: Iterable[Span]) -> dict[tuple[str, str], int]:
     return edges
 
 
-def topology_from_edges(edges: Iterable[tuple[str, str]]) -> Topology:
-    """Services and their `depends_on` edges; a callee never seen calling is still an entity."""
+def call_cites(spans: Iterable[Span]) -> dict[tuple[str, str], str]:
+    """Per call edge, the bundle cite of its calls: `traces.jsonl:<caller>-><callee>@<first>-<last>`."""
+    spans = list(spans)
+    service_of = {(s.trace_id, s.span_id): s.service for s in spans}
+    seen: dict[tuple[str, str], tuple[float, float]] = {}
+    for span in spans:
+        caller = service_of.get((span.trace_id, span.parent_id)) if span.parent_id is not None else None
+        if caller is None or caller == span.service or not caller or not span.service:
+            continue
+        t = span.start.timestamp()
+        lo, hi = seen.get((caller, span.service), (t, t))
+        seen[(caller, span.service)] = (min(lo, t), max(hi, t))
+    # Whole seconds that hold every call: the floor of the first start, the ceiling of the last.
+    return {(a, b): f"traces.jsonl:{a}->{b}@{math.floor(lo)}-{math.ceil(hi)}" for (a, b), (lo, hi) in seen.items()}
+
+
+def topology_from_edges(edges: Iterable[tuple[str, str]], cites: dict[tuple[str, str], str] | None = None) -> Topology:
+    """Services and their `depends_on` edges; a callee never seen calling is still an entity.
+
+    `cites` (edge -> cite of the observation) makes each edge cite what it was seen in.
+    """
     depends: dict[str, list[str]] = {}
     for caller, callee in edges:
         depends.setdefault(callee, [])
@@ -39,5 +59,6 @@ def topology_from_edges(edges: Iterable[tuple[str, str]]) -> Topology:
         if callee not in targets:
             targets.append(callee)
     return Topology(
-        entities={name: Entity(name=name, kind="service", depends_on=tuple(deps)) for name, deps in depends.items()}
+        entities={name: Entity(name=name, kind="service", depends_on=tuple(deps)) for name, deps in depends.items()},
+        edge_cites=dict(cites or {}),
     )

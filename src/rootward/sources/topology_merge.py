@@ -4,7 +4,9 @@ Entities and edges are the union of all layers. Where layers disagree on an
 entity's kind or attributes, the more authoritative layer wins: the order of
 the layers is their authority (a hand-written file first, since it is what
 the team said; then the cluster; then scrape targets). A kind of `unknown`
-(an entity only named as an edge target) never wins over a real one.
+(an entity only named as an edge target) never wins over a real one. An edge
+some layer declares is cited as declared; one only observed (the calls in
+traces) keeps the cite of what it was seen in.
 """
 
 from __future__ import annotations
@@ -20,7 +22,17 @@ from rootward.sources.base import QueriedSource, SourceUnavailable, TopologySour
 def merge_topologies(layers: Sequence[Topology]) -> Topology:
     """Union of `layers`, first layer most authoritative."""
     merged: dict[str, Entity] = {}
+    cites: dict[tuple[str, str], str] = {}
+    declared: set[tuple[str, str]] = set()
     for layer in layers:
+        for source, target, _ in layer.edges():
+            edge = (source, target)
+            if edge in layer.edge_cites:
+                if edge not in declared:
+                    cites.setdefault(edge, layer.edge_cites[edge])
+            else:
+                declared.add(edge)
+                cites.pop(edge, None)
         for name, entity in layer.entities.items():
             known = merged.get(name)
             if known is None:
@@ -34,7 +46,7 @@ def merge_topologies(layers: Sequence[Topology]) -> Topology:
                 runs_on=tuple(dict.fromkeys(known.runs_on + entity.runs_on)),
                 attributes={**entity.attributes, **known.attributes},
             )
-    return Topology(entities=merged)
+    return Topology(entities=merged, edge_cites=cites)
 
 
 class MergedTopologySource:

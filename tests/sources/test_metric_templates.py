@@ -118,3 +118,20 @@ def test_the_host_cpu_template_is_a_share_of_all_cpus_so_it_can_be_held_against_
     node_cpu = next(t for t in DEFAULT_TEMPLATES if t.name == "node_cpu")
     assert CAPACITY_RATIO.search(node_cpu.metric), node_cpu.metric
     assert node_cpu.promql.endswith('/ count(node_cpu_seconds_total{{selector},mode="idle"})')
+
+
+def test_services_known_only_from_their_scrape_targets_are_asked_about_after_the_neighbourhood() -> None:
+    # What Prometheus target labels give: services on hosts, no call edges at all.
+    topology = Topology(
+        entities={
+            "orders": Entity("orders", runs_on=("node-1",)),
+            "payments": Entity("payments", runs_on=("node-2",)),
+            "search": Entity("search", runs_on=("node-3",)),
+            "node-1": Entity("node-1", kind="host"),
+            "node-2": Entity("node-2", kind="host"),
+            "node-3": Entity("node-3", kind="host"),
+        }
+    )
+    names = [e.name for e in snapshot_entities(["orders"], topology)]
+    assert names == ["orders", "node-1", "payments", "search"]  # their path to orders is unknown, not absent
+    assert [e.name for e in snapshot_entities(["orders"], topology, limit=3)] == ["orders", "node-1", "payments"]

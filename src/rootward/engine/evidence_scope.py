@@ -75,7 +75,10 @@ def _unmapped(ctx: Context) -> set[str]:
     if ctx.has_topology and all(e.evidence.cite.startswith("traces.jsonl:") for e in ctx.topology.edges):
         # Only the calls seen: DNS, vendors and hosts emit no spans, so a missing edge proves nothing.
         return set(ctx.topology.entities)
-    return {e for e in ctx.topology.entities if e not in g or g.degree(e) == 0}
+    # Calls are what carry a fault from one service to another: an entity the map gives no call
+    # edge (a service known only from its scrape target and its host) has no known path, not none.
+    calls = {n for a, b, rel in g.edges(data="relation") if rel == "depends_on" for n in (a, b)}
+    return {e for e in ctx.topology.entities if e not in calls}
 
 
 def keep_linked(ctx: Context, ranked: list[Hypothesis]) -> tuple[list[Hypothesis], list[str]]:

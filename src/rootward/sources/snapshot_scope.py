@@ -4,9 +4,12 @@ A live source holds thousands of series; the snapshot wants the ones that can
 explain the alerts: the alerting entities themselves, everything they depend
 on (a cause must lie on a dependency path), the hosts they run on, then their
 direct callers (whose errors stand in for a silent callee) and the rest of the
-two-hop neighbourhood, in that order, up to a bound. Without a topology only
-the alerting entities are asked: evidence about anything else could not be
-tied to the alert.
+two-hop neighbourhood, in that order, up to a bound. Then, while the bound
+allows, the entities the topology knows but gives no call edge (services
+known only from their scrape targets): their path to the alert is not known,
+which is not the same as absent, and the investigation ranks them on their
+own evidence with a gap that says so. Without a topology only the alerting
+entities are asked: there is nothing else to name.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ def snapshot_entities(
     order += _walk(focus, down, hops=None)  # everything they depend on, transitively
     order += [c for f in focus for c in up.get(f, [])]  # direct callers
     order += _walk(focus, {n: down.get(n, []) + up.get(n, []) for n in set(down) | set(up)}, hops=2)
+    calls = {n for name, e in entities.items() if e.depends_on for n in (name, *e.depends_on)}
+    order += [n for n, e in entities.items() if n not in calls and entity_kind(e.kind) == "service"]
     picked = list(dict.fromkeys(order))[: max(limit, len(focus))]
     return [ScopedEntity(n, entities[n].kind if n in entities else "", n in focus) for n in picked]
 

@@ -76,6 +76,15 @@ def test_anything_else_is_left_to_the_row_loop(text: str) -> None:
     assert read_metric_columns(text) is None
 
 
+@pytest.mark.parametrize("value", ["\u0661.\u0665", "1.5\u2003", "\u00a01.5"])
+def test_a_value_only_text_reads_still_reads(value: str) -> None:
+    """Unicode digits and spaces: `float` reads them from text, not from bytes, so the row loop does."""
+    text = HEADER + f"1,api,cpu,{value}\n"
+    assert read_metric_columns(text) is None
+    (series,) = validate.parse_metrics(text)
+    assert series.values == (1.5,)
+
+
 def test_an_epoch_past_int64_still_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     (series,) = validate.parse_metrics(HEADER + "1e30,api,cpu,1\n")
     assert series.timestamps == (int(1e30),)

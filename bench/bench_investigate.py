@@ -7,7 +7,8 @@ log-clustering figures written there by bench_context.
 
 Real-data case (issue 15): the real bundles of `ROOTWARD_EVAL_DATA`, else
 ../shared/data/nezha-ob, as they are and scaled by `bench.bundle_scaling`
-(doubled spans with logs padded to 20,000 lines; metrics at 1 Hz; both). Each
+(doubled spans with logs padded to 20,000 lines; metrics at 1 Hz; both; 1 Hz
+metrics widened to ~500 series, `wide_1hz`). Each
 set runs in a fresh process (`bench.real_data_batch`), so peak memory is that
 process's resident set (Linux VmHWM, reset per bundle). Targets per set:
 median first hypothesis <= 1 s, peak memory <= 500 MB. Without the data the

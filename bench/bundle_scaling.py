@@ -18,7 +18,11 @@ the engine does with the bigger files, not a synthetic workload:
 * metrics: every series is resampled to `metric_step_s` seconds, linearly
   between the real samples (which are kept exactly) plus Gaussian noise of the
   series' own sample-to-sample spread (robust: MAD of its differences), never
-  below zero for a series that never was.
+  below zero for a series that never was;
+* wide metrics: with `metric_series`, every (resampled) series also gets
+  copies, enough for about that many series in all, named `<metric>_x<k>`,
+  each the series times (1 + 1% Gaussian noise), seeded by the series and the
+  copy: the hundreds of series a real scrape holds, with the real shapes.
 
 Every other file is copied unchanged (truth.json too, so `rootward eval` can
 run on a scaled set). The output is a valid bundle per the spec, which the
@@ -56,6 +60,7 @@ class Scaling:
     span_copies: int = 0  # extra copies of every trace: 1 doubles the spans
     log_lines: int = 0  # pad logs.jsonl to this many lines (0: leave the logs alone)
     metric_step_s: int = 0  # resample every series to this step (0: leave the metrics alone)
+    metric_series: int = 0  # widen metrics.csv to about this many series with noisy copies (0: no copies)
     seed: int = 20260315
 
 
@@ -64,7 +69,9 @@ VARIANTS: dict[str, Scaling] = {
     "doubled": Scaling(span_copies=1, log_lines=20_000),
     "metrics_1hz": Scaling(metric_step_s=1),
     "doubled_1hz": Scaling(span_copies=1, log_lines=20_000, metric_step_s=1),
+    "wide_1hz": Scaling(metric_step_s=1, metric_series=500),
 }
+WIDE_NOISE = 0.01  # the copies' multiplicative noise
 
 
 @dataclass(frozen=True)
@@ -180,19 +187,42 @@ def resampled_series(timestamps: Sequence[int], values: Sequence[float], step: i
     return list(zip(grid.tolist(), noisy.tolist(), strict=True))
 
 
-def resampled_metrics(text: str, step: int, seed: int) -> str:
-    """`metrics.csv` with every (service, metric) series resampled to `step` seconds."""
+def _series_seed(seed: int, name: str) -> int:
+    return int.from_bytes(hashlib.blake2b(f"{seed}:{name}".encode(), digest_size=8).digest(), "big")
+
+
+def widened_series(metric: str, values: Sequence[float], copies: int, seed: int) -> list[tuple[str, list[float]]]:
+    """`copies` noisy twins of one series: `<metric>_x<k>`, each value times (1 + `WIDE_NOISE` x N(0, 1))."""
+    vs = np.asarray(values, dtype=np.float64)
+    out = []
+    for copy in range(copies):
+        noise = np.random.default_rng(_series_seed(seed, f"{metric}_x{copy}")).normal(0.0, WIDE_NOISE, len(vs))
+        out.append((f"{metric}_x{copy}", (vs * (1.0 + noise)).tolist()))
+    return out
+
+
+def resampled_metrics(text: str, step: int, seed: int, series_target: int = 0) -> str:
+    """`metrics.csv` with every (service, metric) series resampled to `step` seconds (0: as it is), then widened.
+
+    With `series_target`, each series gets copies (`widened_series`) so that
+    the file holds about that many series: at least one copy each.
+    """
     rows = list(csv.reader(io.StringIO(text)))
     series: dict[tuple[str, str], list[tuple[int, float]]] = {}
     for row in rows[1:]:
         if len(row) >= 4:
             series.setdefault((row[1], row[2]), []).append((int(float(row[0])), float(row[3])))
+    copies = max(1, round(series_target / len(series)) - 1) if series_target and series else 0
     out: list[tuple[int, str, str, float]] = []
     for (service, metric), samples in series.items():
         samples.sort()
-        key = int.from_bytes(hashlib.blake2b(f"{seed}:{service}/{metric}".encode(), digest_size=8).digest(), "big")
-        resampled = resampled_series([t for t, _ in samples], [v for _, v in samples], step, key)
-        out += [(int(t), service, metric, float(v)) for t, v in resampled]
+        times, values = [t for t, _ in samples], [v for _, v in samples]
+        if step:
+            resampled = resampled_series(times, values, step, _series_seed(seed, f"{service}/{metric}"))
+            times, values = [int(t) for t, _ in resampled], [float(v) for _, v in resampled]
+        out += [(t, service, metric, v) for t, v in zip(times, values, strict=True)]
+        for name, twin in widened_series(metric, values, copies, _series_seed(seed, service)):
+            out += [(t, service, name, v) for t, v in zip(times, twin, strict=True)]
     out.sort()
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -229,8 +259,8 @@ def scale_bundle(src: Path, dest: Path, scaling: Scaling, log_donor: Path | None
     metrics = src / "metrics.csv"
     if metrics.is_file():
         text = metrics.read_text(encoding="utf-8")
-        if scaling.metric_step_s:
-            text = resampled_metrics(text, scaling.metric_step_s, scaling.seed)
+        if scaling.metric_step_s or scaling.metric_series:
+            text = resampled_metrics(text, scaling.metric_step_s, scaling.seed, scaling.metric_series)
         (dest / "metrics.csv").write_text(text, encoding="utf-8")
     return dest
 

@@ -150,3 +150,21 @@ def test_every_benchmark_variant_is_deterministic_and_valid(tmp_path: Path, vari
     load_bundle(first)
     for name in ("traces.jsonl", "logs.jsonl", "metrics.csv"):
         assert (first / name).read_bytes() == (second / name).read_bytes()
+
+
+def test_wide_metrics_add_noisy_named_copies_up_to_about_the_target(tmp_path: Path) -> None:
+    src = _write_bundle(tmp_path / "in", "b-01")
+    after = load_bundle(scale_bundle(src, tmp_path / "out", Scaling(metric_step_s=1, metric_series=20)))
+    resampled = load_bundle(scale_bundle(src, tmp_path / "plain", Scaling(metric_step_s=1)))
+    assert after.metrics is not None and resampled.metrics is not None
+    by_name = {(s.service, s.metric): s for s in after.metrics}
+    assert len(by_name) == 20  # two series, each with nine copies
+    for original in resampled.metrics:
+        assert by_name[(original.service, original.metric)] == original  # the series themselves are unchanged
+        copies = [by_name[(original.service, f"{original.metric}_x{k}")] for k in range(9)]
+        for copy in copies:
+            assert copy.timestamps == original.timestamps
+            ratios = [c / o for c, o in zip(copy.values, original.values, strict=True) if o]
+            assert all(abs(r - 1.0) < 0.1 for r in ratios)  # 1% noise: never 10 sigma away
+        if any(original.values):
+            assert len({c.values for c in copies}) == 9  # each copy has noise of its own (a flat zero stays zero)

@@ -22,6 +22,7 @@ import yaml
 from pydantic import ValidationError
 
 from rootward.bundle.format import CHANGE_KINDS, FORMAT, ID_PATTERN, SPAN_KINDS, SPAN_STATUSES, TRACES_FILE, BundleError
+from rootward.bundle.metrics_columns import read_metric_columns
 from rootward.domain.alert import Alert
 from rootward.domain.alertmanager import AmPayload, alerts_of
 from rootward.domain.incident import IncidentMeta
@@ -361,6 +362,15 @@ _CSV_SPECIAL = ('"', "\r", "\0")
 
 
 def parse_metrics(text: str) -> list[MetricSeries]:
+    """`metrics.csv` as series; a plain file is read by columns (`metrics_columns`), any other row by row here.
+
+    The row loop below is what the format means: it alone names the line and
+    field of an error, and the column reader gives up on anything it would
+    have to interpret, so both give the same series.
+    """
+    columns = read_metric_columns(text)
+    if columns is not None:
+        return columns
     reader = _csv_rows(text)
     header = next(reader, None)
     expected = ["timestamp", "service", "metric", "value"]

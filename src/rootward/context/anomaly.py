@@ -22,7 +22,6 @@ from pydantic import BaseModel
 
 from rootward.context.hinge import best_hinge
 from rootward.context.metric_names import Family, family_of
-from rootward.context.sorted_window import SortedWindow
 from rootward.domain.evidence import EvidenceRef, metric_cite
 from rootward.domain.telemetry import MetricSeries
 
@@ -95,7 +94,7 @@ def change_point(
     """Best change point with onset in [lo, hi]: (signed score, onset, baseline median, after median, peak).
 
     The baseline and "after" windows slide forward with the candidate, so they
-    are kept sorted (`SortedWindow`) rather than sorted again per candidate:
+    are kept sorted (`_scan`) rather than sorted again per candidate:
     the same medians, in time that stays small at one sample a second. A NaN
     is no sample (the Prometheus source drops them too): it has no place in a
     sorted window.
@@ -142,22 +141,23 @@ def _scan(
 ) -> list[tuple[float, int, float, float, float]]:
     """(z, k, baseline median, after median, scale) of every candidate k: baseline values[b0:k], after values[k:a1].
 
-    The hot loop of a 1 Hz series (hundreds of candidates per series, tens of
-    series per incident). Both windows are sorted lists that only slide
-    forward; their slides and medians are written out here (the same steps as
-    `SortedWindow.slide` and `.median`; the baseline's MAD is its
-    `median_deviation`) and `max`/`min` are plain comparisons (`max(a, b)` is
-    `b if b > a else a`), so each candidate costs a few bisections rather than
-    a dozen calls, with the same arithmetic in the same order: the same floats.
+    The hot loop of a 1 Hz series (hundreds of candidates per series, hundreds
+    of series in a wide bundle). Both windows are sorted lists that only slide
+    forward. The baseline's MAD is `SortedWindow.median_deviation` written out
+    here (the selection in the two sorted runs of deviations either side of the
+    median, galloping from the previous candidate's answer), as are `max`/`min`
+    (`max(a, b)` is `b if b > a else a`): a method call and a helper per
+    candidate were a good part of a wide bundle's scan. Same arithmetic in the
+    same order, so the same floats (tests/context/test_anomaly_scan.py).
     """
-    base_window = SortedWindow(values)
-    base, deviation = base_window.ordered, base_window.median_deviation
+    base: list[float] = []
     stretch: list[float] = []
     b_lo = b_hi = s_lo = s_hi = 0
+    taken = 0  # the previous MAD's count from the left run: where the next search starts
     scored: list[tuple[float, int, float, float, float]] = []
     append = scored.append
     for k, b0, a1 in zip(ks, b0s, a1s, strict=True):
-        if b0 >= b_hi:  # no overlap: start afresh
+        if b0 >= b_hi:
             base.clear()
             b_lo = b_hi = b0
         while b_lo < b0:
@@ -178,21 +178,79 @@ def _scan(
         n = b_hi - b_lo
         mid = n >> 1
         med = base[mid] if n & 1 else (base[mid - 1] + base[mid]) / 2
-        n = s_hi - s_lo
-        mid = n >> 1
-        after = stretch[mid] if n & 1 else (stretch[mid - 1] + stretch[mid]) / 2
+        m = s_hi - s_lo
+        half = m >> 1
+        after = stretch[half] if m & 1 else (stretch[half - 1] + stretch[half]) / 2
         relative = 0.05 * abs(med)
-        relative = floor if floor > relative else relative  # max(relative, floor)
-        # The MAD cannot exceed the largest deviation: when even that is below the other
-        # floors, the scale is theirs and the MAD need not be computed.
+        relative = floor if floor > relative else relative
         below, above = med - base[0], base[-1] - med
         if 1.4826 * (above if above > below else below) <= relative:
             scale = relative
         else:
-            mad = 1.4826 * deviation(med)
-            scale = relative if relative > mad else mad  # max(mad, relative)
+            # median |v - med| of the baseline: selection in the two sorted runs of deviations either side of med
+            split = bisect_left(base, med)
+            right = n - split
+            lo = mid + 1 - right if mid + 1 > right else 0
+            hi = split if split < mid + 1 else mid + 1
+            guess = lo if taken < lo else hi if taken > hi else taken
+            step = 1
+            if guess < hi and med - base[split - 1 - guess] < base[split + mid - guess] - med:
+                lo = guess + 1
+                while lo < hi:
+                    probe = guess + step
+                    if probe >= hi:
+                        break
+                    if med - base[split - 1 - probe] < base[split + mid - probe] - med:
+                        lo = probe + 1
+                        step *= 2
+                    else:
+                        hi = probe
+                        break
+            else:
+                hi = guess
+                while lo < hi:
+                    probe = guess - step
+                    if probe < lo:
+                        break
+                    if med - base[split - 1 - probe] < base[split + mid - probe] - med:
+                        lo = probe + 1
+                        break
+                    hi = probe
+                    step *= 2
+            while lo < hi:
+                a = (lo + hi) >> 1
+                if med - base[split - 1 - a] < base[split + mid - a] - med:
+                    lo = a + 1
+                else:
+                    hi = a
+            taken = lo
+            taken_right = mid + 1 - lo
+            if not taken_right or (lo and med - base[split - lo] >= base[split + taken_right - 1] - med):
+                kth = med - base[split - lo]
+                if n & 1:
+                    mad = kth
+                else:
+                    down: float | None = base[split + taken_right - 1] - med if taken_right else None
+                    if lo > 1:
+                        previous = med - base[split - lo + 1]
+                        down = previous if down is None or previous > down else down
+                    assert down is not None
+                    mad = (down + kth) / 2
+            else:
+                kth = base[split + taken_right - 1] - med
+                if n & 1:
+                    mad = kth
+                else:
+                    down = med - base[split - lo] if lo else None
+                    if taken_right > 1:
+                        previous = base[split + taken_right - 2] - med
+                        down = previous if down is None or previous > down else down
+                    assert down is not None
+                    mad = (down + kth) / 2
+            mad *= 1.4826
+            scale = relative if relative > mad else mad
         z = (after - med) / scale
-        z = z if z < SCORE_CAP else SCORE_CAP  # max(-SCORE_CAP, min(SCORE_CAP, z)), NaN included
+        z = z if z < SCORE_CAP else SCORE_CAP
         z = z if z > -SCORE_CAP else -SCORE_CAP
         append((z, k, med, after, scale))
     return scored

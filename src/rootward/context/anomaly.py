@@ -143,12 +143,14 @@ def _scan(
 
     The hot loop of a 1 Hz series (hundreds of candidates per series, hundreds
     of series in a wide bundle). Both windows are sorted lists that only slide
-    forward. The baseline's MAD is `SortedWindow.median_deviation` written out
-    here (the selection in the two sorted runs of deviations either side of the
-    median, galloping from the previous candidate's answer), as are `max`/`min`
-    (`max(a, b)` is `b if b > a else a`): a method call and a helper per
+    forward. The baseline's MAD is a selection in the two sorted runs of
+    deviations either side of the median (below it, med - v grows leftwards;
+    above, v - med rightwards), galloping from the previous candidate's answer,
+    without building them. It and `max`/`min` (`max(a, b)` is
+    `b if b > a else a`) are written out here: a method call and a helper per
     candidate were a good part of a wide bundle's scan. Same arithmetic in the
-    same order, so the same floats (tests/context/test_anomaly_scan.py).
+    same order, so the same floats (tests/context/test_anomaly_scan.py; every
+    window against sorting it again: test_anomaly_scan_windows.py).
     """
     base: list[float] = []
     stretch: list[float] = []

@@ -10,36 +10,37 @@ the cluster, never replacing them.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from rootward.domain.telemetry import Span
 from rootward.domain.topology import Entity, Topology
 
 
-def call_edges(spans: Iterable[Span]) -> dict[tuple[str, str], int]:
-    """`{(caller, callee): calls}` over the spans whose parent is in the same set and another service."""
+def _calls(spans: Iterable[Span]) -> Iterator[tuple[str, Span]]:
+    """(caller service, callee span) for each span whose parent is in the same set and another service."""
     spans = list(spans)
     service_of = {(s.trace_id, s.span_id): s.service for s in spans}
-    edges: dict[tuple[str, str], int] = {}
     for span in spans:
         if span.parent_id is None:
             continue
         caller = service_of.get((span.trace_id, span.parent_id))
         if caller is None or caller == span.service or not caller or not span.service:
             continue
+        yield caller, span
+
+
+def call_edges(spans: Iterable[Span]) -> dict[tuple[str, str], int]:
+    """`{(caller, callee): calls}` over the spans whose parent is in the same set and another service."""
+    edges: dict[tuple[str, str], int] = {}
+    for caller, span in _calls(spans):
         edges[(caller, span.service)] = edges.get((caller, span.service), 0) + 1
     return edges
 
 
 def call_cites(spans: Iterable[Span]) -> dict[tuple[str, str], str]:
     """Per call edge, the bundle cite of its calls: `traces.jsonl:<caller>-><callee>@<first>-<last>`."""
-    spans = list(spans)
-    service_of = {(s.trace_id, s.span_id): s.service for s in spans}
     seen: dict[tuple[str, str], tuple[float, float]] = {}
-    for span in spans:
-        caller = service_of.get((span.trace_id, span.parent_id)) if span.parent_id is not None else None
-        if caller is None or caller == span.service or not caller or not span.service:
-            continue
+    for caller, span in _calls(spans):
         t = span.start.timestamp()
         lo, hi = seen.get((caller, span.service), (t, t))
         seen[(caller, span.service)] = (min(lo, t), max(hi, t))

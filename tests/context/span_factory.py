@@ -4,7 +4,8 @@ Each request walks the call graph from the root: every call is a client span in
 the caller and, unless the callee is down, a server span in the callee that
 starts after half the network time and lasts the callee's own work plus its
 calls out. Network delay into a service lengthens the client spans of the
-calls into it and leaves its server spans alone; more own work lengthens its
+calls into it and leaves its server spans alone; a starved caller lengthens
+its own client spans of every call it makes; more own work lengthens its
 server spans; a failing service errors its server spans, and the error
 surfaces up the call chain; a service whose answers its callers cannot use
 (a wrong return value, an exception they swallow) ends their calls there, and
@@ -39,6 +40,7 @@ class Phase:
 
     own_ms: Mapping[str, float] = field(default_factory=dict)  # own work per call; default 2 ms
     network_ms: Mapping[str, float] = field(default_factory=dict)  # delay on the network into a service
+    client_ms: Mapping[str, float] = field(default_factory=dict)  # a starved caller: more time on each call it makes
     failing: frozenset[str] = frozenset()  # errors originate in these services' spans
     down: frozenset[str] = frozenset()  # these services answer no call
     inner: Mapping[str, float] = field(default_factory=dict)  # share of a service's calls that run an inner step
@@ -94,6 +96,7 @@ class _Trace:
     ) -> tuple[float, bool]:
         """A client span of `caller` calling `callee`, and the callee's server span under it."""
         net = 0.5 + self.phase.network_ms.get(callee, 0.0) * self.rng.uniform(0.9, 1.1)
+        net += self.phase.client_ms.get(caller, 0.0) * self.rng.uniform(0.9, 1.1)
         cid = self.span_id()
         index = len(self.spans)
         if callee in self.phase.down:

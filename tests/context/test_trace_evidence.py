@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -13,7 +14,7 @@ from rootward.context.trace_evidence import Z_SHARE, TraceFinding, bonferroni_z,
 from rootward.context.window import incident_window, with_onset
 from rootward.domain.telemetry import Span
 from rootward.sources.bundle import bundle_sources
-from tests.context.span_factory import BASELINE, DURING, Phase, incident_spans, write_traced_bundle
+from tests.context.span_factory import BASELINE, DURING, Phase, incident_spans, request, write_traced_bundle
 
 CALLS = {"frontend": ["checkout", "catalog"], "checkout": ["payment", "cart"]}
 
@@ -87,7 +88,8 @@ def test_without_any_span_status_there_are_no_error_aggregates() -> None:
 
 def test_too_few_calls_on_either_side_give_no_latency_or_failure_aggregate() -> None:
     f = _findings(Phase(), Phase(network_ms={"cart": 80}), per_side=4)
-    assert {kind for kind, _ in f} == {"volume", "call_volume"}  # shares of all calls, of which there are enough
+    # Shares of all calls, of which there are enough, and frontend's calls out pooled over its callees.
+    assert {kind for kind, _ in f} == {"volume", "call_volume", "network_out"}
 
 
 def test_calls_between_an_early_onset_and_the_compared_stretch_count_on_neither_side() -> None:
@@ -171,3 +173,31 @@ def test_the_one_sampling_interval_before_the_onset_is_compared_as_after() -> No
     (base_lo, base_hi), (after_lo, after_hi) = compared_windows(window, step)
     assert base_hi == DURING[0] - step == after_lo  # nothing of that interval on the baseline side
     assert after_hi > DURING[0] and base_lo < base_hi
+
+
+def _spans_over(phases: list[tuple[Phase, datetime, datetime, int]]) -> list[Span]:
+    rng = random.Random(3)
+    out: list[Span] = []
+    for i, (phase, lo, hi, n) in enumerate(phases):
+        step = (hi - lo) / (n + 1)
+        out += [s for k in range(n) for s in request(i * 1000 + k, lo + step * (k + 1), "frontend", CALLS, phase, rng)]
+    return out
+
+
+def test_a_baseline_holding_an_earlier_event_is_compared_by_its_latest_level() -> None:
+    # The first part of the baseline is the tail of an earlier incident (cart's network far slower);
+    # the last stretch before the onset is the level this incident's delay moved away from.
+    latest = BASELINE[1] - timedelta(minutes=3)
+    spans = _spans_over(
+        [
+            (Phase(network_ms={"cart": 400}), BASELINE[0], latest - timedelta(minutes=2), 40),
+            (Phase(), latest, BASELINE[1], 20),
+            (Phase(network_ms={"cart": 80}), *DURING, 40),
+        ]
+    )
+    found = {(f.kind, f.where): f for f in trace_findings(spans, baseline=BASELINE, during=DURING)}
+    net = found[("network", "checkout->cart")]
+    assert net.up and net.n_before == 20 and net.before < 5
+    # A baseline of one level keeps all its calls.
+    steady = _findings(Phase(), Phase(network_ms={"cart": 80}))
+    assert steady[("network", "checkout->cart")].n_before == 60

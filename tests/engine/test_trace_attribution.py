@@ -210,3 +210,36 @@ def test_a_callee_asked_differently_by_callers_cut_short_elsewhere_gets_no_code_
     alone = _attribute(calls, Phase(status=False, inner={"catalog": 0.0}), before)
     assert alone["catalog"].own > 0.0
     assert "code takes other paths" in alone["catalog"].reasons[0]
+
+
+def _rare(calls: Mapping[str, Sequence[str]], after: Phase) -> dict[str, TraceAttribution]:
+    """Four requests a side: no single call edge has calls enough to be compared on its own."""
+    spans = incident_spans(calls, "frontend", Phase(), after, per_side=4)
+    return attribute_traces(trace_findings(spans, baseline=BASELINE, during=DURING))
+
+
+# checkout is asked rarely and calls three services; each of its edges carries four calls a side.
+RARE = {"frontend": ["checkout"], "checkout": ["payment", "cart", "email"]}
+
+
+def test_a_rarely_called_service_starved_on_its_own_side_is_found_from_its_calls_out_pooled() -> None:
+    by = _rare(RARE, Phase(client_ms={"checkout": 60}))
+    checkout = by["checkout"]
+    assert checkout.own > 0.5
+    assert checkout.hints[0].evidence[0].cite.startswith("traces.jsonl:checkout@")
+    assert "checkout" in checkout.hints[0].reason
+    for callee in ("payment", "cart", "email"):
+        assert by[callee].own == 0.0  # their own spans and the calls into them from elsewhere are fine
+
+
+def test_a_rare_leaf_with_a_slow_network_is_found_from_the_calls_into_it_pooled_over_its_callers() -> None:
+    calls = {"frontend": ["orders", "returns"], "orders": ["ledger"], "returns": ["ledger"]}
+    by = _rare(calls, Phase(network_ms={"ledger": 80}))
+    assert by["ledger"].hints[0].fault_type == "network_latency" and by["ledger"].own > 0.5
+    assert by["orders"].own == 0.0 and by["returns"].own == 0.0
+
+
+def test_one_slow_callee_does_not_make_its_only_caller_starved() -> None:
+    # A caller with one callee: slow calls out are that callee's network, not the caller's own side.
+    by = _rare({"frontend": ["checkout"], "checkout": ["payment"]}, Phase(network_ms={"payment": 80}))
+    assert by["checkout"].own == 0.0

@@ -41,6 +41,8 @@ TraceKind = Literal[
     "volume",  # service: share of all calls that are calls into it
     "code_path",  # service: share of its calls that ran one of its own inner operations (the one that moved most)
     "fanout",  # service: calls out per call (median)
+    "network_in",  # service: time of the calls into it that its spans do not cover, all callers pooled
+    "network_out",  # service: time of its calls out that the callees' spans do not cover, all callees pooled
     "call_latency",  # edge: the call as the caller saw it
     "network",  # edge: client span time the callee's span does not cover
     "callee_latency",  # edge: the callee's span duration, for this caller's calls
@@ -52,7 +54,16 @@ TraceKind = Literal[
     "errors_after",  # edge: share of the caller's calls (with calls out) that raised in its own spans after this one
 ]
 TIME_KINDS: frozenset[str] = frozenset(
-    {"latency", "self_time", "call_latency", "network", "callee_latency", "callee_self_time"}
+    {
+        "latency",
+        "self_time",
+        "network_in",
+        "network_out",
+        "call_latency",
+        "network",
+        "callee_latency",
+        "callee_self_time",
+    }
 )
 # A median shift of this many baseline spreads, as for metric anomalies.
 Z_CHANGED = 4.0
@@ -74,6 +85,8 @@ _WHAT: dict[str, str] = {
     "volume": "share of all calls",
     "code_path": "share of its calls that ran its own operation",
     "fanout": "calls out per call",
+    "network_in": "time in the calls into it that its spans do not cover (network, queue; all callers)",
+    "network_out": "time in its calls out that the callees' spans do not cover (all callees)",
     "call_latency": "call latency seen by the caller",
     "network": "time in the call the callee's span does not cover (network, queue)",
     "callee_latency": "the callee's span duration",
@@ -119,6 +132,21 @@ def _shift(before: np.ndarray, after: np.ndarray) -> tuple[float, float, float, 
     z = (ma - mb) / scale * n / (n + MIN_CALLS)
     changed = abs(z) >= Z_CHANGED and abs(ma - mb) >= MIN_RELATIVE * max(abs(mb), MS_FLOOR)
     return mb, ma, z, changed
+
+
+def _latest_level(before: np.ndarray, at: np.ndarray, end: float) -> np.ndarray:
+    """The baseline calls to compare with: all of them, or only the latest stretch when the level moved in it.
+
+    A baseline that holds an earlier event (the tail of a previous incident, a deploy) has two
+    levels, and its median and spread describe neither: the fault's shift is lost in that spread.
+    When the calls of the last stretch before the onset (as long as the stretch compared after it)
+    differ from the earlier ones, they are the level the fault moved away from.
+    """
+    recent = at >= end - AFTER_SPAN
+    latest, earlier = before[recent], before[~recent]
+    if latest.size < MIN_CALLS or earlier.size < MIN_CALLS:
+        return before
+    return latest if _shift(latest, earlier)[3] else before
 
 
 def _share(k_before: int, n_before: int, k_after: int, n_after: int) -> tuple[float, float, float, bool]:
@@ -180,10 +208,18 @@ class _Builder:
         )
 
     def times(
-        self, kind: TraceKind, entity: str, caller: str | None, values: np.ndarray, after: np.ndarray, cite: str
+        self,
+        kind: TraceKind,
+        entity: str,
+        caller: str | None,
+        values: np.ndarray,
+        after: np.ndarray,
+        cite: str,
+        at: np.ndarray,
     ) -> None:
         ok = ~np.isnan(values)
         b, a = values[ok & ~after], values[ok & after]
+        b = _latest_level(b, at[ok & ~after], self.baseline[1])
         if b.size >= MIN_CALLS and a.size >= MIN_CALLS:
             self.add(kind, entity, caller, _shift(b, a), (b.size, a.size), cite)
 
@@ -214,15 +250,34 @@ def _services(b: _Builder) -> None:
         at, after = c.at[mine], after_all[mine]
         lo, hi = _window(at[after] if after.any() else at)
         cite = f"traces.jsonl:{name}@{lo}-{hi}"
-        b.times("latency", name, None, c.total_ms[mine], after, cite)
-        b.times("self_time", name, None, c.self_ms[mine], after, cite)
+        b.times("latency", name, None, c.total_ms[mine], after, cite, at)
+        b.times("self_time", name, None, c.self_ms[mine], after, cite, at)
         if g.has_status:
             b.share("errors", name, None, c.failed[mine], after, cite)
             b.share("origin_errors", name, None, c.originated[mine], after, cite)
         b.volume("volume", name, None, mine[compared], after_all[compared], cite)
         if c.fanout[mine].any():
-            b.times("fanout", name, None, c.fanout[mine].astype(np.float64), after, cite)
+            b.times("fanout", name, None, c.fanout[mine].astype(np.float64), after, cite, at)
         _code_path(b, name, mine, after_all, cite)
+
+
+def _pooled_network(b: _Builder) -> None:
+    """Per service, the network time of all calls into it and of all its calls out, pooled.
+
+    One rarely used edge has too few calls to compare on its own; a delay on a service's
+    network, or a service too starved to handle its replies, shows on all its edges at once.
+    """
+    g, e = b.graph, b.graph.edges
+    compared, after_all = b.sides(e.at)
+    usable = compared & ~np.isnan(e.network_ms)
+    sides: tuple[tuple[TraceKind, np.ndarray], ...] = (("network_in", e.callee), ("network_out", e.caller))
+    for kind, side in sides:
+        for code in np.unique(side[usable]):
+            mine = usable & (side == code)
+            name = g.name(int(code))
+            at, after = e.at[mine], after_all[mine]
+            lo, hi = _window(at[after] if after.any() else at)
+            b.times(kind, name, None, e.network_ms[mine], after, f"traces.jsonl:{name}@{lo}-{hi}", at)
 
 
 def _code_path(b: _Builder, name: str, mine: np.ndarray, after: np.ndarray, cite: str) -> None:
@@ -274,10 +329,10 @@ def _edges(b: _Builder) -> None:
             at = e.at[mine]
             lo, hi = _window(at[after] if after.any() else at)
             cite = f"traces.jsonl:{caller}@{lo}-{hi}"
-        b.times("call_latency", callee, caller, e.latency_ms[mine], after, cite)
-        b.times("network", callee, caller, e.network_ms[mine], after, cite)
-        b.times("callee_latency", callee, caller, e.callee_ms[mine], after, cite)
-        b.times("callee_self_time", callee, caller, e.callee_self_ms[mine], after, cite)
+        b.times("call_latency", callee, caller, e.latency_ms[mine], after, cite, e.at[mine])
+        b.times("network", callee, caller, e.network_ms[mine], after, cite, e.at[mine])
+        b.times("callee_latency", callee, caller, e.callee_ms[mine], after, cite, e.at[mine])
+        b.times("callee_self_time", callee, caller, e.callee_self_ms[mine], after, cite, e.at[mine])
         if g.has_status:
             b.share("call_errors", callee, caller, e.failed[mine], after, cite)
         b.share("unanswered", callee, caller, e.unanswered[mine], after, cite)
@@ -340,6 +395,7 @@ def trace_findings(
     window = (baseline[0].timestamp(), baseline[1].timestamp())
     builder = _Builder(span_graph(inside), window, (during[0].timestamp(), during[1].timestamp()))
     _services(builder)
+    _pooled_network(builder)
     _edges(builder)
     return builder.out
 

@@ -11,7 +11,10 @@ findings (`context.trace_evidence`) are read as causes and effects:
   its own spans do not cover (client span minus server span). A delay on one
   service's network shows on every call edge into and out of it, so an edge is
   blamed on the endpoint whose incident edges grew most consistently: the
-  callee of an edge whose caller's other calls are fine, not the caller;
+  callee of an edge whose caller's other calls are fine, not the caller. Edges
+  too rare to compare alone are pooled per service (all calls into it, all its
+  calls out): calls out that slowed to several callees at once are the
+  caller's own side (a starved service, its own network);
 * **other code paths**: the share of a service's calls that run one of its own
   inner operations moved: saturation slows operations, only different code (or
   data) changes which of them run;
@@ -158,6 +161,45 @@ def _network(ix: _Index, entity: str, support: dict[str, float]) -> tuple[float,
     return mine[0][0], [f for _, f in mine]
 
 
+def _neighbours(ix: _Index, e: str, callers: bool) -> set[str]:
+    """The services that call `e` (or that `e` calls) in the compared calls."""
+    edges = [f for kind in ("call_latency", "network", "call_volume") for f in ix.edges.get(kind, [])]
+    if callers:
+        return {f.caller for f in edges if f.entity == e and f.caller}
+    return {f.entity for f in edges if f.caller == e}
+
+
+def _starved(ix: _Index, e: str) -> bool:
+    """Whether `e`'s own side explains the slow time in its calls out.
+
+    A service too starved to send its requests and read the replies (or with a slow network
+    of its own) slows its calls to every callee; one slow callee slows only the calls to it.
+    So this needs several callees, and every call edge of it with calls enough to be judged
+    alone must have grown too (edges that can be judged alone are read edge by edge).
+    """
+    pooled = ix.of(e, "network_out")
+    if pooled is None or not pooled.up or len(_neighbours(ix, e, callers=False)) < MIN_SHARED_CALLERS:
+        return False
+    return all(f.up for f in ix.out_of(e, "network"))
+
+
+def _pooled_network(ix: _Index, e: str) -> tuple[float, TraceFinding | None]:
+    """Network or queue time attributed to `e` from all its calls pooled, for edges too rare to judge alone.
+
+    The calls into it slowed outside its spans: its network or queue, unless its callers are
+    starved on their own side. Its calls out slowed outside the callees' spans, broadly: its own side.
+    """
+    into, out = ix.of(e, "network_in"), ix.of(e, "network_out")
+    best: tuple[float, TraceFinding | None] = (0.0, None)
+    if into is not None and into.up:
+        callers = _neighbours(ix, e, callers=True)
+        if not any(_starved(ix, c) for c in callers):
+            best = (time_strength(into), into)
+    if out is not None and _starved(ix, e) and time_strength(out) > best[0]:
+        best = (time_strength(out), out)
+    return best
+
+
 def _own(ix: _Index, a: TraceAttribution, support: dict[str, float]) -> None:
     """Credit the entity with the changes of its own work: slower, queued behind, or other code paths."""
     e = a.entity
@@ -170,6 +212,9 @@ def _own(ix: _Index, a: TraceAttribution, support: dict[str, float]) -> None:
         a.credit(FaultHint("cpu_saturation", own_work, (top.evidence,), f"{e}'s own work per call rose ({top.where})"))
         a.hints.append(FaultHint("deploy_regression", own_work * 0.6, (top.evidence,), "or a slower code path"))
     net, grown = _network(ix, e, support)
+    pooled_net, pooled = _pooled_network(ix, e)
+    if pooled is not None and net == 0.0:  # edges that can be judged alone are read edge by edge
+        net, grown = pooled_net, [pooled]
     if net > 0:
         refs = tuple(f.evidence for f in grown[:3])
         edges = ", ".join(f.where for f in grown[:3])
@@ -279,7 +324,8 @@ def attribute_traces(findings: Iterable[TraceFinding]) -> dict[str, TraceAttribu
     """Per entity seen in the traces: what change is its own, and whose victim it is."""
     ix = _Index(list(findings))
     by = {e: TraceAttribution(e) for e in sorted(ix.entities())}
-    support = {e: _support(ix, e) for e in by}
+    # A starved service explains every slow call out of it better than any one callee does.
+    support = {e: 1.0 if _starved(ix, e) else _support(ix, e) for e in by}
     for a in by.values():
         _own(ix, a, support)
         _own_failures(ix, a)

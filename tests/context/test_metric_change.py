@@ -118,6 +118,11 @@ def test_each_entity_is_ranked_by_its_best_series_and_cites_it() -> None:
     assert api.entity == "api" and api.metric == "cpu_usage" and api.series == 2
     assert api.evidence.kind == "metric" and api.evidence.cite.startswith("metrics.csv:api/cpu_usage@")
     assert changes[1].entity == "web"
+    # The other family's best series rides along, citing itself: a reading of its own.
+    [memory] = api.others
+    assert memory.metric == "memory_bytes" and memory.score < api.score
+    assert memory.evidence.cite.startswith("metrics.csv:api/memory_bytes@")
+    assert changes[1].others == []
 
 
 def test_a_lone_spike_of_a_spiky_series_counts_less_than_a_change_that_holds() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rootward.context.assemble import Context
-from rootward.context.metric_change import JointOnset, MetricChange
+from rootward.context.metric_change import JointOnset, MetricChange, SeriesMove
 from rootward.domain.evidence import EvidenceRef, metric_cite
 from rootward.engine.hypotheses import rank_hypotheses, score_entities
 from rootward.engine.metric_evidence import METRIC_CHANGE_WEIGHT, metric_change_strengths
@@ -49,6 +49,22 @@ def test_a_quiet_cause_with_a_strong_robust_change_outranks_the_loud_hub_above_i
     ranked = rank_hypotheses(ctx)
     assert ranked[0].entity == "ads" and ranked[0].fault_type == "cpu_saturation"
     assert ranked[0].evidence[0].cite.startswith("metrics.csv:ads/cpu_usage@")
+
+
+def test_a_resource_that_moved_with_the_latency_is_the_second_reading_of_a_coarse_incident() -> None:
+    change = moved("ads", "latency_p99_ms", 300.0)
+    cpu = moved("ads", "cpu_usage", 60.0)
+    with_cpu = change.model_copy(
+        update={"others": [SeriesMove(metric="cpu_usage", score=60.0, direction="up", evidence=cpu.evidence)]}
+    )
+    ranked = rank_hypotheses(_coarse(moved("frontend", "latency_p99_ms", 9.0), with_cpu))
+    assert [(h.entity, h.fault_type) for h in ranked[:2]] == [("ads", "network_latency"), ("ads", "cpu_saturation")]
+    assert ranked[1].evidence[0].cite.startswith("metrics.csv:ads/cpu_usage@")
+    # A resource within noise, or one that fell, is no reading of its own.
+    for score, direction in ((2.0, "up"), (60.0, "down")):
+        weak = SeriesMove(metric="cpu_usage", score=score, direction=direction, evidence=cpu.evidence)
+        only = rank_hypotheses(_coarse(change.model_copy(update={"others": [weak]})))
+        assert ("ads", "cpu_saturation") not in [(h.entity, h.fault_type) for h in only]
 
 
 def test_without_metric_changes_a_coarse_incident_knows_only_its_alert() -> None:

@@ -35,8 +35,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from rootward.context.metric_names import family_of
 from rootward.domain.evidence import EvidenceRef, metric_cite
 from rootward.domain.telemetry import MetricSeries
 
@@ -85,8 +86,17 @@ class SeriesChange(BaseModel):
     end: int  # last sample in the window
 
 
+class SeriesMove(BaseModel):
+    """Another family's best series of the same entity: a CPU that rose with the latency that moved most."""
+
+    metric: str
+    score: float
+    direction: Literal["up", "down"]
+    evidence: EvidenceRef
+
+
 class MetricChange(BaseModel):
-    """An entity's metric change: its best series, and the score of that series."""
+    """An entity's metric change: its best series, the score of that series, and each other family's best."""
 
     entity: str
     metric: str
@@ -97,6 +107,7 @@ class MetricChange(BaseModel):
     onset: int
     series: int  # series of the entity that were scored
     evidence: EvidenceRef
+    others: list[SeriesMove] = Field(default_factory=list)  # per other metric family, its best series
 
 
 @dataclass(frozen=True)
@@ -348,10 +359,6 @@ def entity_changes(changes: Iterable[SeriesChange], onset: int) -> list[MetricCh
     out = []
     for entity, group in by_entity.items():
         best = max(group, key=lambda c: (c.score, c.metric))
-        excerpt = (
-            f"{entity} {best.metric} {best.direction} to {best.peak:.4g} from a median of {best.baseline:.4g} "
-            f"before the onset: {best.score:.1f} interquartile ranges"
-        )
         out.append(
             MetricChange(
                 entity=entity,
@@ -362,11 +369,33 @@ def entity_changes(changes: Iterable[SeriesChange], onset: int) -> list[MetricCh
                 peak=best.peak,
                 onset=onset,
                 series=len(group),
-                evidence=EvidenceRef("metric", metric_cite(entity, best.metric, best.start, best.end), excerpt),
+                evidence=_evidence(best),
+                others=_family_bests(group, best),
             )
         )
     out.sort(key=lambda m: (-m.score, m.entity))
     return out
+
+
+def _evidence(c: SeriesChange) -> EvidenceRef:
+    excerpt = (
+        f"{c.service} {c.metric} {c.direction} to {c.peak:.4g} from a median of {c.baseline:.4g} "
+        f"before the onset: {c.score:.1f} interquartile ranges"
+    )
+    return EvidenceRef("metric", metric_cite(c.service, c.metric, c.start, c.end), excerpt)
+
+
+def _family_bests(group: Sequence[SeriesChange], best: SeriesChange) -> list[SeriesMove]:
+    """Each metric family's best series but the best one's family, strongest first."""
+    tops: dict[str, SeriesChange] = {}
+    for c in group:
+        family = family_of(c.metric)
+        if family != family_of(best.metric) and (
+            family not in tops or (c.score, c.metric) > (tops[family].score, tops[family].metric)
+        ):
+            tops[family] = c
+    ranked = sorted(tops.values(), key=lambda c: (-c.score, c.metric))
+    return [SeriesMove(metric=c.metric, score=c.score, direction=c.direction, evidence=_evidence(c)) for c in ranked]
 
 
 def metric_changes(

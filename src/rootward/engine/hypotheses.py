@@ -41,7 +41,7 @@ from rootward.engine import log_shift_evidence as shift_term
 from rootward.engine.metric_evidence import (
     FAMILY_FAULTS,
     METRIC_CHANGE_WEIGHT,
-    family_signature,
+    family_signatures,
     metric_change_of,
     metric_change_strengths,
 )
@@ -329,7 +329,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         deployed = any(c.kind == "deploy" for c in p.changes) if ctx.changes else None
         sigs = shift_term.with_shift_signatures(sigs, shifts.get(e, []), p.own_logs, deploy_recorded=deployed)
         if not sigs and (change := metric_change_of(ctx, e)) is not None:
-            sigs = [s for s in [family_signature(change)] if s is not None]
+            sigs = family_signatures(change)
         sigs = sigs or silent_sigs
         out.append(EntityScore(e, score, own, coverage, victim_of, sigs, reasons))
     out.sort(key=lambda s: (-s.score, s.entity))

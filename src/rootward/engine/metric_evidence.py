@@ -18,7 +18,8 @@ import networkx as nx
 
 from rootward.context.anomaly import SYMPTOM_FAMILIES, family_of
 from rootward.context.assemble import Context
-from rootward.context.metric_change import MetricChange
+from rootward.context.metric_change import MetricChange, SeriesMove
+from rootward.context.metric_names import is_headroom
 from rootward.domain.faults import FAMILY_FAULTS
 from rootward.engine.signals import strength
 from rootward.engine.signatures import Signature
@@ -72,14 +73,39 @@ def metric_change_of(ctx: Context, entity: str) -> MetricChange | None:
     return next((m for m in ctx.metric_changes if m.entity == entity), None)
 
 
-def family_signature(change: MetricChange) -> Signature | None:
-    """The fault type the family of the most-moved series suggests, citing that series."""
+def family_signatures(change: MetricChange) -> list[Signature]:
+    """The fault type the family of the most-moved series suggests, citing that series.
+
+    When that series is a symptom (latency, errors, traffic) and a resource of the same entity
+    moved the harmful way too, past the same bar, that resource's fault is the second reading:
+    a CPU that rose with the latency may be what slowed it, or only a sign of the same cause
+    (on Nezha, network delays raise CPU too), so it does not take the first place.
+    """
     fault = FAMILY_FAULTS.get(family_of(change.metric))
     if fault is None or change.score < MIN_CHANGE:
-        return None
-    return Signature(
-        fault,
-        FAMILY_SIGNATURE_SCORE,
-        [change.evidence],
-        [f"its {change.metric} moved most, {change.score:.1f} interquartile ranges from before the onset"],
-    )
+        return []
+    out = [
+        Signature(
+            fault,
+            FAMILY_SIGNATURE_SCORE,
+            [change.evidence],
+            [f"its {change.metric} moved most, {change.score:.1f} interquartile ranges from before the onset"],
+        )
+    ]
+    cause = _moved_resource(change) if family_of(change.metric) in SYMPTOM_FAMILIES else None
+    if cause is not None and (second := FAMILY_FAULTS[family_of(cause.metric)]) != fault:
+        reason = f"or its {cause.metric}, which moved {cause.score:.1f} interquartile ranges with it"
+        out.append(Signature(second, FAMILY_SIGNATURE_SCORE * 0.5, [cause.evidence, change.evidence], [reason]))
+    return out
+
+
+def _moved_resource(change: MetricChange) -> SeriesMove | None:
+    """The entity's most-moved resource series that went the harmful way past the change bar, if any."""
+    for other in change.others:  # strongest first
+        family = family_of(other.metric)
+        harmful = "down" if is_headroom(other.metric) else "up"
+        if other.score < MIN_CHANGE:
+            return None
+        if family not in SYMPTOM_FAMILIES and family in FAMILY_FAULTS and other.direction == harmful:
+            return other
+    return None

@@ -60,6 +60,8 @@ MIN_SHARED_CALLERS = 2
 # How much more grown edges count: a leaf with one grown edge has support 0.75, a service whose
 # three edges all grew 0.98, so the wider explanation wins a tie.
 CONSISTENCY_BASE = 0.25
+# How a pooled network finding reads in a reason, in place of one edge.
+_POOLED = {"network_in": "all calls into it, pooled", "network_out": "all its calls out, pooled"}
 # A service is a victim only when what it calls carries clearly more attributed change.
 VICTIM_MARGIN = 1.5
 
@@ -217,9 +219,14 @@ def _own(ix: _Index, a: TraceAttribution, support: dict[str, float]) -> None:
         net, grown = pooled_net, [pooled]
     if net > 0:
         refs = tuple(f.evidence for f in grown[:3])
-        edges = ", ".join(f.where for f in grown[:3])
+        edges = ", ".join(_POOLED.get(f.kind, f.where) for f in grown[:3])
+        own_side = grown[0].kind == "network_out"
         if own_work > 0:  # its own spans are slower too: requests queue at a saturated service
             a.credit(FaultHint("cpu_saturation", net, refs, f"calls touching {e} wait outside its spans ({edges})"))
+        elif own_side:
+            reason = f"{e}'s calls out slowed outside its callees' spans, to several callees ({edges})"
+            a.credit(FaultHint("network_latency", net, refs, reason))
+            a.hints.append(FaultHint("cpu_saturation", net * QUEUE_SHARE, refs, f"or {e} is too starved to make them"))
         else:
             a.credit(FaultHint("network_latency", net, refs, f"calls touching {e} slowed outside its spans ({edges})"))
             a.hints.append(FaultHint("cpu_saturation", net * QUEUE_SHARE, refs, f"or requests queue before {e}"))

@@ -110,7 +110,7 @@ def test_one_evidence_id_per_cite_even_when_several_hypotheses_cite_it() -> None
 def test_alternatives_read_as_weaker_or_ruled_out_beside_the_leader() -> None:
     texts = [c.text for c in _result(_disk_full_leads()).claims]
     assert (
-        "Also considered: a regression in a new deploy at api (consistent with the evidence but weaker, "
+        "Also considered: a code regression at api (consistent with the evidence but weaker, "
         "confidence 0.30)." in texts
     )
     assert "Also considered: added network latency at api (ruled out by the evidence, confidence 0.10)." in texts

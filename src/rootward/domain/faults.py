@@ -46,7 +46,7 @@ FAULT_WORDS: dict[str, str] = {
     "dependency_down": "the dependency being down or unreachable",
     "connection_pool_exhaustion": "connection pool exhaustion",
     "db_lock_contention": "database lock contention",
-    "deploy_regression": "a regression in a new deploy",
+    "deploy_regression": "a code regression",  # a deploy, or code newly taking a failing path: the evidence says which
     "config_error": "a bad configuration change",
     "certificate_expiry": "an expired or invalid certificate",
     "traffic_surge": "a traffic surge beyond capacity",

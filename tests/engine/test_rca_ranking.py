@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from rootward.context.assemble import Context
+from rootward.context.trace_evidence import TraceFinding
 from rootward.domain.evidence import EvidenceRef
 from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Claim, Finding, InvestigationResult
@@ -110,8 +111,7 @@ def test_one_evidence_id_per_cite_even_when_several_hypotheses_cite_it() -> None
 def test_alternatives_read_as_weaker_or_ruled_out_beside_the_leader() -> None:
     texts = [c.text for c in _result(_disk_full_leads()).claims]
     assert (
-        "Also considered: a code regression at api (consistent with the evidence but weaker, "
-        "confidence 0.30)." in texts
+        "Also considered: a code regression at api (consistent with the evidence but weaker, confidence 0.30)." in texts
     )
     assert "Also considered: added network latency at api (ruled out by the evidence, confidence 0.10)." in texts
 
@@ -184,3 +184,36 @@ def test_the_stated_onset_is_the_leaders_first_sign_whether_a_log_or_a_metric() 
     assert result.onset_cite == disk_log.evidence.cite
     began = next(c for c in result.claims if c.text.startswith("The incident's signals began"))
     assert [result.evidence[e].cite for e in began.evidence] == [disk_log.evidence.cite]
+
+
+def test_a_span_change_before_the_leaders_metric_anomaly_dates_the_stated_onset() -> None:
+    # The calls into db slowed a minute before its metric moved (the metric may be the next event's).
+    ctx = incident(
+        kinds={"api": "service", "db": "database"},
+        edges=[("api", "db", "depends_on")],
+        alerting=["api"],
+        anomalies=[anomaly("db", "disk", metric="disk_used", starts_s=120), anomaly("api", "errors", starts_s=150)],
+    )
+    at = int(ONSET.timestamp()) + 60
+    ref = EvidenceRef("trace", f"traces.jsonl:api->db@{at}-{at + 90}", "api->db network 1 ms -> 80 ms")
+    slower = TraceFinding(
+        kind="network",
+        entity="db",
+        caller="api",
+        before=1.0,
+        after=80.0,
+        n_before=40,
+        n_after=40,
+        score=50.0,
+        changed=True,
+        evidence=ref,
+        since=at,
+    )
+    faster = slower.model_copy(update={"kind": "latency", "caller": None, "score": -50.0, "since": at - 60})
+    grown = slower.model_copy(update={"kind": "volume", "caller": None, "since": at - 60})  # not a fault's sign
+    ctx = ctx.model_copy(update={"trace_findings": [slower, faster, grown]})
+    result = build_result(
+        ctx, _disk_full_leads(), None, status="validated", gaps=[], first_hypothesis_ms=40, total_ms=900
+    )
+    assert result.onset == ONSET + timedelta(seconds=60)
+    assert result.onset_cite == ref.cite

@@ -98,6 +98,15 @@ _WHAT: dict[str, str] = {
     "errors_after": "share of the caller's calls that failed in its own spans right after this call",
 }
 COUNT_KINDS: frozenset[str] = frozenset({"fanout"})
+# Kinds whose rise is a fault's doing (volume, code paths and fanout move either way with the request mix).
+HARMFUL_KINDS: frozenset[str] = TIME_KINDS | {
+    "errors",
+    "origin_errors",
+    "call_errors",
+    "unanswered",
+    "last_call",
+    "errors_after",
+}
 
 
 class TraceFinding(BaseModel):
@@ -113,6 +122,12 @@ class TraceFinding(BaseModel):
     score: float  # signed: robust z of the median shift, or the binomial z of the share
     changed: bool
     evidence: EvidenceRef
+    since: int | None = None  # epoch seconds of the first cited call after the onset
+
+    @property
+    def harmful(self) -> bool:
+        """Changed the way a fault changes it: slower, or more calls failing, unanswered or cut short."""
+        return self.up and self.kind in HARMFUL_KINDS
 
     @property
     def where(self) -> str:
@@ -204,6 +219,7 @@ class _Builder:
                 score=round(score, 2),
                 changed=changed,
                 evidence=EvidenceRef("trace", cite, excerpt),
+                since=int(cite.rpartition("@")[2].partition("-")[0]),  # the cite's own first second
             )
         )
 

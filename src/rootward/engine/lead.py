@@ -90,12 +90,24 @@ def quote(ref: EvidenceRef, fault_type: str) -> str:
     return ref.excerpt[:QUOTE_CHARS]
 
 
+def first_signs(ctx: Context, entity: str) -> list[tuple[int, EvidenceRef]]:
+    """When each of the entity's own signs began: its anomalies, changed failure templates, and span
+    aggregates that changed the harmful way (from the first call they cite after the onset)."""
+    signs = [(a.onset, a.evidence) for a in ctx.anomalies if a.service == entity]
+    signs += [
+        (int(s.first_ts.timestamp()), s.evidence)
+        for s in ctx.logs
+        if s.service == entity and s.changed and s.is_failure and s.first_ts is not None
+    ]
+    signs += [(f.since, f.evidence) for f in ctx.trace_findings if f.entity == entity and f.harmful and f.since]
+    return signs
+
+
 def since(ctx: Context, entity: str) -> int | None:
-    """When the entity's own trouble began: its earliest anomaly or failure log, else the incident's onset."""
-    starts = [a.onset for a in ctx.anomalies if a.service == entity]
-    starts += [int(s.first_ts.timestamp()) for s in ctx.logs if s.service == entity and s.changed and s.first_ts]
-    if starts:
-        return min(starts)
+    """When the entity's own trouble began: its earliest sign, else the incident's onset."""
+    signs = first_signs(ctx, entity)
+    if signs:
+        return min(at for at, _ in signs)
     return int(ctx.window.onset.timestamp()) if ctx.window.onset else None
 
 

@@ -24,7 +24,7 @@ from rootward.domain.investigation import (
     Timing,
 )
 from rootward.domain.proposal_state import ProposalState, proposal_states
-from rootward.engine.lead import lead_sentence
+from rootward.engine.lead import first_signs, lead_sentence
 from rootward.engine.ruled_out import ruled_out
 from rootward.engine.supervisor import Assessment
 from rootward.engine.verdict import NoFaultVerdict
@@ -152,17 +152,12 @@ def summary_source_of(claims: list[Claim]) -> SummarySource:
 
 
 def _earliest_sign(ctx: Context, entity: str) -> tuple[datetime, EvidenceRef] | None:
-    """The onset an RCA states and cites: the leading entity's earliest anomaly or changed failure
-    template (the lead sentence dates it the same way), else the earliest anomaly of any entity."""
+    """The onset an RCA states and cites: the leading entity's earliest sign (the lead sentence dates
+    it the same way, `lead.since`), else the earliest anomaly of any entity."""
     if ctx.window.onset is None or not ctx.anomalies:
         return None
-    signs = [(a.onset, a.evidence) for a in ctx.anomalies if a.service == entity]
-    signs += [
-        (int(s.first_ts.timestamp()), s.evidence)
-        for s in ctx.logs
-        if s.service == entity and s.changed and s.is_failure and s.first_ts is not None
-    ]
-    at, ref = min(signs or [(a.onset, a.evidence) for a in ctx.anomalies], key=lambda sign: sign[0])
+    signs = first_signs(ctx, entity) or [(a.onset, a.evidence) for a in ctx.anomalies]
+    at, ref = min(signs, key=lambda sign: sign[0])
     return datetime.fromtimestamp(at, UTC), ref
 
 

@@ -19,8 +19,19 @@ Inside a block, a command whose comment says `# exit N` must exit with status N
 ```console block, lines that start with `$ ` are commands and the rest is output.
 
 The scratch copy gets its own /tmp and its own free ports: `/tmp/` and the ports
-8080/8081 in the commands are replaced by the copy's directory and ports. That is
-the only rewriting.
+8080/8081 in the commands are replaced by the copy's directory and ports.
+
+The golden set is the one other rewriting, and only when the test passes a cache
+directory (`python -m tests.docs.doc_commands` runs every command as written): a
+command that generates it (`make golden`, `rootward sim golden --out golden ...`)
+runs for real the first time in a test session, then keeps one bundle in
+GOLDEN_STRIDE of golden/ (all of golden/examples/ and every bundle a doc names as
+`golden/<name>`) and stores that in the cache; a later doc with the same command
+copies the stored set instead of generating it again. The commands that read
+golden/ (`rootward eval golden`, `graph mine golden`, ...) run unchanged on that
+subset: the test checks that they work with the flags the doc shows, while the
+accuracy on the whole set is what `make bench` and tests/engine/test_golden_gate.py
+measure.
 """
 
 from __future__ import annotations
@@ -36,6 +47,11 @@ MARKERS = ("live", "long", "serves")
 FENCE = re.compile(r"^[ \t]*```(\w*)([^\n]*)\n(.*?)^[ \t]*```[ \t]*$", re.M | re.S)
 HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
 EXPECT = re.compile(r"^#\s*exit (\d+)\b")
+GOLDEN_MAKER = re.compile(
+    r"(?<![\w/.-])((?:\S*/)?rootward sim golden --out golden(?: --examples \S+)?|make golden)(?=\s*(?:&&|;|$))"
+)
+GOLDEN_NAMED = re.compile(r"\bgolden/([\w.-]+)")
+GOLDEN_STRIDE = 5
 
 
 @dataclass(frozen=True)
@@ -136,8 +152,55 @@ def expected_exit(command: str) -> int:
     return int(match.group(1)) if match else 0
 
 
-def script(doc_blocks: list[Block], *, ports: dict[str, int], tmp: Path, long: bool = False) -> str:
-    """One bash script for a doc: `set -e`, checked exit codes, background servers stopped at the end."""
+def makes_golden(doc: Path) -> bool:
+    """Whether a runnable block of `doc` generates the golden set (the docs that share its cache)."""
+    return any(
+        GOLDEN_MAKER.search(_code(c.splitlines()[0]))
+        for b in blocks(doc)
+        if not b.markers & {"live", "long"}
+        for c in b.commands
+    )
+
+
+def golden_named() -> list[str]:
+    """The golden bundles the docs name (`golden/<name>`): the subset of the golden set keeps them."""
+    return sorted(
+        {name for d in doc_files() for b in blocks(d) for c in b.commands for name in GOLDEN_NAMED.findall(c)}
+        - {"examples"}
+    )
+
+
+def _golden_functions(cache: Path) -> list[str]:
+    """`rw_golden COMMAND`: run COMMAND and keep a subset of golden/, or copy the subset a doc stored before."""
+    return [
+        f"RW_GOLDEN_CACHE={_quote(str(cache))}",
+        f"RW_GOLDEN_KEEP={_quote(' '.join(golden_named()))}",
+        "rw_golden_subset() { local i=0 d; for d in $(cd golden && LC_ALL=C ls -d -- */ | tr -d /); do "
+        '[ "$d" = examples ] && continue; case " $RW_GOLDEN_KEEP " in *" $d "*) ;; '
+        f'*) [ $((i % {GOLDEN_STRIDE})) = 0 ] || rm -rf -- "golden/$d" || return;; esac; i=$((i+1)); done; }}',
+        'rw_golden() { local key; key=$(printf %s "$1" | sha1sum | cut -c1-16); '
+        'if [ ! -e golden ] && [ -d "$RW_GOLDEN_CACHE/$key" ]; then cp -a "$RW_GOLDEN_CACHE/$key" golden; return; fi; '
+        'eval "$1" || return; rw_golden_subset || return; '
+        'local part="$RW_GOLDEN_CACHE/$key.$$"; cp -a golden "$part" || return; '
+        'mv -T "$part" "$RW_GOLDEN_CACHE/$key" 2>/dev/null || rm -rf -- "$part"; }',
+    ]
+
+
+def _golden(command: str) -> str:
+    """A command with its golden-set generation (not its comment) run through `rw_golden`."""
+    first, _, rest = command.partition("\n")
+    code = _code(first)
+    code = GOLDEN_MAKER.sub(lambda m: f"rw_golden {_quote(m.group(1))}", code)
+    return code + first[len(_code(first)) :] + ("\n" + rest if rest else "")
+
+
+def script(
+    doc_blocks: list[Block], *, ports: dict[str, int], tmp: Path, long: bool = False, golden_cache: Path | None = None
+) -> str:
+    """One bash script for a doc: `set -e`, checked exit codes, background servers stopped at the end.
+
+    With `golden_cache`, the golden set is generated once per cache and read as a subset (the module's docstring).
+    """
     out = [
         "set -e",
         "SERVERS=()",
@@ -148,6 +211,8 @@ def script(doc_blocks: list[Block], *, ports: dict[str, int], tmp: Path, long: b
         'rw_expect() { local want=$1; shift; local rc=0; eval "$*" || rc=$?; '
         '[ "$rc" = "$want" ] || { echo "expected exit $want, got $rc: $*" >&2; exit 1; }; }',
     ]
+    if golden_cache is not None:
+        out += _golden_functions(golden_cache)
     for block in doc_blocks:
         if "live" in block.markers or ("long" in block.markers and not long):
             continue
@@ -160,6 +225,8 @@ def script(doc_blocks: list[Block], *, ports: dict[str, int], tmp: Path, long: b
                 out.append(f"rw_wait {port} || {{ tail -30 {tmp}/serve-{port}.log >&2; exit 1; }}")
                 continue
             want = expected_exit(command)
+            if golden_cache is not None:
+                command = _golden(command)
             if want:
                 out.append(f"rw_expect {want} {_quote(_code(command))}")
             else:

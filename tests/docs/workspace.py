@@ -57,16 +57,19 @@ def environment(checkout: Path, port: int) -> dict[str, str]:
     return env
 
 
-def run_doc(doc: Path, *, long: bool = False, timeout_s: float = TIMEOUT_S) -> subprocess.CompletedProcess[str]:
+def run_doc(
+    doc: Path, *, long: bool = False, timeout_s: float = TIMEOUT_S, golden_cache: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run every runnable block of `doc` as one script in a fresh copy; output goes to the result.
 
     The script runs in its own process group, so a timeout stops whatever it started too.
+    `golden_cache` shares the golden set between docs (tests/docs/doc_commands.py says how).
     """
     with tempfile.TemporaryDirectory(prefix="rootward-doc-") as tmp:
         root = Path(tmp)
         checkout = workspace(root)
         ports = {"8080": free_port(), "8081": free_port()}
-        text = script(blocks(doc), ports=ports, tmp=root / "tmp", long=long)
+        text = script(blocks(doc), ports=ports, tmp=root / "tmp", long=long, golden_cache=golden_cache)
         (root / "doc.sh").write_text(text)
         proc = subprocess.Popen(
             ["bash", str(root / "doc.sh")],

@@ -6,14 +6,19 @@ A thread reply (`notify/threads.py`) needs the bot token: it is posted with
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
-from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError
-from slack_sdk.webhook import WebhookClient
 
 from rootward.notify.channels import DeliveryFailed
 from rootward.notify.message import Notification, plain_text, slack_blocks
 from rootward.notify.threads import ThreadRef, thread_of
+
+if TYPE_CHECKING:
+    from slack_sdk import WebClient
+
+# slack_sdk is imported where a message is sent, not at the top: every CLI command imports the settings (this
+# module's SlackSettings among them), few of them talk to Slack.
 
 
 class SlackSettings(BaseModel):
@@ -38,6 +43,8 @@ class SlackChannel:
             raise ValueError("slack: set webhook_url or bot_token")
 
     def _client(self) -> WebClient:
+        from slack_sdk import WebClient
+
         assert self._settings.bot_token is not None
         return WebClient(
             token=self._settings.bot_token.get_secret_value(),
@@ -48,6 +55,8 @@ class SlackChannel:
     def _reply(self, text: str, where: ThreadRef) -> str:
         if self._settings.bot_token is None:
             raise DeliveryFailed("slack: a thread reply needs notify.slack.bot_token (webhooks cannot reply)")
+        from slack_sdk.errors import SlackApiError
+
         try:
             response = self._client().chat_postMessage(channel=where.room, thread_ts=where.root, text=text[:3900])
         except SlackApiError as exc:
@@ -63,6 +72,9 @@ class SlackChannel:
         text = plain_text(notification)
         blocks = slack_blocks(notification)
         timeout = int(self._settings.timeout_s)
+        from slack_sdk.errors import SlackApiError
+        from slack_sdk.webhook import WebhookClient
+
         try:
             if self._settings.bot_token is not None:
                 response = self._client().chat_postMessage(

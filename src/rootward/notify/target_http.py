@@ -10,9 +10,7 @@ row is enough to fix it.
 
 from __future__ import annotations
 
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from rootward.notify.channels import DeliveryFailed, DeliveryRefused
 
@@ -23,6 +21,9 @@ _WHY = {
     404: "not found: check the incident, issue, repository or project named",
     410: "gone: the resource was removed",
 }
+
+if TYPE_CHECKING:
+    import httpx
 
 
 def refusal_text(target: str, response: httpx.Response) -> str:
@@ -54,6 +55,8 @@ def call(
     auth: tuple[str, str] | None = None,
 ) -> httpx.Response:
     """One request; a network error or timeout is `DeliveryFailed` (the outbox retries it)."""
+    import httpx  # here, not at the top: every CLI command imports the settings, few of them send anything
+
     try:
         response = httpx.request(method, url, headers=headers, json=json, params=params, auth=auth, timeout=timeout_s)
     except httpx.HTTPError as exc:

@@ -12,7 +12,6 @@ import hmac
 import json
 import time
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from rootward.notify.channels import DeliveryFailed
@@ -47,6 +46,8 @@ class WebhookChannel:
             "x-rootward-signature": sign(self._settings.secret.get_secret_value(), ts, body),
             "idempotency-key": idempotency_key,
         }
+        import httpx  # here, not at the top: every CLI command imports the settings, few of them send anything
+
         try:
             response = httpx.post(self._settings.url, content=body, headers=headers, timeout=self._settings.timeout_s)
         except httpx.HTTPError as exc:

@@ -8,12 +8,17 @@ error page all end as the same kind of readable gap.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import httpx
 from pydantic import SecretStr
 
 from rootward.sources.resilience import Guard, SourceResponseError
+
+if TYPE_CHECKING:
+    import httpx
+
+# httpx is imported where a client is made, not at the top: every CLI command imports the connectors' settings
+# (their modules import this one), few of them call a connector.
 
 # A mapping or a list of pairs (repeated keys such as Prometheus' `match[]`), as httpx takes them.
 Params = Mapping[str, Any] | Sequence[tuple[str, Any]]
@@ -56,6 +61,8 @@ class HttpApi:
         verify: bool = True,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
+        import httpx
+
         self.guard = guard
         self.base_url = base_url.rstrip("/")
         self._client = httpx.Client(
@@ -104,5 +111,7 @@ class HttpApi:
 def _query(params: Params | None) -> httpx.QueryParams | None:
     if params is None:
         return None
+    import httpx
+
     items = list(params.items()) if isinstance(params, Mapping) else list(params)
     return httpx.QueryParams([(str(k), str(v)) for k, v in items])

@@ -20,7 +20,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Literal, TypeVar
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from rootward.sources.base import SourceUnavailable
@@ -123,6 +122,8 @@ def describe_failure(source: str, exc: BaseException, timeout_s: float) -> str |
         return f"timed out after {_seconds(timeout_s)}"
     if isinstance(exc, SourceResponseError):
         return f"unexpected response: {exc}"
+    import httpx  # here, not at the top: every CLI command imports the connectors' settings, few call one
+
     if isinstance(exc, httpx.TimeoutException):
         return f"timed out after {_seconds(timeout_s)}"
     if isinstance(exc, httpx.HTTPStatusError):

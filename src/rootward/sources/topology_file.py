@@ -12,7 +12,6 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from rootward.bundle.format import BundleError
-from rootward.bundle.validate import parse_topology
 from rootward.domain.topology import Topology
 from rootward.sources.base import SourceUnavailable
 
@@ -60,6 +59,10 @@ class TopologyFileSource:
             text = self.path.read_text(encoding="utf-8")
         except OSError as exc:
             raise SourceUnavailable(SOURCE, f"cannot read {self.path}: {exc.strerror or exc}") from None
+        # bundle.validate (with numpy) is imported here, not at the top: every CLI command imports this module's
+        # settings, few of them read a topology file.
+        from rootward.bundle.validate import parse_topology
+
         try:
             topology = parse_topology(text)
         except BundleError as exc:

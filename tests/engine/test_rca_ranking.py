@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from rootward.context.assemble import Context
+from rootward.context.log_signals import LogSignal
 from rootward.context.trace_evidence import TraceFinding
 from rootward.domain.evidence import EvidenceRef
 from rootward.domain.hypothesis import Hypothesis
@@ -169,17 +170,26 @@ def test_markdown_lists_each_claim_with_its_evidence_ids_the_hypotheses_and_the_
     assert markdown.rstrip().splitlines()[-3:-1] == ["- no logs: Loki unavailable", ""]
 
 
-def test_the_stated_onset_is_the_leaders_first_sign_whether_a_log_or_a_metric() -> None:
-    ctx = incident(
+def _late_disk(logs: list[LogSignal] | None = None) -> Context:
+    """db's disk metric moves 2 min after the onset, api's errors 30 s later."""
+    return incident(
         kinds={"api": "service", "db": "database"},
         edges=[("api", "db", "depends_on")],
         alerting=["api"],
         anomalies=[anomaly("db", "disk", metric="disk_used", starts_s=120), anomaly("api", "errors", starts_s=150)],
-        logs=[disk_log := log("db", "write failed: no space left on device")],  # from 5 s after the onset
+        logs=logs or [],
     )
-    result = build_result(
+
+
+def _disk_full_result(ctx: Context) -> InvestigationResult:
+    return build_result(
         ctx, _disk_full_leads(), None, status="validated", gaps=[], first_hypothesis_ms=40, total_ms=900
     )
+
+
+def test_the_stated_onset_is_the_leaders_first_sign_whether_a_log_or_a_metric() -> None:
+    disk_log = log("db", "write failed: no space left on device")  # from 5 s after the onset
+    result = _disk_full_result(_late_disk([disk_log]))
     assert result.onset == ONSET + timedelta(seconds=5)
     assert result.onset_cite == disk_log.evidence.cite
     began = next(c for c in result.claims if c.text.startswith("The incident's signals began"))
@@ -188,12 +198,6 @@ def test_the_stated_onset_is_the_leaders_first_sign_whether_a_log_or_a_metric() 
 
 def test_a_span_change_before_the_leaders_metric_anomaly_dates_the_stated_onset() -> None:
     # The calls into db slowed a minute before its metric moved (the metric may be the next event's).
-    ctx = incident(
-        kinds={"api": "service", "db": "database"},
-        edges=[("api", "db", "depends_on")],
-        alerting=["api"],
-        anomalies=[anomaly("db", "disk", metric="disk_used", starts_s=120), anomaly("api", "errors", starts_s=150)],
-    )
     at = int(ONSET.timestamp()) + 60
     ref = EvidenceRef("trace", f"traces.jsonl:api->db@{at}-{at + 90}", "api->db network 1 ms -> 80 ms")
     slower = TraceFinding(
@@ -211,9 +215,6 @@ def test_a_span_change_before_the_leaders_metric_anomaly_dates_the_stated_onset(
     )
     faster = slower.model_copy(update={"kind": "latency", "caller": None, "score": -50.0, "since": at - 60})
     grown = slower.model_copy(update={"kind": "volume", "caller": None, "since": at - 60})  # not a fault's sign
-    ctx = ctx.model_copy(update={"trace_findings": [slower, faster, grown]})
-    result = build_result(
-        ctx, _disk_full_leads(), None, status="validated", gaps=[], first_hypothesis_ms=40, total_ms=900
-    )
+    result = _disk_full_result(_late_disk().model_copy(update={"trace_findings": [slower, faster, grown]}))
     assert result.onset == ONSET + timedelta(seconds=60)
     assert result.onset_cite == ref.cite

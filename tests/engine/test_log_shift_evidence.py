@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -9,12 +10,13 @@ from rootward.bundle.cites import BundleCiteResolver
 from rootward.bundle.load import load_bundle
 from rootward.bundle.write import write_alerts, write_incident, write_logs, write_topology
 from rootward.context.assemble import assemble_context
+from rootward.context.log_shifts import LogShift
 from rootward.domain.alert import Alert, Severity
 from rootward.domain.incident import IncidentMeta
 from rootward.domain.telemetry import LogRecord
 from rootward.domain.topology import Entity, Topology
 from rootward.engine.entry_point import investigate_bundle
-from rootward.engine.hypotheses import rank_hypotheses
+from rootward.engine.hypotheses import rank_hypotheses, score_entities
 from rootward.engine.log_shift_evidence import shift_strength, with_shift_signatures
 from rootward.sources.bundle import bundle_sources
 
@@ -112,3 +114,46 @@ def test_shift_already_carried_as_an_error_template_is_not_counted_twice() -> No
     carried = log("api", "payment declined code <NUM>", severity="info")
     assert shift_strength([shift("INFO")], [carried]) == 0.0
     assert with_shift_signatures([], [shift("INFO")], [], deploy_recorded=None)[0].fault_type == "deploy_regression"
+
+
+def _stopped(template: str, level: str, kind: str = "vanished") -> LogShift:
+    from rootward.domain.evidence import EvidenceRef
+
+    return LogShift(
+        service="checkout",
+        template=template,
+        kind=kind,  # type: ignore[arg-type]
+        baseline_count=120,
+        onset_count=0 if kind == "vanished" else 6,
+        baseline_per_min=4.0,
+        onset_per_min=0.0 if kind == "vanished" else 0.4,
+        log_ratio=-3.0,
+        p_value=1e-15,
+        levels={level: 120},
+        at=FAULT,
+        evidence=EvidenceRef("log", "logs.jsonl:3", "checkout: template stopped at the onset"),
+    )
+
+
+def test_a_failure_that_stopped_at_the_onset_is_not_evidence_of_a_fault_there() -> None:
+    """The baseline held an earlier incident: its error lines ending is recovery, not this fault."""
+    assert shift_strength([_stopped("charge <NUM> rejected by gateway", "ERROR")]) == 0.0
+    assert shift_strength([_stopped("order <NUM> queued for retry", "WARN", kind="down")]) == 0.0
+    assert shift_strength([_stopped("call to ledger timed out after <NUM> ms", "INFO")]) == 0.0  # worded as one
+    # A routine line that stopped still says the service stopped doing something.
+    assert shift_strength([_stopped("nightly export batch <NUM> written", "INFO")]) > 0.5
+
+
+def test_an_earlier_incidents_errors_ending_do_not_rank_their_service_above_the_quiet_cause(tmp_path: Path) -> None:
+    path = _bundle(tmp_path)
+    bundle = load_bundle(path)
+    begin, ended = FIRED - timedelta(minutes=40), FIRED - timedelta(minutes=6)
+    # The half hour before held another incident at checkout; it ended just before the window.
+    earlier = _every("checkout", 2, "charge {n} rejected by gateway: upstream error", begin, ended)
+    write_logs(path, [*(bundle.logs or []), *[replace(r, level="ERROR") for r in earlier]])
+    bundle = load_bundle(path)
+    ctx = assemble_context(bundle_sources(bundle), bundle.meta)
+    assert any(s.service == "checkout" and not s.appeared for s in ctx.log_shifts)
+    scores = {s.entity: s for s in score_entities(ctx)}
+    assert "checkout" not in scores or scores["checkout"].own < scores["pricing"].own / 3
+    assert rank_hypotheses(ctx)[0].entity == "pricing"

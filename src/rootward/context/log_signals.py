@@ -29,6 +29,13 @@ _FAILURE_WORDS = re.compile(
     re.I,
 )
 MAX_SIGNALS_PER_SERVICE = 12
+
+
+def names_failure(text: str) -> bool:
+    """Whether the words of a line or template say something failed, whatever its level."""
+    return bool(_FAILURE_WORDS.search(text))
+
+
 # Clustering cost grows with distinct lines; beyond this the info-level remainder is sampled.
 MAX_LINES = 1200
 MIN_BASELINE_LINES = 5
@@ -110,7 +117,7 @@ def log_signals(
         for c in clusters:
             levels = {k.upper() for k in c.levels}
             severity = "error" if levels & ERROR_LEVELS else "warning" if levels & WARN_LEVELS else "info"
-            failure = bool(_FAILURE_WORDS.search(c.template))
+            failure = names_failure(c.template)
             if not (c.is_new or c.is_surge or severity != "info" or failure):
                 continue
             is_new, is_surge = (c.is_new, c.is_surge) if has_baseline else (severity != "info", False)

@@ -17,6 +17,11 @@ that appeared at error or warning level, or that those signals hold (same
 service and template), adds nothing here. The term is the evidence that
 level-based reading misses.
 
+A failure that stopped is not a fault that started: a template at error or
+warning level, or whose words say something failed, that vanished or fell at
+the onset is an earlier event ending (its service recovering, or a baseline
+that held someone else's incident), so it adds nothing either.
+
 Kept in one module so the ranker's use of log shifts is one import and two
 calls (engine/hypotheses.py), separate from the trace and metric terms.
 """
@@ -27,7 +32,7 @@ import math
 from collections.abc import Sequence
 
 from rootward.context.log_shifts import LogShift
-from rootward.context.log_signals import LogSignal
+from rootward.context.log_signals import LogSignal, names_failure
 from rootward.context.logs import ERROR_LEVELS, WARN_LEVELS
 from rootward.engine.signatures import LOG_SIGNATURES, SPECIFICITY, Signature
 
@@ -50,11 +55,28 @@ def significance(shift: LogShift) -> float:
     return min(1.0, -math.log10(shift.p_value) / SURE_LOG10)
 
 
+def _says_failure(shift: LogShift) -> bool:
+    """Logged at error or warning level, or worded as a failure."""
+    loud = ERROR_LEVELS | WARN_LEVELS
+    return any(lv in loud for lv in shift.levels) or names_failure(shift.template)
+
+
 def uncarried(shifts: Sequence[LogShift], own_logs: Sequence[LogSignal]) -> list[LogShift]:
-    """The shifts the failure-log signals do not already carry (see the module docstring)."""
+    """The shifts that are evidence of this fault and that the failure-log signals do not already carry.
+
+    Left out: what appeared and the failure-log signals hold (same template, or at error or
+    warning level), and failures that stopped (see the module docstring).
+    """
     carried = {s.template for s in own_logs}
     loud = ERROR_LEVELS | WARN_LEVELS
-    return [s for s in shifts if not (s.appeared and (s.template in carried or any(lv in loud for lv in s.levels)))]
+    out = []
+    for s in shifts:
+        if s.appeared and (s.template in carried or any(lv in loud for lv in s.levels)):
+            continue
+        if not s.appeared and _says_failure(s):
+            continue
+        out.append(s)
+    return out
 
 
 def shift_strength(shifts: Sequence[LogShift], own_logs: Sequence[LogSignal] = ()) -> float:

@@ -20,10 +20,12 @@ rate shift must also be large (the rate ratio, smoothed by half a line in each
 window, at least `min_ratio`), because with 20,000 lines a 10 % drift is
 "significant" and means nothing.
 
-Windows are clipped to the span the log source actually covers (the first and
-last record of any service), so a source that starts late or stops early does
-not make every template look new or vanished; a single service that goes quiet
-while others keep logging does show its templates as vanished.
+Windows count only the time the log source actually covers (from the first
+to the last record of any service, less the holes where every service fell
+silent: `context.log_coverage`), so a source that starts late, stops early or
+kept only some minutes does not make every template look new, vanished or
+surging; a single service that goes quiet while others keep logging does
+show its templates as vanished.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from rootward.context.log_coverage import Coverage
 from rootward.context.log_signals import injection_check
 from rootward.context.logs import ClusterConfig, cluster_logs
 from rootward.domain.evidence import EvidenceRef, log_cite
@@ -127,11 +130,9 @@ class _Windows:
 
 
 def _coverage(records: Sequence[LogRecord], baseline_start: datetime, onset: datetime, end: datetime) -> _Windows:
-    """Seconds of baseline and onset window that the log source actually covers."""
-    first = max(baseline_start, min(r.ts for r in records))
-    last = min(end, max(r.ts for r in records))
-    before = max((onset - first).total_seconds(), 0.0)
-    return _Windows(baseline_start, onset, before, max((last - onset).total_seconds(), 0.0))
+    """Seconds of baseline and onset window that the log source actually covers (`context.log_coverage`)."""
+    covered = Coverage(r.ts for r in records)
+    return _Windows(baseline_start, onset, covered.seconds(baseline_start, onset), covered.seconds(onset, end))
 
 
 def log_shifts(

@@ -16,6 +16,7 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
+from rootward.context.log_coverage import Coverage
 from rootward.context.logs import ERROR_LEVELS, WARN_LEVELS, cluster_logs
 from rootward.domain.evidence import EvidenceRef, log_cite
 from rootward.domain.telemetry import LogRecord
@@ -107,9 +108,11 @@ def log_signals(
             dropped += 1
             continue
         by_service[r.service].append(r)
+    # Rates are per second the source covered: its holes (every service silent) are no time.
+    holes = Coverage(r.ts for r in records if baseline_start <= r.ts <= end).hole_seconds
     out: list[LogSignal] = []
     for service in sorted(by_service):
-        clusters = cluster_logs(by_service[service], onset=onset, baseline_start=baseline_start)
+        clusters = cluster_logs(by_service[service], onset=onset, baseline_start=baseline_start, holes=holes)
         # "New" means nothing without a baseline: a service whose logs start at the onset
         # has only new templates. Then only error/warning lines count as changed.
         has_baseline = sum(c.baseline_count for c in clusters) >= MIN_BASELINE_LINES

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -190,6 +190,7 @@ def cluster_logs(
     baseline_start: datetime | None = None,
     end: datetime | None = None,
     config: ClusterConfig | None = None,
+    holes: Callable[[datetime, datetime], float] | None = None,
 ) -> list[LogCluster]:
     """Cluster log records and flag templates that are new or surge after `onset`.
 
@@ -197,8 +198,9 @@ def cluster_logs(
     the baseline; records at or after `onset` are the onset window. Rates are
     per second of each window: the baseline from `baseline_start` (default:
     the first record) to `onset`, the onset window from `onset` to `end`
-    (default: the last record). Without `onset`, every record counts as onset
-    and nothing is new or surging.
+    (default: the last record), less what `holes` says the log source did not
+    cover in each (`context.log_coverage`). Without `onset`, every record counts
+    as onset and nothing is new or surging.
     """
     config = config or ClusterConfig()
     assignment, templates = assign_templates((r.message for r in records), config)
@@ -229,7 +231,7 @@ def cluster_logs(
             tally.rank = rank
             tally.representative = line
             tally.example = record.message
-    baseline_seconds, onset_seconds = _window_seconds(records, onset, baseline_start, end)
+    baseline_seconds, onset_seconds = _window_seconds(records, onset, baseline_start, end, holes)
     clusters = [
         _build(cid, templates[cid], tally, onset, baseline_seconds, onset_seconds, config)
         for cid, tally in tallies.items()
@@ -238,15 +240,19 @@ def cluster_logs(
 
 
 def _window_seconds(
-    records: Sequence[LogRecord], onset: datetime | None, baseline_start: datetime | None, end: datetime | None
+    records: Sequence[LogRecord],
+    onset: datetime | None,
+    baseline_start: datetime | None,
+    end: datetime | None,
+    holes: Callable[[datetime, datetime], float] | None,
 ) -> tuple[float, float]:
     if onset is None or not records:
         return 0.0, 0.0
     first = baseline_start or min(r.ts for r in records)
     last = end or max(r.ts for r in records)
-    baseline = max((onset - first).total_seconds(), 1.0)
-    after = max((last - onset).total_seconds(), 1.0)
-    return baseline, after
+    baseline = (onset - first).total_seconds() - (holes(first, onset) if holes else 0.0)
+    after = (last - onset).total_seconds() - (holes(onset, last) if holes else 0.0)
+    return max(baseline, 1.0), max(after, 1.0)
 
 
 def _build(

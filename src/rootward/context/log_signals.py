@@ -30,16 +30,14 @@ _FAILURE_WORDS = re.compile(
     re.I,
 )
 MAX_SIGNALS_PER_SERVICE = 12
+# Clustering cost grows with distinct lines; beyond this the info-level remainder is sampled.
+MAX_LINES = 1200
+MIN_BASELINE_LINES = 5
 
 
 def names_failure(text: str) -> bool:
     """Whether the words of a line or template say something failed, whatever its level."""
     return bool(_FAILURE_WORDS.search(text))
-
-
-# Clustering cost grows with distinct lines; beyond this the info-level remainder is sampled.
-MAX_LINES = 1200
-MIN_BASELINE_LINES = 5
 
 
 class LogSignal(BaseModel):

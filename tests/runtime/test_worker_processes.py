@@ -214,9 +214,18 @@ def test_worker_process_fenced_off_mid_step_stops_the_step_without_writing(
         session.commit()
     worker = start_worker(config, step_s=60)  # a step that would run for a minute
     _wait_for(lambda: bool(_trace(tmp_path)), 60, "the worker to start its first step")
-    with session_factory() as session:  # another worker takes the job over, as after a stall
-        rescuer = claim(session, "rescuer", 120, now=utcnow() + timedelta(seconds=5))
-    assert rescuer is not None and rescuer.id == job_id
+    claimed: list[Job] = []
+
+    def rescue() -> bool:
+        """Another worker takes the job over, as after a stall. Like a real one it polls: a claim
+        skips a row the holder's heartbeat has locked at that instant (SKIP LOCKED) and tries again."""
+        with session_factory() as session:
+            job = claim(session, "rescuer", 120, now=utcnow() + timedelta(seconds=5))
+        claimed.extend([job] if job is not None else [])
+        return job is not None
+
+    _wait_for(rescue, 10, "the rescuer to claim the job")
+    assert claimed[0].id == job_id
     log = tmp_path / "worker-0.log"
     _wait_for(lambda: "fenced off" in log.read_text(), 15, "the worker to notice it was fenced off")
     worker.send_signal(signal.SIGTERM)

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from rootward.context.anomaly import Anomaly, ScoredSeries, detect_anomalies
 from rootward.context.changes import ChangeItem, recent_changes
 from rootward.context.k8s_events import event_text
+from rootward.context.log_coverage import Coverage
 from rootward.context.log_shifts import LogShift, log_shifts
 from rootward.context.log_signals import LogSignal, log_signals
 from rootward.context.metric_change import JointOnset, MetricChange, metric_changes
@@ -255,8 +256,14 @@ def assemble_context(
                     telemetry.setdefault(r.service, []).append("logs")
             in_reach = [r for r in records if r.service in reachable]
             onset_at = window.onset or window.start
-            logs, redacted = log_signals(in_reach, onset=onset_at, baseline_start=window.baseline_start, end=window.end)
-            shifts = log_shifts(in_reach, onset=onset_at, baseline_start=window.baseline_start, end=window.end)
+            # What the log source covers, read once for both comparisons (context.log_coverage).
+            covered = Coverage(r.ts for r in in_reach if window.baseline_start <= r.ts <= window.end)
+            logs, redacted = log_signals(
+                in_reach, onset=onset_at, baseline_start=window.baseline_start, end=window.end, coverage=covered
+            )
+            shifts = log_shifts(
+                in_reach, onset=onset_at, baseline_start=window.baseline_start, end=window.end, coverage=covered
+            )
             if not records:
                 gaps.append(
                     f"no logs in the incident window ({window.baseline_start:%H:%M}-{window.end:%H:%M}) for any service"

@@ -129,9 +129,8 @@ class _Windows:
         return self.after_s / (self.before_s + self.after_s)
 
 
-def _coverage(records: Sequence[LogRecord], baseline_start: datetime, onset: datetime, end: datetime) -> _Windows:
+def _coverage(covered: Coverage, baseline_start: datetime, onset: datetime, end: datetime) -> _Windows:
     """Seconds of baseline and onset window that the log source actually covers (`context.log_coverage`)."""
-    covered = Coverage(r.ts for r in records)
     return _Windows(baseline_start, onset, covered.seconds(baseline_start, onset), covered.seconds(onset, end))
 
 
@@ -143,13 +142,17 @@ def log_shifts(
     end: datetime,
     config: ShiftConfig | None = None,
     cluster_config: ClusterConfig | None = None,
+    coverage: Coverage | None = None,
 ) -> list[LogShift]:
-    """Significant template shifts per service, most significant first within each service."""
+    """Significant template shifts per service, most significant first within each service.
+
+    `coverage`: what the log source covers, when the caller has it already (else read off `records`).
+    """
     config = config or ShiftConfig()
     inside = [r for r in records if baseline_start <= r.ts <= end]
     if not inside:
         return []
-    windows = _coverage(inside, baseline_start, onset, end)
+    windows = _coverage(coverage or Coverage(r.ts for r in inside), baseline_start, onset, end)
     if windows.before_s < 1.0 or windows.after_s < 1.0:
         return []  # one side unobserved: nothing to compare
     by_service: dict[str, list[LogRecord]] = {}

@@ -89,9 +89,17 @@ def _sample(records: list[LogRecord], cap: int) -> list[LogRecord]:
 
 
 def log_signals(
-    records: Sequence[LogRecord], *, onset: datetime, baseline_start: datetime, end: datetime
+    records: Sequence[LogRecord],
+    *,
+    onset: datetime,
+    baseline_start: datetime,
+    end: datetime,
+    coverage: Coverage | None = None,
 ) -> tuple[list[LogSignal], int]:
-    """Signals per service (changed and failing templates first) and how many lines were dropped as injection."""
+    """Signals per service (changed and failing templates first) and how many lines were dropped as injection.
+
+    `coverage`: what the log source covers, when the caller has it already (else read off `records`).
+    """
     by_service: dict[str, list[LogRecord]] = defaultdict(list)
     dropped = 0
     looks_like_injection = injection_check()
@@ -107,7 +115,7 @@ def log_signals(
             continue
         by_service[r.service].append(r)
     # Rates are per second the source covered: its holes (every service silent) are no time.
-    holes = Coverage(r.ts for r in records if baseline_start <= r.ts <= end).hole_seconds
+    holes = (coverage or Coverage(r.ts for r in records if baseline_start <= r.ts <= end)).hole_seconds
     out: list[LogSignal] = []
     for service in sorted(by_service):
         clusters = cluster_logs(by_service[service], onset=onset, baseline_start=baseline_start, holes=holes)

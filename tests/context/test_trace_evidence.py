@@ -201,3 +201,19 @@ def test_a_baseline_holding_an_earlier_event_is_compared_by_its_latest_level() -
     # A baseline of one level keeps all its calls.
     steady = _findings(Phase(), Phase(network_ms={"cart": 80}))
     assert steady[("network", "checkout->cart")].n_before == 60
+
+
+def test_a_baseline_whose_latest_stretch_is_an_earlier_incident_is_compared_by_its_healthy_level() -> None:
+    # Where the store kept only the minutes of each incident (a snapshot, a sampled archive), the
+    # last stretch before this onset can be an earlier incident at the same callee: slow and
+    # widely spread. Against that level this incident's delay would read as a recovery.
+    latest = BASELINE[1] - timedelta(minutes=3)
+    rng = random.Random(5)
+    earlier = [Phase(network_ms={"cart": rng.choice([800, 1500, 3000, 3300])}) for _ in range(4)]
+    phases = [(Phase(), BASELINE[0], latest - timedelta(minutes=2), 40)]
+    step = (BASELINE[1] - latest) / 4
+    phases += [(p, latest + step * i, latest + step * (i + 1), 6) for i, p in enumerate(earlier)]
+    phases.append((Phase(network_ms={"cart": 600}), *DURING, 40))
+    found = {(f.kind, f.where): f for f in trace_findings(_spans_over(phases), baseline=BASELINE, during=DURING)}
+    net = found[("network", "checkout->cart")]
+    assert net.up and net.n_before == 40 and net.before < 5

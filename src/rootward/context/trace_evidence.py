@@ -149,19 +149,26 @@ def _shift(before: np.ndarray, after: np.ndarray) -> tuple[float, float, float, 
     return mb, ma, z, changed
 
 
-def _latest_level(before: np.ndarray, at: np.ndarray, end: float) -> np.ndarray:
-    """The baseline calls to compare with: all of them, or only the latest stretch when the level moved in it.
+def _baseline_level(before: np.ndarray, at: np.ndarray, end: float) -> np.ndarray:
+    """The baseline calls to compare with: all of them, or only its healthier level when it holds two.
 
     A baseline that holds an earlier event (the tail of a previous incident, a deploy) has two
     levels, and its median and spread describe neither: the fault's shift is lost in that spread.
-    When the calls of the last stretch before the onset (as long as the stretch compared after it)
-    differ from the earlier ones, they are the level the fault moved away from.
+    The calls of the last stretch before the onset (as long as the stretch compared after it) are
+    split from the earlier ones; when the two differ (judged by either one's spread: an incident's
+    calls are widely spread, a healthy level is tight), the faster of them is the level to compare
+    with. Usually that is the last stretch, the earlier event having passed. But where the store
+    kept only the minutes around each incident (a snapshot, a sampled archive), the last stretch
+    can be the previous incident itself, at the same service; against it this fault would read as
+    a recovery. These are times, so the faster level is the healthier one.
     """
     recent = at >= end - AFTER_SPAN
     latest, earlier = before[recent], before[~recent]
     if latest.size < MIN_CALLS or earlier.size < MIN_CALLS:
         return before
-    return latest if _shift(latest, earlier)[3] else before
+    if not (_shift(latest, earlier)[3] or _shift(earlier, latest)[3]):
+        return before
+    return latest if np.median(latest) <= np.median(earlier) else earlier
 
 
 def _share(k_before: int, n_before: int, k_after: int, n_after: int) -> tuple[float, float, float, bool]:
@@ -235,7 +242,7 @@ class _Builder:
     ) -> None:
         ok = ~np.isnan(values)
         b, a = values[ok & ~after], values[ok & after]
-        b = _latest_level(b, at[ok & ~after], self.baseline[1])
+        b = _baseline_level(b, at[ok & ~after], self.baseline[1])
         if b.size >= MIN_CALLS and a.size >= MIN_CALLS:
             self.add(kind, entity, caller, _shift(b, a), (b.size, a.size), cite)
 

@@ -119,3 +119,25 @@ def test_resource_that_settled_before_the_alert_is_an_earlier_event_cited_over_i
     assert T0 + 53 * STEP < e.end <= FIRED - 120
     start, stop = (int(x) for x in e.evidence.cite.rsplit("@", 1)[1].split("-"))
     assert start <= e.onset and stop == e.end
+
+
+def _flapping_loss(habit: bool) -> MetricSeries:
+    """A link dropping packets: lone minutes of loss 4 min apart, then most minutes (from minute 62)."""
+    values = [abs(v) for v in _noise(81, 5e-4, 2e-4, seed=4)]
+    for i in (50, 54, 58):
+        values[i] = 0.2
+    for i in range(62, 81):
+        values[i] = 0.25 if i % 3 else 0.001
+    if habit:  # a series that has always spiked now and then
+        for i in range(2, 50, 4):
+            values[i] = 0.2
+    return MetricSeries("k-3", "packet_loss_ratio", tuple(T0 + 60 * i for i in range(81)), tuple(values))
+
+
+def test_a_flapping_fault_is_dated_by_its_first_excursion_not_by_when_the_median_moved() -> None:
+    fired, end = T0 + 64 * 60, T0 + 74 * 60
+    (flap,), _ = detect_anomalies([_flapping_loss(habit=False)], fired_at=fired, end=end)
+    assert flap.onset == T0 + 50 * 60  # three excursions 4 min apart lead up to the move
+    # Where spikes like these were the series' habit all along, they date nothing: the move does.
+    (habit,), _ = detect_anomalies([_flapping_loss(habit=True)], fired_at=fired, end=end)
+    assert habit.onset == T0 + 62 * 60

@@ -124,16 +124,47 @@ def change_point(
         (i for i in range(k, min(len(values), k + len(scored))) if (values[i] - med) * sign / scale >= 4.0), k
     )
     # An intermittent fault (a flapping link) shows first as isolated excursions before
-    # the median moves: take the earliest one shortly before the sustained move.
-    look = int(np.searchsorted(ts, ts[onset_k] - AFTER_SPAN))
-    since = max(look, int(starts[k]) + MIN_BASELINE)
-    early = [i for i in range(since, onset_k) if (values[i] - med) * sign / scale >= 8.0]
+    # the median moves: take the first of those leading up to the sustained move.
+    early = _excursions_before(values, ts, onset_k, int(starts[k]) + MIN_BASELINE, med, sign * scale)
     if len(early) >= 2:  # repeated, not a lone spike
         onset_k = early[0]
     tail = values[onset_k:last] or [after]
     # The most extreme value the way it moved: a dip inside a rise (a missed scrape) is not its peak.
     peak = max(tail) if sign > 0 else min(tail)
     return (top[0], int(ts[onset_k]), med, after, peak)
+
+
+def _excursions_before(
+    values: list[float], ts: np.ndarray, onset_k: int, floor_k: int, med: float, signed_scale: float
+) -> list[int]:
+    """The isolated excursions (8 scales out, the way the series moved) that lead up to `onset_k`.
+
+    A flapping link or an intermittent fault shows as excursions minutes apart
+    before the median itself moves. Each one found within AFTER_SPAN before the
+    earliest so far extends the chain back, so a flap every few minutes is dated
+    by its first excursion, not by the one just before the median moved; a gap
+    longer than AFTER_SPAN ends it. A chain is only this event's when the
+    baseline holds a stretch as long before it with under half as many: a
+    series that always spikes now and then (a lock wait of 0 or 1) keeps only
+    the excursions of the AFTER_SPAN just before the move.
+    """
+
+    def out(lo: int, hi: int) -> list[int]:
+        return [i for i in range(lo, hi) if (values[i] - med) / signed_scale >= 8.0]
+
+    def window_before(k: int, span: float) -> int:
+        return max(int(np.searchsorted(ts, ts[k] - span)), floor_k)
+
+    first = out(window_before(onset_k, AFTER_SPAN), onset_k)
+    chain = list(first)
+    while chain and (hits := out(window_before(chain[0], AFTER_SPAN), chain[0])):
+        chain = hits + chain
+    span = float(ts[onset_k] - ts[chain[0]]) if chain else 0.0
+    if len(chain) > len(first) and ts[chain[0]] - span >= ts[floor_k]:
+        habit = out(window_before(chain[0], span), chain[0])
+        if 2 * len(habit) < len(chain):
+            return chain
+    return first
 
 
 def _scan(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rootward.context.anomaly import detect_anomalies, family_of
+from rootward.context.anomaly import detect_anomalies, family_of, ramp_fit
 from rootward.domain.telemetry import MetricSeries
 
 T0 = 1_800_000_000
@@ -141,3 +141,16 @@ def test_a_flapping_fault_is_dated_by_its_first_excursion_not_by_when_the_median
     # Where spikes like these were the series' habit all along, they date nothing: the move does.
     (habit,), _ = detect_anomalies([_flapping_loss(habit=True)], fired_at=fired, end=end)
     assert habit.onset == T0 + 62 * 60
+
+
+def test_a_climb_shorter_than_a_sustained_move_is_no_ramp_at_one_sample_a_second() -> None:
+    # 30 min of a flat memory gauge at 1 Hz. A leak climbs for minutes; a minute's climb at the end
+    # of the data (the start of a step, a next event) is not one, at any sampling rate.
+    ts = np.arange(T0, T0 + 1800, dtype=np.int64)
+    late = np.full(1800, 3.5e7)
+    late[-60:] += np.arange(1, 61) * 1.3e5
+    slow = np.full(1800, 3.5e7)
+    slow[600:] += np.arange(1, 1201) * 1e4
+    assert ramp_fit(ts, late) is None
+    found = ramp_fit(ts, slow)
+    assert found is not None and found[1] == T0 + 599

@@ -378,8 +378,8 @@ def ramp_fit(ts: np.ndarray, vs: np.ndarray) -> tuple[float, int, float, float] 
     if float(np.ptp(y)) == 0.0:
         return None
     fit = best_hinge(t, y, candidates=n - 4)
-    if fit.slope <= 0:
-        return None
+    if fit.slope <= 0 or t[-1] - t[fit.index] < AFTER_SPAN:
+        return None  # not climbing, or climbing for less time than a change point needs to call a move sustained
     # Best single step, for comparison (prefix sums).
     cs, cs2 = np.cumsum(y), np.cumsum(y**2)
     total = cs2[-1]

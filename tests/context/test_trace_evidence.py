@@ -217,3 +217,22 @@ def test_a_baseline_whose_latest_stretch_is_an_earlier_incident_is_compared_by_i
     found = {(f.kind, f.where): f for f in trace_findings(_spans_over(phases), baseline=BASELINE, during=DURING)}
     net = found[("network", "checkout->cart")]
     assert net.up and net.n_before == 40 and net.before < 5
+
+
+def test_a_share_of_failing_calls_is_compared_with_the_baselines_healthier_level() -> None:
+    # The last stretch before the onset is a previous incident in which every payment call failed
+    # (a store that kept only the minutes around each incident); now half of them fail. Against the
+    # baseline's mixed share (a third) that is no change; against its healthy level it is the fault.
+    latest = BASELINE[1] - timedelta(minutes=3)
+    failing = Phase(failing=frozenset({"payment"}))
+    spans = _spans_over(
+        [
+            (Phase(), BASELINE[0], latest - timedelta(minutes=2), 40),
+            (failing, latest, BASELINE[1], 20),
+            (failing, *DURING, 20),
+            (Phase(), *DURING, 20),
+        ]
+    )
+    found = {(f.kind, f.where): f for f in trace_findings(spans, baseline=BASELINE, during=DURING)}
+    origin = found[("origin_errors", "payment")]
+    assert origin.up and origin.n_before == 40 and origin.before == 0.0

@@ -171,6 +171,26 @@ def _baseline_level(before: np.ndarray, at: np.ndarray, end: float) -> np.ndarra
     return latest if np.median(latest) <= np.median(earlier) else earlier
 
 
+def _healthy_share_level(hit: np.ndarray, before: np.ndarray, at: np.ndarray, end: float) -> np.ndarray:
+    """The baseline calls for a share of failing calls: all of them, or the healthier of its two levels.
+
+    As `_baseline_level` for times: when the share in the last stretch before the
+    onset differs from the earlier calls' (the tail of a previous incident, or in a
+    store that kept only the minutes around each incident, the previous incident
+    itself), the lower share is the level a fault moves away from. Every share read
+    this way (errors, unanswered calls, calls cut short) is one a fault raises.
+    """
+    recent = before & (at >= end - AFTER_SPAN)
+    earlier = before & ~recent
+    n_recent, n_earlier = int(recent.sum()), int(earlier.sum())
+    if n_recent < MIN_CALLS or n_earlier < MIN_CALLS:
+        return before
+    k_recent, k_earlier = int((hit & recent).sum()), int((hit & earlier).sum())
+    if not _share(k_earlier, n_earlier, k_recent, n_recent)[3]:
+        return before
+    return recent if k_recent / n_recent <= k_earlier / n_earlier else earlier
+
+
 def _share(k_before: int, n_before: int, k_after: int, n_after: int) -> tuple[float, float, float, bool]:
     """Shares before and after, their pooled binomial z, changed."""
     pb, pa = k_before / n_before, k_after / n_after
@@ -247,11 +267,19 @@ class _Builder:
             self.add(kind, entity, caller, _shift(b, a), (b.size, a.size), cite)
 
     def share(
-        self, kind: TraceKind, entity: str, caller: str | None, hit: np.ndarray, after: np.ndarray, cite: str
+        self,
+        kind: TraceKind,
+        entity: str,
+        caller: str | None,
+        hit: np.ndarray,
+        after: np.ndarray,
+        cite: str,
+        at: np.ndarray,
     ) -> None:
-        nb, na = int((~after).sum()), int(after.sum())
+        before = _healthy_share_level(hit, ~after, at, self.baseline[1])
+        nb, na = int(before.sum()), int(after.sum())
         if nb >= MIN_CALLS and na >= MIN_CALLS:
-            kb, ka = int((hit & ~after).sum()), int((hit & after).sum())
+            kb, ka = int((hit & before).sum()), int((hit & after).sum())
             self.add(kind, entity, caller, _share(kb, nb, ka, na), (nb, na), cite)
 
     def volume(
@@ -276,8 +304,8 @@ def _services(b: _Builder) -> None:
         b.times("latency", name, None, c.total_ms[mine], after, cite, at)
         b.times("self_time", name, None, c.self_ms[mine], after, cite, at)
         if g.has_status:
-            b.share("errors", name, None, c.failed[mine], after, cite)
-            b.share("origin_errors", name, None, c.originated[mine], after, cite)
+            b.share("errors", name, None, c.failed[mine], after, cite, at)
+            b.share("origin_errors", name, None, c.originated[mine], after, cite, at)
         b.volume("volume", name, None, mine[compared], after_all[compared], cite)
         if c.fanout[mine].any():
             b.times("fanout", name, None, c.fanout[mine].astype(np.float64), after, cite, at)
@@ -357,8 +385,8 @@ def _edges(b: _Builder) -> None:
         b.times("callee_latency", callee, caller, e.callee_ms[mine], after, cite, e.at[mine])
         b.times("callee_self_time", callee, caller, e.callee_self_ms[mine], after, cite, e.at[mine])
         if g.has_status:
-            b.share("call_errors", callee, caller, e.failed[mine], after, cite)
-        b.share("unanswered", callee, caller, e.unanswered[mine], after, cite)
+            b.share("call_errors", callee, caller, e.failed[mine], after, cite, e.at[mine])
+        b.share("unanswered", callee, caller, e.unanswered[mine], after, cite, e.at[mine])
         b.volume("call_volume", callee, caller, mine[compared], after_all[compared], cite)
         _last_call(b, int(key // width), int(key % width), endings, cite)
 
@@ -375,14 +403,20 @@ class _Endings:
         self.usable = compared & (self.ended_with >= 0)
         self.service = g.calls.service
         self.originated = g.calls.originated
-        self._by_caller: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self.at = g.calls.at
+        self._by_caller: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
 
-    def of(self, caller: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The callee each call ended with, whether it is after the onset, whether it raised on its own."""
+    def of(self, caller: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The callee each call ended with, whether it is after the onset, whether it raised on its own, when."""
         found = self._by_caller.get(caller)
         if found is None:
             mine = self.usable & (self.service == caller)
-            found = self._by_caller[caller] = (self.ended_with[mine], self.after[mine], self.originated[mine])
+            found = self._by_caller[caller] = (
+                self.ended_with[mine],
+                self.after[mine],
+                self.originated[mine],
+                self.at[mine],
+            )
         return found
 
 
@@ -396,11 +430,11 @@ def _last_call(b: _Builder, caller: int, callee: int, endings: _Endings, cite: s
     (`errors_after`) say the same for a caller that has only this one dependency, whose
     calls always end there.
     """
-    ended_with, after, raised = endings.of(caller)
+    ended_with, after, raised, at = endings.of(caller)
     names = (b.graph.name(callee), b.graph.name(caller))
-    b.share("last_call", *names, ended_with == callee, after, cite)
+    b.share("last_call", *names, ended_with == callee, after, cite, at)
     if b.graph.has_status:
-        b.share("errors_after", *names, (ended_with == callee) & raised, after, cite)
+        b.share("errors_after", *names, (ended_with == callee) & raised, after, cite, at)
 
 
 def trace_findings(

@@ -19,6 +19,7 @@ from rootward.context.anomaly import Anomaly, ScoredSeries, detect_anomalies
 from rootward.context.changes import ChangeItem, recent_changes
 from rootward.context.k8s_events import event_text
 from rootward.context.log_coverage import Coverage
+from rootward.context.log_levels import with_stated_level
 from rootward.context.log_shifts import LogShift, log_shifts
 from rootward.context.log_signals import LogSignal, log_signals
 from rootward.context.metric_change import JointOnset, MetricChange, metric_changes
@@ -250,7 +251,8 @@ def assemble_context(
     redacted = 0
     if sources.logs is not None:
         try:
-            records = [event_text(r) for r in sources.logs.query(None, window.baseline_start, window.end)]
+            raw = sources.logs.query(None, window.baseline_start, window.end)
+            records = [with_stated_level(event_text(r)) for r in raw]  # a level only in the text counts
             for r in records:
                 if r.service in reachable and "logs" not in telemetry.get(r.service, []):
                     telemetry.setdefault(r.service, []).append("logs")

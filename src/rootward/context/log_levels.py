@@ -1,0 +1,80 @@
+"""The severity a log line states about itself, for records that arrive without one.
+
+Container stdout shipped as-is (Loki without a level label, a file tailer, an
+exported `kubectl logs`) carries the level only inside the text:
+`16:48:42.468 ERROR c.e.FoodServiceImpl#302 ...` (logback),
+`ERROR:root:...` (Python logging), `time=... level=error msg=...` (logfmt),
+`{"level":"warn",...}`, `2026/03/14 14:31:02 [error] 31#31: ...` (nginx),
+`[core:error] [pid 12]` (Apache), `E0314 14:31:02.118 12 server.go:91] ...`
+(glog). Read as level-less, every one of those would be an INFO line, and a
+service that logs its exceptions only that way would look healthy to every
+error-level signal. So the level is read off the line's head, where every
+one of those formats puts it; a word deeper in the text ("... returned
+ERROR 42 to the client") is content, not severity, and is left alone.
+
+A record that has a level keeps it: the shipper's field is authoritative.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from rootward.domain.telemetry import LogRecord
+
+# Where each convention puts the level: before the message proper.
+HEAD_CHARS = 96
+HEAD_TOKENS = 6
+
+_CANONICAL = {
+    "trace": "TRACE",
+    "debug": "DEBUG",
+    "info": "INFO",
+    "notice": "NOTICE",
+    "warn": "WARN",
+    "warning": "WARN",
+    "error": "ERROR",
+    "err": "ERROR",
+    "severe": "ERROR",
+    "fatal": "FATAL",
+    "critical": "CRITICAL",
+    "crit": "CRITICAL",
+    "alert": "ALERT",
+    "emerg": "EMERG",
+    "panic": "PANIC",
+}
+_WORDS = "|".join(sorted(_CANONICAL, key=len, reverse=True))
+# `level=error`, `"level": "warn"`, `severity:ERROR`: a named field says it outright (any case).
+_KEYS = "level|lvl|severity|loglevel|log_level"
+_FIELD = re.compile(rf"""(?:^|[\s{{,;])["']?(?:{_KEYS})["']?\s*[=:]\s*["']?({_WORDS})\b""", re.I)
+# `ERROR`, `[WARN]`, `<ERROR>`, `ERROR:root:...`: an upper-case level word as a whole token of the head.
+_UPPER = re.compile(rf"^[\[<(]?({_WORDS.upper()})(?:[\]>)|]*$|:)")
+# `[error]`, `[core:error]`: a lower-case level only in brackets (nginx, Apache), where it cannot be prose.
+_BRACKETED = re.compile(rf"^\[(?:[\w.-]+:)?({_WORDS})\]$")
+# glog / klog: `E0314 14:31:02.118...`: severity letter, month and day, then the time.
+_WORD = re.compile(r"^[a-z]{2,}$")
+_GLOG = re.compile(r"^([IWEF])\d{4} \d{2}:\d{2}:\d{2}")
+_GLOG_LEVELS = {"I": "INFO", "W": "WARN", "E": "ERROR", "F": "FATAL"}
+
+
+def stated_level(message: str) -> str:
+    """The canonical level the line's head states ("" when it states none)."""
+    head = message[:HEAD_CHARS]
+    if m := _GLOG.match(head):
+        return _GLOG_LEVELS[m.group(1)]
+    if m := _FIELD.search(message[: 4 * HEAD_CHARS]):
+        return _CANONICAL[m.group(1).lower()]
+    prose = False  # a lower-case word came first: a bracketed lower-case level after it is text
+    for token in head.split()[:HEAD_TOKENS]:
+        if m := _UPPER.match(token) or (None if prose else _BRACKETED.match(token)):
+            return _CANONICAL[m.group(1).lower()]
+        prose = prose or _WORD.match(token) is not None
+    return ""
+
+
+def with_stated_level(record: LogRecord) -> LogRecord:
+    """The record, with the level its text states when the record itself carries none."""
+    if record.level:
+        return record
+    level = stated_level(record.message)
+    return replace(record, level=level) if level else record

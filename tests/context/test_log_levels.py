@@ -1,0 +1,81 @@
+"""Levels stated only in a line's text: read off its head, never off its content."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from rootward.bundle.load import load_bundle
+from rootward.context.assemble import assemble_context
+from rootward.context.log_levels import stated_level, with_stated_level
+from rootward.domain.telemetry import LogRecord
+from rootward.sources.bundle import bundle_sources
+from tests.conftest import EXAMPLES
+
+
+@pytest.mark.parametrize(
+    ("line", "level"),
+    [
+        ("16:48:42.468 ERROR c.e.FoodServiceImpl#302 TraceID: 49a5 [getAllFood][failed]", "ERROR"),
+        ("2026-03-14 14:31:02,118 - payments - WARNING - retrying charge", "WARN"),
+        ("ERROR:root:charge failed", "ERROR"),
+        ('time="2026-03-14T14:31:02Z" level=error msg="upstream reset"', "ERROR"),
+        ('{"ts": 1710426662, "level": "warn", "msg": "slow query"}', "WARN"),
+        ("2026/03/14 14:31:02 [error] 31#31: *1 connect() failed (111: Connection refused)", "ERROR"),
+        ("[Sat Mar 14 14:31:02.118 2026] [proxy:error] [pid 12] AH00898: Error reading from remote", "ERROR"),
+        ("E0314 14:31:02.118000   12 server.go:91] lost connection to etcd", "ERROR"),
+        ("I0314 14:31:02.118000   12 server.go:91] watching pods", "INFO"),
+        ("[FATAL] out of file descriptors", "FATAL"),
+        ("severity: CRITICAL disk array degraded", "CRITICAL"),
+        ("2026-03-14T14:31:02Z INFO  c.e.Orders order 42 placed", "INFO"),
+    ],
+)
+def test_each_common_format_states_its_level(line: str, level: str) -> None:
+    assert stated_level(line) == level
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "TraceID: fe39 SpanID: 8ab6 GetCartAsync called with userId=fbd1",
+        "request returned ERROR_CODE_42 to the client",
+        "Error connecting to the database",  # a word, not a level: names_failure reads it
+        "order 42 placed by user 7 at terminal 9 after a retry that reported ERROR upstream",
+        "the [error] handler was registered",  # lower case outside a log head's brackets is prose
+    ],
+)
+def test_words_in_the_message_are_not_a_level(line: str) -> None:
+    assert stated_level(line) == ""
+
+
+def test_a_record_with_a_level_keeps_it() -> None:
+    ts = datetime(2026, 3, 14, tzinfo=UTC)
+    record = LogRecord(ts, "api", "ERROR: this text is quoted from a client", level="INFO")
+    assert with_stated_level(record) is record
+    bare = LogRecord(ts, "api", "16:48:42.468 ERROR c.e.Api boom")
+    assert with_stated_level(bare).level == "ERROR"
+
+
+def test_a_bundle_without_level_fields_reads_the_same_failures(tmp_path: Path) -> None:
+    """Levels moved from the field into logback-style text: the same services show failing templates."""
+    source = EXAMPLES / "shop-disk-full-03"
+    copy = tmp_path / "b"
+    shutil.copytree(source, copy)
+    rows = [json.loads(line) for line in (source / "logs.jsonl").read_text().splitlines() if line.strip()]
+    for row in rows:
+        level = row.pop("level", "")
+        row["message"] = f"14:31:02.118 {level or 'INFO':5s} main {row['message']}"
+    (copy / "logs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def failing(path: Path) -> set[tuple[str, str]]:
+        bundle = load_bundle(path)
+        ctx = assemble_context(bundle_sources(bundle), bundle.meta)
+        return {(s.service, s.severity) for s in ctx.logs if s.severity != "info"}
+
+    original = failing(source)
+    assert original, "the example has failing log templates"
+    assert failing(copy) == original

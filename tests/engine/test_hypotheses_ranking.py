@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 
+from rootward.context.anomaly import Anomaly
 from rootward.context.assemble import Context
 from rootward.engine.hypotheses import MAX_HYPOTHESES, MIN_HYPOTHESES, rank_hypotheses, score_entities
 from tests.engine.small_incidents import anomaly, change, incident, log
@@ -190,3 +192,49 @@ def test_a_gateway_deployed_just_before_its_failures_is_not_read_as_passing_them
     scores = {s.entity: s for s in score_entities(_code_fault_under_a_gateway(gateway_deployed=True))}
     assert scores["gateway"].victim_of is None
     assert rank_hypotheses(_code_fault_under_a_gateway(gateway_deployed=True))[0].entity == "gateway"
+
+
+def _timeouts_in(
+    services: list[str],
+    edges: list[tuple[str, str, str]],
+    kinds: dict[str, str],
+    silent: list[str],
+    anomalies: Sequence[Anomaly] = (),
+) -> Context:
+    """Each of `services` logs slow, timed-out requests that name nothing."""
+    return incident(
+        anomalies=anomalies,
+        kinds=kinds,
+        edges=edges,
+        alerting=["frontend"],
+        logs=[log(s, "request timed out after 5000ms") for s in services]
+        + [log(s, "slow request: handler took 4200ms", severity="warning") for s in services],
+        silent=silent,
+    )
+
+
+def test_services_on_one_node_all_timing_out_point_at_the_nodes_network() -> None:
+    kinds = {"frontend": "service", "orders": "service", "stock": "service", "node-2": "host"}
+    edges = [
+        ("frontend", "orders", "depends_on"),
+        ("frontend", "stock", "depends_on"),
+        ("orders", "node-2", "runs_on"),
+        ("stock", "node-2", "runs_on"),
+    ]
+    ranked = rank_hypotheses(_timeouts_in(["orders", "stock"], edges, kinds, ["node-2"]))
+    assert (ranked[0].entity, ranked[0].fault_type) == ("node-2", "network_latency")
+
+
+def test_two_callers_timing_out_do_not_lend_a_network_fault_to_what_they_call() -> None:
+    """Callers' timeouts say the callee is slow, not that its network is: only a host shares its link."""
+    kinds = {"frontend": "service", "orders": "service", "billing": "service", "stock": "service"}
+    edges = [
+        ("frontend", "orders", "depends_on"),
+        ("frontend", "billing", "depends_on"),
+        ("orders", "stock", "depends_on"),
+        ("billing", "stock", "depends_on"),
+    ]
+    slow = [anomaly("stock", "latency", metric="p99_latency_ms")]
+    scores = {s.entity: s for s in score_entities(_timeouts_in(["orders", "billing"], edges, kinds, [], slow))}
+    lent = [sig.fault_type for sig in scores["stock"].signatures if "others' log templates" in " ".join(sig.reasons)]
+    assert "network_latency" not in lent

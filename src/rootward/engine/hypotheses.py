@@ -70,6 +70,9 @@ WORLD_MODEL_WEIGHT = 0.1
 SHARED_FAULTS = frozenset(
     {"disk_full", "oom_kill", "memory_leak", "cpu_saturation", "packet_loss", "dns_failure", "certificate_expiry"}
 )
+# What runs on a host also shares its network: slow round trips in two services on one node are
+# the node's link, where two callers of one service timing out may be that service being slow.
+HOSTED_FAULTS = SHARED_FAULTS | {"network_latency"}
 
 
 @dataclass
@@ -90,11 +93,13 @@ def _borrowed(
     borrowed = list(profile.mentions)
     dependents = [d for d in g.predecessors(entity)] if entity in g else []
     sick = [profiles[d] for d in dependents if d in profiles and profiles[d].own_logs]
+    hosted = {d for d in dependents if g.edges[d, entity].get("relation") == "runs_on"}
     if len(sick) >= 2:
         by_fault: dict[str, set[str]] = {}
         for p in sick:
+            kinds = HOSTED_FAULTS if p.entity in hosted else SHARED_FAULTS
             for fault in log_matches(p.own_logs):
-                if fault in SHARED_FAULTS:
+                if fault in kinds:
                     by_fault.setdefault(fault, set()).add(p.entity)
         shared = {f for f, who in by_fault.items() if len(who) >= 2}
         for p in sick:

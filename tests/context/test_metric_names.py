@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rootward.context.metric_names import family_of, is_headroom, words_of
+from rootward.engine.signals import is_bad_direction
+from tests.engine.small_incidents import anomaly
 
 
 def test_camel_case_and_dotted_names_split_into_words() -> None:
@@ -30,6 +32,9 @@ def test_camel_case_and_dotted_names_split_into_words() -> None:
         ("kafka_consumergroup_lag", "latency"),
         ("HTTPCode_Target_5XX_Count", "errors"),
         ("Errors", "errors"),
+        ("Availability", "errors"),
+        ("ExecutionsTimedOut", "errors"),
+        ("grpc_client_timeouts_total", "errors"),
         ("Invocations", "traffic"),
         ("latency_p99_ms", "latency"),
         ("cpu_usage", "cpu"),
@@ -43,6 +48,13 @@ def test_camel_case_and_dotted_names_split_into_words() -> None:
 )
 def test_one_vocabulary_reads_prometheus_and_cloudwatch_names(metric: str, family: str) -> None:
     assert family_of(metric) == family
+
+
+def test_availability_falling_is_the_harmful_way() -> None:
+    down = anomaly("checkout", "errors", metric="Availability", direction="down", baseline=99.9, after=91.0)
+    assert family_of(down.metric) == "errors" and is_bad_direction(down)
+    assert not is_bad_direction(anomaly("checkout", "errors", metric="Availability", direction="up"))
+    assert family_of("MemAvailable") == "memory" and family_of("available_connections") == "connections"
 
 
 def test_usage_is_not_read_as_an_age() -> None:

@@ -51,7 +51,8 @@ _FAMILY_PATTERNS: tuple[tuple[Family, re.Pattern[str]], ...] = (
     ("traffic", re.compile(r"requests?.*_(count|total)$")),  # a counter of timed requests is traffic
     # Work waiting is delay: a queue's backlog and the age of its oldest message grow when consumers slow.
     ("latency", re.compile(r"latency|duration|p99|p95|p50|response_time|_ms$|seconds|(?:^|_)(lag|age)(?:_|$)")),
-    ("errors", re.compile(r"error|fail|5xx|exception|success")),
+    # Availability is the share of requests that succeeded, and a count of timeouts is a count of failures.
+    ("errors", re.compile(r"error|fail|5xx|exception|success|availab|timeout|timed_out")),
     ("traffic", re.compile(r"request|rps|qps|throughput|workload|ops|traffic|invocation")),
 )
 

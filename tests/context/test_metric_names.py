@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rootward.context.metric_names import family_of, is_headroom, words_of
+from rootward.context.metric_names import family_of, is_headroom, success_ceiling, words_of
 from rootward.engine.signals import is_bad_direction
 from tests.engine.small_incidents import anomaly
 
@@ -36,6 +36,7 @@ def test_camel_case_and_dotted_names_split_into_words() -> None:
         ("ExecutionsTimedOut", "errors"),
         ("grpc_client_timeouts_total", "errors"),
         ("Invocations", "traffic"),
+        ("Count", "traffic"),
         ("latency_p99_ms", "latency"),
         ("cpu_usage", "cpu"),
         ("queue_depth", "other"),
@@ -69,3 +70,10 @@ def test_headroom_is_named_for_what_is_left() -> None:
     assert is_headroom("node_filesystem_avail_bytes")
     assert not is_headroom("memory_bytes")
     assert not is_headroom("disk_used_ratio")
+
+
+def test_a_success_share_is_bounded_by_its_ceiling() -> None:
+    assert success_ceiling("Availability", [99.9, 99.8, 93.0]) == 100.0
+    assert success_ceiling("success_ratio", [0.999, float("nan"), 0.93]) == 1.0
+    assert success_ceiling("error_rate", [0.01, 0.07]) == 0.0
+    assert success_ceiling("MemAvailable", [2e9, 1e9]) == 0.0  # headroom, not a success share

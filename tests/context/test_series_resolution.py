@@ -1,4 +1,5 @@
-"""Fast series are read as bucket means, so one change bar means the same at any sampling rate."""
+"""One change bar whatever the sampling rate and wherever a series is bounded: fast series as bucket means,
+success shares measured from their ceiling."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import math
 import random
 
 from rootward.context.anomaly import detect_anomalies
+from rootward.context.metric_change import change_score
 from rootward.context.series_resolution import BUCKET_S, coarsened
 from rootward.domain.telemetry import MetricSeries
 
@@ -55,3 +57,17 @@ def test_buckets_are_stamped_with_a_sample_the_bundle_holds_and_gaps_stay_gaps()
     assert not any(START + 100 <= t < START + 130 for t in out.timestamps)
     nan_buckets = [t for t, v in zip(out.timestamps, out.values, strict=True) if math.isnan(v)]
     assert START % BUCKET_S == 0 and nan_buckets == [START + 210]  # the one bucket with no sample at all
+
+
+def test_availability_falling_a_few_points_from_near_its_ceiling_is_a_change() -> None:
+    """99.9 % -> 93 %: the failing share went from 0.1 to 7 points, whatever 5 % of 99.9 is."""
+    rng = random.Random(5)
+    ts = tuple(range(START, ONSET + 30 * 60, 300))
+    vs = tuple(
+        (93.0 if t >= ONSET else 99.9) + rng.uniform(-0.05, 0.05) for t in ts
+    )  # five-minute CloudWatch-style samples
+    s = MetricSeries("checkout", "Availability", ts, vs)
+    found, _ = detect_anomalies([s], fired_at=ONSET + 300, end=ts[-1])
+    assert [(a.family, a.direction) for a in found] == [("errors", "down")]
+    change = change_score(s, ONSET, ts[-1])
+    assert change is not None and change.score >= 20 and change.direction == "down"

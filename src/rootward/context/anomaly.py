@@ -21,7 +21,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from rootward.context.hinge import best_hinge
-from rootward.context.metric_names import Family, family_of
+from rootward.context.metric_names import Family, family_of, success_ceiling
 from rootward.domain.evidence import EvidenceRef, metric_cite
 from rootward.domain.telemetry import MetricSeries
 
@@ -89,7 +89,7 @@ def quantum_of(values: list[float]) -> float:
 
 
 def change_point(
-    ts: np.ndarray, vs: np.ndarray, lo: int, hi: int, end: int, family: str = "other"
+    ts: np.ndarray, vs: np.ndarray, lo: int, hi: int, end: int, family: str = "other", ceiling: float = 0.0
 ) -> tuple[float, int, float, float, float] | None:
     """Best change point with onset in [lo, hi]: (signed score, onset, baseline median, after median, peak).
 
@@ -97,7 +97,8 @@ def change_point(
     are kept sorted (`_scan`) rather than sorted again per candidate:
     the same medians, in time that stays small at one sample a second. A NaN
     is no sample (the Prometheus source drops them too): it has no place in a
-    sorted window.
+    sorted window. `ceiling`: the bound of a success share (`metric_names.success_ceiling`),
+    whose spread floor is a share of its distance from that bound, not of its level.
     """
     if np.isnan(vs).any():
         keep = ~np.isnan(vs)
@@ -109,7 +110,7 @@ def change_point(
     starts = np.searchsorted(ts, ts - BASELINE_SPAN)
     last = int(np.searchsorted(ts, end, side="right"))
     ks, b0s, a1s = _candidate_windows(ts, lo, hi, end, starts)
-    scored = _scan(values, ks, b0s, a1s, floor)
+    scored = _scan(values, ks, b0s, a1s, floor, ceiling)
     if not scored:
         return None
     magnitudes = [abs(c[0]) for c in scored]
@@ -168,7 +169,7 @@ def _excursions_before(
 
 
 def _scan(
-    values: list[float], ks: list[int], b0s: list[int], a1s: list[int], floor: float
+    values: list[float], ks: list[int], b0s: list[int], a1s: list[int], floor: float, ceiling: float = 0.0
 ) -> list[tuple[float, int, float, float, float]]:
     """(z, k, baseline median, after median, scale) of every candidate k: baseline values[b0:k], after values[k:a1].
 
@@ -214,7 +215,7 @@ def _scan(
         m = s_hi - s_lo
         half = m >> 1
         after = stretch[half] if m & 1 else (stretch[half - 1] + stretch[half]) / 2
-        relative = 0.05 * abs(med)
+        relative = 0.05 * abs(med - ceiling)  # ceiling 0.0 leaves med's float as it is
         relative = floor if floor > relative else relative
         below, above = med - base[0], base[-1] - med
         if 1.4826 * (above if above > below else below) <= relative:
@@ -335,7 +336,8 @@ def score_series(
     ts = np.asarray(series.timestamps, dtype=np.int64)
     vs = np.asarray(series.values, dtype=float)
     hi = min(max(fired_at, latest or fired_at) + 300, end)
-    found = change_point(ts, vs, fired_at - lookback, hi, end, family_of(series.metric))
+    ceiling = success_ceiling(series.metric, series.values)
+    found = change_point(ts, vs, fired_at - lookback, hi, end, family_of(series.metric), ceiling)
     if found is None:
         return None
     z, onset, base, after, peak = found

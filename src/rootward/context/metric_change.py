@@ -37,7 +37,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
-from rootward.context.metric_names import family_of
+from rootward.context.metric_names import family_of, success_ceiling
 from rootward.domain.evidence import EvidenceRef, metric_cite
 from rootward.domain.telemetry import MetricSeries
 
@@ -334,7 +334,9 @@ def _change(s: _Samples, onset: int, end: int, sustained: bool) -> SeriesChange 
     peak = float(after[np.argmax(np.abs(after - med))])
     moved = peak - med
     excursion = np.max(np.abs(before - med))
-    scale = float(_scales(np.asarray(q3 - q1), np.asarray(med), np.asarray(excursion), np.asarray(moved)))
+    # A success share's floor is a share of its distance from its ceiling (`success_ceiling`).
+    room = med - success_ceiling(s.series.metric, s.series.values)
+    scale = float(_scales(np.asarray(q3 - q1), np.asarray(room), np.asarray(excursion), np.asarray(moved)))
     score = min(SCORE_CAP, abs(moved) / scale)
     if sustained:
         score *= sustained_share(after, q1, q3, moved, scale)

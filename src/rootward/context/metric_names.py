@@ -10,6 +10,7 @@ words reads them all. Nothing here knows a particular system's metrics.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Literal
 
 Family = Literal[
@@ -53,7 +54,7 @@ _FAMILY_PATTERNS: tuple[tuple[Family, re.Pattern[str]], ...] = (
     ("latency", re.compile(r"latency|duration|p99|p95|p50|response_time|_ms$|seconds|(?:^|_)(lag|age)(?:_|$)")),
     # Availability is the share of requests that succeeded, and a count of timeouts is a count of failures.
     ("errors", re.compile(r"error|fail|5xx|exception|success|availab|timeout|timed_out")),
-    ("traffic", re.compile(r"request|rps|qps|throughput|workload|ops|traffic|invocation")),
+    ("traffic", re.compile(r"request|rps|qps|throughput|workload|ops|traffic|invocation|^count$")),
 )
 
 # Headroom is named for what is left: free memory, available disk, idle CPU, a credit balance.
@@ -76,3 +77,21 @@ def family_of(metric: str) -> Family:
 def is_headroom(metric: str) -> bool:
     """Whether the series measures what is left (so falling is the harmful way)."""
     return _HEADROOM.search(words_of(metric)) is not None
+
+
+_SUCCESS_SHARE = re.compile(r"success|availab")
+
+
+def success_ceiling(metric: str, values: Iterable[float]) -> float:
+    """Where a success share is bounded (100 for percent, 1 for a ratio); 0.0 for any other series.
+
+    A success rate lives just under its ceiling, so what moves is its distance
+    from it: 99.9 % -> 93 % is the failing share going from 0.1 to 7 points.
+    A spread floor taken as a share of the level itself (5 % of 99.9 is five
+    points) would hide exactly that; taken as a share of the distance from the
+    ceiling, it reads like the error rate it is.
+    """
+    if family_of(metric) != "errors" or not _SUCCESS_SHARE.search(words_of(metric)):
+        return 0.0
+    top = max((v for v in values if v == v), default=0.0)  # NaN != NaN: no sample
+    return 100.0 if top > 1.0 else 1.0

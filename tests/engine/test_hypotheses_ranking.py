@@ -238,3 +238,27 @@ def test_two_callers_timing_out_do_not_lend_a_network_fault_to_what_they_call() 
     scores = {s.entity: s for s in score_entities(_timeouts_in(["orders", "billing"], edges, kinds, [], slow))}
     lent = [sig.fault_type for sig in scores["stock"].signatures if "others' log templates" in " ".join(sig.reasons)]
     assert "network_latency" not in lent
+
+
+def test_services_on_one_node_timing_out_on_a_callee_they_name_do_not_blame_the_node() -> None:
+    """Both name the slow callee: they are its victims, and their node's link is not in question."""
+    kinds = {"frontend": "service", "orders": "service", "stock": "service", "payments": "service", "node-2": "host"}
+    edges = [
+        ("frontend", "orders", "depends_on"),
+        ("frontend", "stock", "depends_on"),
+        ("orders", "payments", "depends_on"),
+        ("stock", "payments", "depends_on"),
+        ("orders", "node-2", "runs_on"),
+        ("stock", "node-2", "runs_on"),
+    ]
+    ctx = incident(
+        kinds=kinds,
+        edges=edges,
+        alerting=["frontend"],
+        anomalies=[anomaly("payments", "latency", metric="p99_latency_ms")],
+        logs=[log(s, "upstream payments timed out after 800ms") for s in ("orders", "stock")],
+        silent=["node-2"],
+    )
+    ranked = rank_hypotheses(ctx)
+    assert not any(h.entity == "node-2" and h.fault_type == "network_latency" for h in ranked)
+    assert ranked[0].entity == "payments"

@@ -51,8 +51,9 @@ _FIELD = re.compile(rf"""(?:^|[\s{{,;])["']?(?:{_KEYS})["']?\s*[=:]\s*["']?({_WO
 _UPPER = re.compile(rf"^[\[<(]?({_WORDS.upper()})(?:[\]>)|]*$|:)")
 # `[error]`, `[core:error]`: a lower-case level only in brackets (nginx, Apache), where it cannot be prose.
 _BRACKETED = re.compile(rf"^\[(?:[\w.-]+:)?({_WORDS})\]$")
-# glog / klog: `E0314 14:31:02.118...`: severity letter, month and day, then the time.
+# A plain lower-case word: prose has begun.
 _WORD = re.compile(r"^[a-z]{2,}$")
+# glog / klog: `E0314 14:31:02.118...`: severity letter, month and day, then the time.
 _GLOG = re.compile(r"^([IWEF])\d{4} \d{2}:\d{2}:\d{2}")
 _GLOG_LEVELS = {"I": "INFO", "W": "WARN", "E": "ERROR", "F": "FATAL"}
 

@@ -95,16 +95,29 @@ def _borrowed(
     sick = [profiles[d] for d in dependents if d in profiles and profiles[d].own_logs]
     hosted = {d for d in dependents if g.edges[d, entity].get("relation") == "runs_on"}
     if len(sick) >= 2:
+        own = {p.entity: _lendable(p, p.entity in hosted, profiles) for p in sick}
         by_fault: dict[str, set[str]] = {}
-        for p in sick:
-            kinds = HOSTED_FAULTS if p.entity in hosted else SHARED_FAULTS
-            for fault in log_matches(p.own_logs):
-                if fault in kinds:
-                    by_fault.setdefault(fault, set()).add(p.entity)
+        for who, signals in own.items():
+            for fault in signals:
+                by_fault.setdefault(fault, set()).add(who)
         shared = {f for f, who in by_fault.items() if len(who) >= 2}
-        for p in sick:
-            borrowed += [s for s in p.own_logs if any(f in shared for f in log_matches([s]))]
+        for p in sick:  # in the dependent's own order, each line once
+            lent = [s for f in shared for s in own[p.entity].get(f, [])]
+            borrowed += [s for s in p.own_logs if s in lent]
     return borrowed
+
+
+def _lendable(p: EntityProfile, hosted: bool, profiles: dict[str, EntityProfile]) -> dict[str, list[LogSignal]]:
+    """The failure logs of a dependent that may speak for what it depends on, by the fault they match.
+
+    Only faults of a shared resource; for what a host runs, also slow round trips that name no
+    other entity: a service timing out on a call it names is that callee's victim, not its node's.
+    """
+    out = {f: m for f, m in log_matches(p.own_logs).items() if f in SHARED_FAULTS}
+    if hosted:
+        unnamed = [s for s in p.own_logs if not any(mentions(s, y) for y in profiles if y != p.entity)]
+        out.update({f: m for f, m in log_matches(unnamed).items() if f in HOSTED_FAULTS and f not in out})
+    return out
 
 
 def _dependencies_within(g: nx.DiGraph, entity: str, profiles: dict[str, EntityProfile]) -> list[str]:

@@ -39,18 +39,26 @@ def test_series_at_fifteen_seconds_or_slower_are_unchanged() -> None:
         assert coarsened(s) is s
 
 
+def test_a_series_shorter_than_the_baseline_keeps_every_sample() -> None:
+    """A stack that started minutes ago: 15 s buckets would leave its baseline a handful of samples."""
+    ts = tuple(range(START, START + 100, 2))  # 40 s of baseline and a minute of fault, every 2 s
+    s = MetricSeries("api", "latency_p99_ms", ts, tuple(100.0 + (t % 7) for t in ts))
+    assert coarsened(s) is s
+
+
 def test_a_sparse_rate_keeps_its_mean() -> None:
     """Errors in one second of ten: a 10 % rate, which a median of each bucket would erase."""
-    ts = tuple(range(START, START + 600))
-    s = MetricSeries("api", "error_rate", ts, tuple(1.0 if i % 10 == 0 else 0.0 for i in range(600)))
+    n = 40 * 60
+    ts = tuple(range(START, START + n))
+    s = MetricSeries("api", "error_rate", ts, tuple(1.0 if i % 10 == 0 else 0.0 for i in range(n)))
     assert coarsened(s) is s  # 0/1 values: a small integer series keeps its samples
-    rate = MetricSeries("api", "error_ratio", ts, tuple(0.3 if i % 10 == 0 else 0.01 for i in range(600)))
+    rate = MetricSeries("api", "error_ratio", ts, tuple(0.3 if i % 10 == 0 else 0.01 for i in range(n)))
     means = coarsened(rate).values
     assert all(abs(v - (0.3 + 9 * 0.01) / 10) < 0.02 for v in means[1:-1])
 
 
 def test_buckets_are_stamped_with_a_sample_the_bundle_holds_and_gaps_stay_gaps() -> None:
-    ts = tuple(t for t in range(START + 7, START + 300) if not START + 100 <= t < START + 130)
+    ts = tuple(t for t in range(START + 7, START + 40 * 60) if not START + 100 <= t < START + 130)
     vs = tuple(float("nan") if START + 210 <= t < START + 225 else 1.5 + (t % 3) for t in ts)
     out = coarsened(MetricSeries("api", "latency_p99_ms", ts, vs))
     assert set(out.timestamps) <= set(ts)

@@ -19,6 +19,13 @@ keep their samples, because their one-step moves are read as noise by that
 quantum and an average would make them look like real changes. Each bucket is
 stamped with the time of its first sample, so a cite built from it names
 samples the bundle holds.
+
+Buckets trade samples for steadier ones, so only a series that has samples
+to spare is bucketed: one that spans at least MIN_SPAN_S (10 min, 40
+buckets: a 4-minute "after" window and a baseline of at least as long). A
+shorter one (a stack that started a minute ago) keeps every sample, or its
+baseline would shrink to a handful of buckets, under what a change point
+needs.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from rootward.context.anomaly import quantum_of
 from rootward.domain.telemetry import MetricSeries
 
 BUCKET_S = 15
+MIN_SPAN_S = 10 * 60
 MIN_SAMPLES = 8
 
 
@@ -38,7 +46,7 @@ def coarsened(series: MetricSeries, bucket_s: int = BUCKET_S) -> MetricSeries:
     if n < MIN_SAMPLES:
         return series
     ts = np.asarray(series.timestamps, dtype=np.int64)
-    if float(np.median(np.diff(ts))) >= bucket_s:
+    if int(ts[-1] - ts[0]) < MIN_SPAN_S or float(np.median(np.diff(ts))) >= bucket_s:
         return series
     vs = np.asarray(series.values, dtype=float)
     finite = vs[~np.isnan(vs)]

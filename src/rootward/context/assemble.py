@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from rootward.context.anomaly import Anomaly, ScoredSeries, detect_anomalies
 from rootward.context.changes import ChangeItem, recent_changes
+from rootward.context.counters import as_rate
 from rootward.context.k8s_events import event_text
 from rootward.context.log_coverage import Coverage
 from rootward.context.log_levels import with_stated_level
@@ -201,8 +202,9 @@ def assemble_context(
     series: list[MetricSeries] = []
     if sources.metrics is not None:
         try:
-            # Faster than BUCKET_S, a series is read as bucket means: one bar at any sampling rate.
-            series = [coarsened(s) for s in sources.metrics.series(None, data_start, data_end)]
+            # A counter is read as its rate (context.counters); faster than BUCKET_S, a series is
+            # read as bucket means: one bar at any sampling rate.
+            series = [coarsened(as_rate(s)) for s in sources.metrics.series(None, data_start, data_end)]
         except SourceUnavailable as exc:
             gaps.append(f"no metrics: {_reason(exc, 'metrics.csv')}")
     else:

@@ -1,0 +1,81 @@
+"""Cumulative counters are read as per-second rates, as Prometheus' `rate()` reads them.
+
+A counter (`container_cpu_usage_seconds_total`, `http_requests_total`, a
+histogram's `_count` and `_sum`) only ever grows: its level is everything
+counted since the process started, so a CPU that doubled shows as a line that
+got steeper, not as a change of level. Every reading downstream (change points,
+change scores, "did it move") compares levels, and on a raw counter each of
+them sees the same steady climb at every entity: a bundle exported from
+Prometheus without `rate()` loses its strongest signal. The live source asks
+for rates (`sources.metric_templates`); a bundle may hold the counters.
+
+A series is a counter when its name says so (its last word is `total`, `count`
+or `sum`: the Prometheus and OpenMetrics naming convention) and its values
+agree: they never fall but at a few counter resets, and they climb. The name
+alone is not enough (a CloudWatch `Count` is a per-period sum, a gauge named
+`pending_count` rises and falls), nor are the values alone (a disk filling up
+never falls either). A counter of a handful of events (restarts: whole numbers
+that grew by at most SMALL_COUNT) stays as it is: each of its steps is an event,
+and is read as one.
+
+The rate keeps the series' name and its sample times, so evidence cites the
+series the bundle holds. At each sample it is the increase per second since the
+one before (as `rate()` stamps it), a fall being a reset from zero (the new
+value is all that was counted); at the first sample, the increase to the second,
+the one interval known there (a one-sided difference, as `numpy.gradient` takes
+at an edge), so the baseline keeps every sample a short bundle has.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rootward.context.metric_names import words_of
+from rootward.domain.telemetry import MetricSeries
+
+COUNTER_WORDS = frozenset({"total", "count", "sum"})
+# A counter falls only when its process restarts: at most this share of its steps (and always 2).
+RESET_SHARE = 0.05
+MIN_SAMPLES = 3
+# A whole-number counter that grew by at most this much over the window counts events, one by one.
+SMALL_COUNT = 20
+
+
+def named_counter(metric: str) -> bool:
+    """Whether the name follows the counter convention (last word `total`, `count` or `sum`)."""
+    return words_of(metric).rsplit("_", 1)[-1] in COUNTER_WORDS
+
+
+def _samples(series: MetricSeries) -> tuple[list[int], list[float]]:
+    pairs = [(t, v) for t, v in zip(series.timestamps, series.values, strict=False) if not math.isnan(v)]
+    return [t for t, _ in pairs], [v for _, v in pairs]
+
+
+def is_counter(series: MetricSeries) -> bool:
+    """A counter by name and by values: it climbs, falls only at resets, and counts more than a few events."""
+    if not named_counter(series.metric):
+        return False
+    ts, vs = _samples(series)
+    if len(vs) < MIN_SAMPLES or (all(v == int(v) for v in vs) and max(vs) - min(vs) <= SMALL_COUNT):
+        return False
+    steps = [b - a for a, b in zip(vs, vs[1:], strict=False)]
+    falls = sum(1 for d in steps if d < 0)
+    return any(d > 0 for d in steps) and falls <= max(2, RESET_SHARE * len(steps))
+
+
+def as_rate(series: MetricSeries) -> MetricSeries:
+    """The series as its per-second rate when it is a counter (`is_counter`), else unchanged."""
+    if not is_counter(series):
+        return series
+    ts, vs = _samples(series)
+    stamps: list[int] = []
+    rates: list[float] = []
+    for t0, v0, t1, v1 in zip(ts, vs, ts[1:], vs[1:], strict=False):
+        if t1 <= t0:
+            continue
+        stamps.append(t1)
+        rates.append((v1 - v0 if v1 >= v0 else v1) / (t1 - t0))  # a fall is a restart from zero
+    if rates:
+        stamps.insert(0, ts[0])
+        rates.insert(0, rates[0])
+    return MetricSeries(service=series.service, metric=series.metric, timestamps=tuple(stamps), values=tuple(rates))

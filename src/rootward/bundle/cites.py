@@ -39,6 +39,7 @@ from rootward.bundle.format import (
     TRACES_FILE,
     Bundle,
 )
+from rootward.domain.pod_names import generated_base
 from rootward.domain.telemetry import Span
 
 
@@ -215,6 +216,18 @@ def _any_inside(starts: list[float], lo: int, hi: int) -> bool:
     return i < len(starts) and starts[i] <= hi
 
 
+def _pod_stamps(bundle: Bundle) -> dict[tuple[str, str], list[int]]:
+    """Per (workload, metric), the sample times of the pod-named series of that workload, sorted."""
+    out: dict[tuple[str, str], list[int]] = {}
+    for s in bundle.metrics or []:
+        base = generated_base(s.service)
+        if base is not None:
+            out.setdefault((base, s.metric), []).extend(s.timestamps)
+    for stamps in out.values():
+        stamps.sort()
+    return out
+
+
 class BundleCiteResolver:
     """Resolves cites against one bundle; build once per bundle, it indexes the data."""
 
@@ -223,6 +236,7 @@ class BundleCiteResolver:
         self._span_index: SpanIndex | None = None  # built on the first trace cite: most results cite none
         self._log_service = {r.line: r.service for r in bundle.logs or []}
         self._series = {(s.service, s.metric): s.timestamps for s in bundle.metrics or []}
+        self._pod_series = _pod_stamps(bundle)
         self._changes = {c.id: c.service for c in bundle.changes or []}
         self._alerts = {a.fingerprint: a.service for a in bundle.alerts}
         self._docs = {d.path for d in bundle.documents or []}
@@ -291,7 +305,10 @@ class BundleCiteResolver:
     def _metric(self, cite: str, parsed: MetricCite) -> CiteCheck:
         if self._bundle.metrics is None:
             return CiteCheck(cite, False, f"{METRICS_FILE} is missing from the bundle")
-        stamps = self._series.get((parsed.service, parsed.metric))
+        key = (parsed.service, parsed.metric)
+        stamps: Sequence[int] | None = self._series.get(key)
+        if stamps is None:
+            stamps = self._pod_series.get(key)  # a workload's series, merged from its pods' (context.pod_series)
         if stamps is None:
             return CiteCheck(cite, False, f"no series {parsed.service}/{parsed.metric}")
         i = bisect.bisect_left(stamps, parsed.start)  # the loader sorts each series by time

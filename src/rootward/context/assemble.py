@@ -24,6 +24,7 @@ from rootward.context.log_levels import with_stated_level
 from rootward.context.log_shifts import LogShift, log_shifts
 from rootward.context.log_signals import LogSignal, log_signals
 from rootward.context.metric_change import JointOnset, MetricChange, metric_changes
+from rootward.context.pod_series import record_by_workload, series_by_workload
 from rootward.context.recovery import AlertState, alert_states, current_firings, recovery_of
 from rootward.context.series_resolution import coarsened
 from rootward.context.topology import Subgraph, connecting, dependency_closure, subgraph
@@ -199,12 +200,15 @@ def assemble_context(
     else:
         gaps.append("no topology: no topology source configured")
 
+    # Data keyed by pod is read under the workload the map and the alerts name (context.pod_series).
+    known = set(topology.entities) | set(alerting)
     series: list[MetricSeries] = []
     if sources.metrics is not None:
         try:
             # A counter is read as its rate (context.counters); faster than BUCKET_S, a series is
             # read as bucket means: one bar at any sampling rate.
-            series = [coarsened(as_rate(s)) for s in sources.metrics.series(None, data_start, data_end)]
+            fetched = series_by_workload(sources.metrics.series(None, data_start, data_end), known)
+            series = [coarsened(as_rate(s)) for s in fetched]
         except SourceUnavailable as exc:
             gaps.append(f"no metrics: {_reason(exc, 'metrics.csv')}")
     else:
@@ -256,7 +260,8 @@ def assemble_context(
     if sources.logs is not None:
         try:
             raw = sources.logs.query(None, window.baseline_start, window.end)
-            records = [with_stated_level(event_text(r)) for r in raw]  # a level only in the text counts
+            # A level only in the text counts; a pod's lines are its workload's.
+            records = [record_by_workload(with_stated_level(event_text(r)), known) for r in raw]
             for r in records:
                 if r.service in reachable and "logs" not in telemetry.get(r.service, []):
                     telemetry.setdefault(r.service, []).append("logs")

@@ -54,14 +54,18 @@ def coarsened(series: MetricSeries, bucket_s: int = BUCKET_S) -> MetricSeries:
         return series
     keys = ts // bucket_s
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    present = ~np.isnan(vs)
-    sums = np.add.reduceat(np.where(present, vs, 0.0), starts)
-    counts = np.add.reduceat(present.astype(np.int64), starts)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
     return MetricSeries(
         service=series.service,
         metric=series.metric,
         timestamps=tuple(ts[starts].tolist()),
-        values=tuple(means.tolist()),
+        values=tuple(run_means(vs, starts).tolist()),
     )
+
+
+def run_means(vs: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The mean of each run of `vs` beginning at an index of `starts`, NaN left out (NaN for a run of NaN)."""
+    present = ~np.isnan(vs)
+    sums = np.add.reduceat(np.where(present, vs, 0.0), starts)
+    counts = np.add.reduceat(present.astype(np.int64), starts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(np.where(counts > 0, sums / np.maximum(counts, 1), np.nan))

@@ -13,7 +13,9 @@ from typing import Any
 
 from rootward.bundle.cites import ChangeCite, CiteFormError, KnowledgeCite, LogCite, MetricCite, parse_cite
 from rootward.bundle.format import Bundle
+from rootward.context.pod_series import series_by_workload
 from rootward.domain.investigation import InvestigationResult
+from rootward.domain.pod_names import generated_base
 from rootward.knowledge.chunking import chunk_text
 
 LOG_CONTEXT = 3
@@ -22,6 +24,9 @@ MAX_POINTS = 240
 
 def _metric(bundle: Bundle, service: str, metric: str, start: int, end: int) -> dict[str, Any] | None:
     series = next((s for s in bundle.metrics or [] if s.service == service and s.metric == metric), None)
+    if series is None:  # a workload's series, read from its pods' as the investigation read it
+        pods = [s for s in bundle.metrics or [] if s.metric == metric and generated_base(s.service) == service]
+        series = series_by_workload(pods, {service})[0] if pods else None
     if series is None:
         return None
     span = max(end - start, 60)

@@ -1,0 +1,42 @@
+"""The workload a generated Kubernetes pod name belongs to.
+
+Series and log streams are often keyed by pod (`cartservice-7d9f8b6c4-x2k9p`,
+`kafka-0`) while the topology, the alerts and the traces name the service
+(`cartservice`). Kubernetes generates those names by fixed rules: a
+Deployment's pod is `<name>-<pod-template hash>-<5 characters>`, a DaemonSet's
+or a bare ReplicaSet's `<name>-<5 characters>`, a StatefulSet's
+`<name>-<ordinal>`, and the random parts are drawn from an alphabet without
+vowels and without 0, 1 and 3 (so they never spell a word). Only those shapes
+are stripped, and a caller maps a name only when what is left is an entity it
+knows: `payments-worker` is never read as `payments`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+# Kubernetes' generated-name alphabet (apimachinery util/rand): consonants and 2, 4-9.
+_RAND = "[bcdfghjklmnpqrstvwxz2456789]"
+_GENERATED = (
+    re.compile(rf"^(?P<base>.+)-{_RAND}{{6,10}}-{_RAND}{{5}}$"),  # Deployment: <name>-<hash>-<suffix>
+    re.compile(rf"^(?P<base>.+)-{_RAND}{{5}}$"),  # DaemonSet, Job, bare ReplicaSet: <name>-<suffix>
+    re.compile(r"^(?P<base>.+)-\d{1,4}$"),  # StatefulSet: <name>-<ordinal>
+)
+
+
+def generated_base(name: str) -> str | None:
+    """`name` without a Kubernetes-generated pod suffix, None when it has none of those shapes."""
+    for pattern in _GENERATED:
+        m = pattern.match(name)
+        if m:
+            return m["base"]
+    return None
+
+
+def workload_of(name: str, known: Collection[str]) -> str:
+    """The known entity `name` is a generated pod name of; `name` itself when it is known or none is."""
+    if name in known:
+        return name
+    base = generated_base(name)
+    return base if base is not None and base in known else name

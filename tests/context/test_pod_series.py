@@ -1,0 +1,115 @@
+"""Data keyed by pod is read under the workload the topology names, and its cites still resolve."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from rootward.bundle.cites import BundleCiteResolver
+from rootward.bundle.load import load_bundle
+from rootward.context.assemble import assemble_context
+from rootward.context.pod_series import record_by_workload, series_by_workload
+from rootward.domain.pod_names import generated_base, workload_of
+from rootward.domain.telemetry import LogRecord, MetricSeries
+from rootward.engine.hypotheses import score_entities
+from rootward.sources.bundle import bundle_sources
+from tests.conftest import EXAMPLES
+
+EXAMPLE = EXAMPLES / "shop-connection-pool-exhaustion-00"
+
+
+@pytest.mark.parametrize(
+    ("name", "base"),
+    [
+        ("cartservice-7d9f8b6c4-x2k9p", "cartservice"),  # Deployment
+        ("productcatalogservice-668d5f85fb-wckp8", "productcatalogservice"),
+        ("node-exporter-x7k2p", "node-exporter"),  # DaemonSet
+        ("kafka-0", "kafka"),  # StatefulSet
+        ("payments-worker", None),  # a word, not a generated suffix (it has vowels)
+        ("api-v2", None),
+        ("frontend", None),
+    ],
+)
+def test_only_the_shapes_kubernetes_generates_are_stripped(name: str, base: str | None) -> None:
+    assert generated_base(name) == base
+
+
+def test_a_name_is_mapped_only_onto_an_entity_that_is_known() -> None:
+    known = {"cart", "kafka", "kafka-0"}
+    assert workload_of("cart-5c8d9b7f6d-q2w4r", known) == "cart"
+    assert workload_of("kafka-0", known) == "kafka-0"  # known as itself: never renamed
+    assert workload_of("search-7c9b8d6f5-k2l4m", known) == "search-7c9b8d6f5-k2l4m"  # nothing known by that name
+
+
+def test_replicas_become_one_series_the_mean_at_each_instant() -> None:
+    a = MetricSeries("cart-5c8d9b7f6d-q2w4r", "cpu_usage", (0, 15, 30), (1.0, 2.0, float("nan")))
+    b = MetricSeries("cart-5c8d9b7f6d-z9x8v", "cpu_usage", (0, 15, 30), (3.0, 4.0, 5.0))
+    other = MetricSeries("db", "cpu_usage", (0, 15), (0.5, 0.5))
+    merged = series_by_workload([a, other, b], {"cart", "db"})
+    assert [(s.service, s.metric) for s in merged] == [("cart", "cpu_usage"), ("db", "cpu_usage")]
+    assert merged[0].timestamps == (0, 15, 30)
+    assert merged[0].values == (2.0, 3.0, 5.0)  # a NaN is no reading, not a zero
+    assert merged[1] is other
+
+
+def test_a_pods_log_line_is_its_workloads_and_keeps_the_pod() -> None:
+    record = LogRecord(datetime(2026, 1, 1, tzinfo=UTC), "cart-5c8d9b7f6d-q2w4r", "pool exhausted", "ERROR")
+    mapped = record_by_workload(record, {"cart"})
+    assert (mapped.service, mapped.pod) == ("cart", "cart-5c8d9b7f6d-q2w4r")
+    assert record_by_workload(record, {"db"}) is record
+
+
+def _pod_named(bundle: Path, truth: str) -> None:
+    """Metrics and logs keyed by pod: two replicas of the culprit (spread around its reading), one of the rest."""
+    metrics = bundle / "metrics.csv"
+    rows = list(csv.DictReader(io.StringIO(metrics.read_text())))
+    out = io.StringIO()
+    w = csv.writer(out)
+    w.writerow(["timestamp", "service", "metric", "value"])
+    for r in rows:
+        service, value = r["service"], float(r["value"])
+        if service == truth and r["metric"] not in ("db_connections_max", "restarts_total"):
+            w.writerow([r["timestamp"], f"{service}-6d4f8b9c7-k2m5x", r["metric"], repr(value * 0.9)])
+            w.writerow([r["timestamp"], f"{service}-6d4f8b9c7-p7q9z", r["metric"], repr(value * 1.1)])
+        else:
+            w.writerow([r["timestamp"], f"{service}-6d4f8b9c7-k2m5x", r["metric"], r["value"]])
+    metrics.write_text(out.getvalue())
+    logs = bundle / "logs.jsonl"
+    lines = [json.loads(x) for x in logs.read_text().splitlines() if x.strip()]
+    logs.write_text("".join(json.dumps({**x, "service": f"{x['service']}-6d4f8b9c7-k2m5x"}) + "\n" for x in lines))
+
+
+def test_a_bundle_keyed_by_pod_is_investigated_as_the_one_keyed_by_service(tmp_path: Path) -> None:
+    truth = json.loads((EXAMPLE / "truth.json").read_text())["root_cause"]["entity"]
+    as_is = load_bundle(EXAMPLE)
+    expected = score_entities(assemble_context(bundle_sources(as_is), as_is.meta))
+    copy = tmp_path / "pods"
+    shutil.copytree(EXAMPLE, copy)
+    _pod_named(copy, truth)
+    bundle = load_bundle(copy)
+    ctx = assemble_context(bundle_sources(bundle), bundle.meta)
+    scores = score_entities(ctx)
+    assert scores[0].entity == expected[0].entity == truth
+    assert {a.service for a in ctx.anomalies} <= set(ctx.topology.entities)
+    resolver = BundleCiteResolver(bundle)
+    assert [r.cite for r in ctx.evidence_refs() if not resolver.resolves(r.cite)] == []
+
+
+def test_the_console_shows_a_workloads_series_from_its_pods(tmp_path: Path) -> None:
+    from rootward.engine.evidence_view import _metric
+
+    truth = json.loads((EXAMPLE / "truth.json").read_text())["root_cause"]["entity"]
+    copy = tmp_path / "pods"
+    shutil.copytree(EXAMPLE, copy)
+    _pod_named(copy, truth)
+    original = next(s for s in load_bundle(EXAMPLE).metrics or [] if s.service == truth)
+    start, end = original.timestamps[10], original.timestamps[20]
+    shown = _metric(load_bundle(copy), truth, original.metric, start, end)
+    assert shown is not None
+    assert shown["v"] == pytest.approx(_metric(load_bundle(EXAMPLE), truth, original.metric, start, end)["v"])

@@ -11,7 +11,8 @@ for rates (`sources.metric_templates`); a bundle may hold the counters.
 
 A series is a counter when its name says so (its last word is `total`, `count`
 or `sum`: the Prometheus and OpenMetrics naming convention) and its values
-agree: they never fall but at a few counter resets, and they climb. The name
+agree: they climb, and never fall but at a few resets, each to under half of what
+the counter read (it starts again from zero; a dip is a level). The name
 alone is not enough (a CloudWatch `Count` is a per-period sum, a gauge named
 `pending_count` rises and falls), nor are the values alone (a disk filling up
 never falls either). A counter of a handful of events (restarts: whole numbers
@@ -34,8 +35,10 @@ from rootward.context.metric_names import words_of
 from rootward.domain.telemetry import MetricSeries
 
 COUNTER_WORDS = frozenset({"total", "count", "sum"})
-# A counter falls only when its process restarts: at most this share of its steps (and always 2).
+# A counter falls only when its process restarts: at most this share of its steps (and always 2) ...
 RESET_SHARE = 0.05
+# ... and then to under this share of what it read (it starts again from zero): a dip is no reset.
+RESET_DROP = 0.5
 MIN_SAMPLES = 3
 # A whole-number counter that grew by at most this much over the window counts events, one by one.
 SMALL_COUNT = 20
@@ -58,9 +61,11 @@ def is_counter(series: MetricSeries) -> bool:
     ts, vs = _samples(series)
     if len(vs) < MIN_SAMPLES or (all(v == int(v) for v in vs) and max(vs) - min(vs) <= SMALL_COUNT):
         return False
-    steps = [b - a for a, b in zip(vs, vs[1:], strict=False)]
-    falls = sum(1 for d in steps if d < 0)
-    return any(d > 0 for d in steps) and falls <= max(2, RESET_SHARE * len(steps))
+    pairs = list(zip(vs, vs[1:], strict=False))
+    falls = [(a, b) for a, b in pairs if b < a]
+    if any(b > RESET_DROP * a for a, b in falls):
+        return False  # a level that dipped: a gauge, or a per-period sum
+    return any(b > a for a, b in pairs) and len(falls) <= max(2, RESET_SHARE * len(pairs))
 
 
 def as_rate(series: MetricSeries) -> MetricSeries:

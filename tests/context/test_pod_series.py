@@ -113,3 +113,35 @@ def test_the_console_shows_a_workloads_series_from_its_pods(tmp_path: Path) -> N
     shown = _metric(load_bundle(copy), truth, original.metric, start, end)
     assert shown is not None
     assert shown["v"] == pytest.approx(_metric(load_bundle(EXAMPLE), truth, original.metric, start, end)["v"])
+
+
+TRACED = EXAMPLES / "nezha-ob-2022-08-23-1605-adservice"
+
+
+def _spans_by_pod(bundle: Path) -> None:
+    traces = bundle / "traces.jsonl"
+    spans = [json.loads(x) for x in traces.read_text().splitlines() if x.strip()]
+    assert all(s.get("pod") for s in spans)
+    traces.write_text("".join(json.dumps({**s, "service": s["pod"]}) + "\n" for s in spans))
+
+
+def test_spans_keyed_by_pod_are_read_as_their_workloads_calls(tmp_path: Path) -> None:
+    copies = []
+    for name, by_pod in (("services", False), ("pods", True)):
+        copy = tmp_path / name
+        shutil.copytree(TRACED, copy)
+        if by_pod:
+            _spans_by_pod(copy)
+        copies.append(load_bundle(copy))
+    contexts = [assemble_context(bundle_sources(b), b.meta) for b in copies]
+    as_service, as_pod = contexts
+    assert as_pod.trace_findings and {f.entity for f in as_pod.trace_findings} <= set(as_service.topology.entities)
+    assert [(f.kind, f.entity, f.caller) for f in as_pod.trace_findings] == [
+        (f.kind, f.entity, f.caller) for f in as_service.trace_findings
+    ]
+    ranked = [[(e.entity, round(e.score, 6)) for e in score_entities(c)] for c in contexts]
+    assert ranked[0] and ranked[1] == ranked[0]
+    resolver = BundleCiteResolver(copies[1])
+    refs = as_pod.evidence_refs() + [f.evidence for f in as_pod.trace_findings]
+    assert any(r.cite.startswith("traces.jsonl:") for r in refs)
+    assert [r.cite for r in refs if not resolver.resolves(r.cite)] == []

@@ -196,19 +196,34 @@ class SpanIndex:
 
     @classmethod
     def of(cls, spans: Sequence[Span]) -> SpanIndex:
-        """Index a bundle's spans; a span whose parent is not in the bundle has no caller."""
+        """Index a bundle's spans; a span whose parent is not in the bundle has no caller.
+
+        A span of a pod-named service (`cart-5c8d9b7f6d-q2w4r`) is also indexed under its
+        workload (`cart`), the name an investigation reads it by (`context.pod_series`).
+        """
         index = cls()
         owner = {(s.trace_id, s.span_id): s.service for s in spans}
+        names: dict[str, tuple[str, ...]] = {}
         for s in spans:
             at = s.start.timestamp()
             index.service_of_line[s.line] = s.service
-            index.by_service.setdefault(s.service, []).append(at)
+            for name in _names(s.service, names):
+                index.by_service.setdefault(name, []).append(at)
             caller = owner.get((s.trace_id, s.parent_id)) if s.parent_id else None
             if caller is not None:
-                index.by_call.setdefault((caller, s.service), []).append(at)
+                for edge in {(a, b) for a in _names(caller, names) for b in _names(s.service, names)}:
+                    index.by_call.setdefault(edge, []).append(at)
         for starts in (*index.by_service.values(), *index.by_call.values()):
             starts.sort()
         return index
+
+
+def _names(service: str, seen: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """The service's own name, and its workload's when it is a generated pod name (memoised in `seen`)."""
+    if service not in seen:
+        base = generated_base(service)
+        seen[service] = (service,) if base is None else (service, base)
+    return seen[service]
 
 
 def _any_inside(starts: list[float], lo: int, hi: int) -> bool:

@@ -35,6 +35,7 @@ from rootward.domain.alert import Alert
 from rootward.domain.evidence import EvidenceRef, alert_cite, knowledge_cite
 from rootward.domain.incident import IncidentMeta
 from rootward.domain.knowledge import Document
+from rootward.domain.pod_names import spans_by_workload
 from rootward.domain.telemetry import MetricSeries
 from rootward.domain.topology import Topology
 from rootward.sources.base import SourceSet, SourceUnavailable
@@ -284,7 +285,7 @@ def assemble_context(
     else:
         gaps.append("no logs: no log source configured")
 
-    traces = _traces(sources, window, series, reachable, telemetry, gaps)
+    traces = _traces(sources, window, series, reachable, telemetry, gaps, known)
     abnormal = {a.service for a in anomalies} | {s.service for s in logs if s.changed and s.is_failure}
     abnormal |= {s.service for s in shifts if s.appeared}  # a template new at the onset, even at INFO
     named = {
@@ -359,13 +360,14 @@ def _traces(
     reachable: set[str],
     telemetry: dict[str, list[str]],
     gaps: list[str],
+    known: set[str],
 ) -> list[TraceFinding]:
     """Span aggregates before vs after the onset; a missing trace source is a named gap."""
     if sources.traces is None:
         gaps.append("no traces: no trace source configured")
         return []
     try:
-        spans = sources.traces.spans(None, window.baseline_start, window.end)
+        spans = spans_by_workload(sources.traces.spans(None, window.baseline_start, window.end), known)
     except SourceUnavailable as exc:
         gaps.append(f"no traces: {_reason(exc, 'traces.jsonl')}")
         return []

@@ -4,8 +4,8 @@ A bundle exported from a store that labels by pod holds `cartservice-7d9f8b6c4-x
 where the topology, the alerts and the traces say `cartservice`; read as they
 are, the pods are entities of their own with no edge to anything, and the
 service the map knows has no data at all (on Nezha with pod-named metrics,
-entity@1 fell from 0.679 to 0.143). A name is mapped only when it has the
-shape Kubernetes gives pod names and what is left is a known entity
+entity@1 fell from 0.679 to 0.143). Series, log lines and spans are mapped
+alike. A name is mapped only when it has the shape Kubernetes gives pod names and what is left is a known entity
 (`domain.pod_names`). The replicas of one workload become one series, the mean
 of their samples at each instant (the service's per-pod reading); a metric
 cite names the workload, which the bundle's resolver finds in its pods'

@@ -14,7 +14,10 @@ knows: `payments-worker` is never read as `payments`.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
+from dataclasses import replace
+
+from rootward.domain.telemetry import Span
 
 # Kubernetes' generated-name alphabet (apimachinery util/rand): consonants and 2, 4-9.
 _RAND = "[bcdfghjklmnpqrstvwxz2456789]"
@@ -40,3 +43,14 @@ def workload_of(name: str, known: Collection[str]) -> str:
         return name
     base = generated_base(name)
     return base if base is not None and base in known else name
+
+
+def spans_by_workload(spans: Sequence[Span], known: Collection[str]) -> list[Span]:
+    """Each span under its workload's name (`workload_of`), its pod kept in `pod` when the span had none."""
+    names = {name: workload_of(name, known) for name in {s.service for s in spans}}
+    if all(k == v for k, v in names.items()):
+        return list(spans)
+    return [
+        s if names[s.service] == s.service else replace(s, service=names[s.service], pod=s.pod or s.service)
+        for s in spans
+    ]

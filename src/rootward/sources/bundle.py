@@ -18,6 +18,7 @@ from typing import Any
 from rootward.bundle.format import Bundle
 from rootward.domain.alert import Alert
 from rootward.domain.knowledge import Document
+from rootward.domain.pod_names import spans_by_workload
 from rootward.domain.telemetry import Change, LogRecord, MetricSeries, Span
 from rootward.domain.topology import Topology
 from rootward.sources.base import SourceSet, SourceUnavailable
@@ -138,8 +139,12 @@ class BundleTopologySource:
 
     def graph(self) -> Topology:
         if self._graph is None:
-            layers = [self._bundle.topology] if self._bundle.topology is not None else []
-            observed = call_cites(self._bundle.spans) if self._bundle.spans else {}
+            declared = self._bundle.topology
+            layers = [declared] if declared is not None else []
+            spans: Sequence[Span] = self._bundle.spans or ()
+            if declared is not None:  # pod-named spans are calls of the workloads the file names
+                spans = spans_by_workload(spans, set(declared.entities) | {a.service for a in self._bundle.alerts})
+            observed = call_cites(spans) if spans else {}
             if observed:
                 layers.append(topology_from_edges(observed, observed))
             if not layers:

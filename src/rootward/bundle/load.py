@@ -31,6 +31,7 @@ from rootward.bundle.format import (
     BundleError,
     TruthAccessDenied,
 )
+from rootward.bundle.metric_epochs import NOTE_KEY, in_seconds
 from rootward.bundle.validate import (
     parse_alerts,
     parse_changes,
@@ -126,7 +127,10 @@ def _load(path: str | Path) -> Bundle:
     else:
         bundle.missing.append(LOGS_FILE)
     if (root / METRICS_FILE).is_file():
-        bundle.metrics = parse_metrics(_read_text(root, METRICS_FILE))
+        metrics, note = in_seconds(parse_metrics(_read_text(root, METRICS_FILE)), int(meta.fired_at.timestamp()))
+        bundle.metrics = metrics
+        if note:
+            bundle.gap_reasons.setdefault(NOTE_KEY, note)
     else:
         bundle.missing.append(METRICS_FILE)
     if (root / TRACES_FILE).is_file():

@@ -7,8 +7,9 @@ Deployment's pod is `<name>-<pod-template hash>-<5 characters>`, a DaemonSet's
 or a bare ReplicaSet's `<name>-<5 characters>`, a StatefulSet's
 `<name>-<ordinal>`, and the random parts are drawn from an alphabet without
 vowels and without 0, 1 and 3 (so they never spell a word). Only those shapes
-are stripped, and a caller maps a name only when what is left is an entity it
-knows: `payments-worker` is never read as `payments`.
+are stripped, and a name is mapped only when what is left is an entity the
+caller knows (`payments-worker` is never read as `payments`), or when it has
+both generated parts of a Deployment's pod.
 """
 
 from __future__ import annotations
@@ -38,11 +39,18 @@ def generated_base(name: str) -> str | None:
 
 
 def workload_of(name: str, known: Collection[str]) -> str:
-    """The known entity `name` is a generated pod name of; `name` itself when it is known or none is."""
+    """The workload `name` is a generated pod name of; `name` itself when it is known or is none.
+
+    The workload must be known, except for a Deployment's pod: a hash and a suffix both drawn
+    from the generated alphabet are a shape no one names a service by, so with no map
+    naming it (no topology, an unmapped service) the pods are still one workload.
+    """
     if name in known:
         return name
     base = generated_base(name)
-    return base if base is not None and base in known else name
+    if base is not None and (base in known or _GENERATED[0].match(name)):
+        return base
+    return name
 
 
 def spans_by_workload(spans: Sequence[Span], known: Collection[str]) -> list[Span]:

@@ -64,7 +64,8 @@ def test_a_pods_log_line_is_its_workloads_and_keeps_the_pod() -> None:
     record = LogRecord(datetime(2026, 1, 1, tzinfo=UTC), "cart-5c8d9b7f6d-q2w4r", "pool exhausted", "ERROR")
     mapped = record_by_workload(record, {"cart"})
     assert (mapped.service, mapped.pod) == ("cart", "cart-5c8d9b7f6d-q2w4r")
-    assert record_by_workload(record, {"db"}) is record
+    daemon = LogRecord(datetime(2026, 1, 1, tzinfo=UTC), "agent-k2l4m", "scrape failed", "WARN")
+    assert record_by_workload(daemon, {"db"}) is daemon  # one generated part, and no known "agent"
 
 
 def _pod_named(bundle: Path, truth: str) -> None:

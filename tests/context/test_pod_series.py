@@ -14,7 +14,8 @@ import pytest
 from rootward.bundle.cites import BundleCiteResolver
 from rootward.bundle.load import load_bundle
 from rootward.context.assemble import assemble_context
-from rootward.context.pod_series import record_by_workload, series_by_workload
+from rootward.context.pod_series import alerts_by_workload, record_by_workload, series_by_workload
+from rootward.domain.alert import Alert, Severity
 from rootward.domain.pod_names import generated_base, workload_of
 from rootward.domain.telemetry import LogRecord, MetricSeries
 from rootward.engine.hypotheses import score_entities
@@ -86,6 +87,15 @@ def _pod_named(bundle: Path, truth: str) -> None:
     logs = bundle / "logs.jsonl"
     lines = [json.loads(x) for x in logs.read_text().splitlines() if x.strip()]
     logs.write_text("".join(json.dumps({**x, "service": f"{x['service']}-6d4f8b9c7-k2m5x"}) + "\n" for x in lines))
+    alerts = bundle / "alerts.json"
+    data = json.loads(alerts.read_text())
+    for payload in data if isinstance(data, list) else [data]:
+        for group in [payload.get("commonLabels", {}), payload.get("groupLabels", {})] + [
+            a["labels"] for a in payload["alerts"]
+        ]:
+            if "service" in group:
+                group["service"] = f"{group['service']}-6d4f8b9c7-k2m5x"
+    alerts.write_text(json.dumps(data))
 
 
 def test_a_bundle_keyed_by_pod_is_investigated_as_the_one_keyed_by_service(tmp_path: Path) -> None:
@@ -100,6 +110,7 @@ def test_a_bundle_keyed_by_pod_is_investigated_as_the_one_keyed_by_service(tmp_p
     scores = score_entities(ctx)
     assert scores[0].entity == expected[0].entity == truth
     assert {a.service for a in ctx.anomalies} <= set(ctx.topology.entities)
+    assert set(ctx.alerting_services) <= set(ctx.topology.entities)  # the alerts were labelled by pod too
     resolver = BundleCiteResolver(bundle)
     assert [r.cite for r in ctx.evidence_refs() if not resolver.resolves(r.cite)] == []
 
@@ -148,3 +159,12 @@ def test_spans_keyed_by_pod_are_read_as_their_workloads_calls(tmp_path: Path) ->
     refs = as_pod.evidence_refs() + [f.evidence for f in as_pod.trace_findings]
     assert any(r.cite.startswith("traces.jsonl:") for r in refs)
     assert [r.cite for r in refs if not resolver.resolves(r.cite)] == []
+
+
+def test_an_alert_on_a_pod_is_an_alert_on_its_workload() -> None:
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    on_pod = Alert("f1", "HighLatencyP99", "checkout-6d4f8b9c7-k2m5x", Severity.P1, "firing", at)
+    on_service = Alert("f2", "HighErrorRate", "cart", Severity.P2, "firing", at)
+    mapped = alerts_by_workload([on_pod, on_service], {"checkout", "cart"})
+    assert [a.service for a in mapped] == ["checkout", "cart"]
+    assert mapped[0].fingerprint == "f1" and mapped[1] is on_service

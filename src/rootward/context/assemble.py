@@ -24,7 +24,7 @@ from rootward.context.log_levels import with_stated_level
 from rootward.context.log_shifts import LogShift, log_shifts
 from rootward.context.log_signals import LogSignal, log_signals
 from rootward.context.metric_change import JointOnset, MetricChange, metric_changes
-from rootward.context.pod_series import record_by_workload, series_by_workload
+from rootward.context.pod_series import alerts_by_workload, record_by_workload, series_by_workload
 from rootward.context.recovery import AlertState, alert_states, current_firings, recovery_of
 from rootward.context.series_resolution import coarsened
 from rootward.context.topology import Subgraph, connecting, dependency_closure, subgraph
@@ -201,7 +201,11 @@ def assemble_context(
     else:
         gaps.append("no topology: no topology source configured")
 
-    # Data keyed by pod is read under the workload the map and the alerts name (context.pod_series).
+    # Data keyed by pod is read under the workload the map and the alerts name (context.pod_series),
+    # an alert on a pod as one on its workload.
+    raw_alerts = alerts_by_workload(raw_alerts, set(topology.entities))
+    alerts = _alert_items(raw_alerts)
+    alerting = list(dict.fromkeys(a.service for a in alerts))
     known = set(topology.entities) | set(alerting)
     series: list[MetricSeries] = []
     if sources.metrics is not None:

@@ -4,10 +4,12 @@ A bundle exported from a store that labels by pod holds `cartservice-7d9f8b6c4-x
 where the topology, the alerts and the traces say `cartservice`; read as they
 are, the pods are entities of their own with no edge to anything, and the
 service the map knows has no data at all (on Nezha with pod-named metrics,
-entity@1 fell from 0.679 to 0.143). Series, log lines and spans are mapped
-alike. A name is mapped only when it has the shape Kubernetes gives pod names and what is left is a known entity
-(`domain.pod_names`). The replicas of one workload become one series, the mean
-of their samples at each instant (the service's per-pod reading); a metric
+entity@1 fell from 0.679 to 0.143). Series, log lines, spans and alerts are
+mapped alike. A name is mapped only when it has the shape Kubernetes gives pod
+names and what is left is a known entity, or it has both generated parts of a
+Deployment's pod (`domain.pod_names`). The replicas of one workload become one
+series, the mean of their samples at each instant (the service's per-pod
+reading); a metric
 cite names the workload, which the bundle's resolver finds in its pods'
 series (`bundle.cites`).
 """
@@ -20,6 +22,7 @@ from dataclasses import replace
 import numpy as np
 
 from rootward.context.series_resolution import run_means
+from rootward.domain.alert import Alert
 from rootward.domain.pod_names import workload_of
 from rootward.domain.telemetry import LogRecord, MetricSeries
 
@@ -55,3 +58,12 @@ def record_by_workload(record: LogRecord, known: Collection[str]) -> LogRecord:
     if service == record.service:
         return record
     return replace(record, service=service, pod=record.pod or record.service)
+
+
+def alerts_by_workload(alerts: Sequence[Alert], known: Collection[str]) -> list[Alert]:
+    """Each alert on its workload (an alert labelled with a pod is about the service it is a replica of)."""
+    out = []
+    for a in alerts:
+        service = workload_of(a.service, known)
+        out.append(a if service == a.service else replace(a, service=service))
+    return out

@@ -72,6 +72,8 @@ def test_missing_samples_are_skipped() -> None:
         ("restarts_total", [0.0, 0.0, 1.0, 1.0, 2.0, 3.0, 3.0, 4.0]),
         # A per-period sum that mostly rose with traffic, dipping twice by a few percent: no reset.
         ("Invocations_Sum", [900.0, 950.0, 1000.0, 980.0, 1100.0, 1200.0, 1150.0, 1300.0, 1400.0]),
+        # A per-period error sum, zero until a fault and rising with it: never falls, but no counter.
+        ("Errors_Sum", [0.0] * 12 + [40.0, 90.0, 160.0, 250.0, 300.0]),
         # A counter that never moved has no rate to show.
         ("errors_total", [7.0] * 8),
     ],

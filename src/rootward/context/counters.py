@@ -11,8 +11,9 @@ for rates (`sources.metric_templates`); a bundle may hold the counters.
 
 A series is a counter when its name says so (its last word is `total`, `count`
 or `sum`: the Prometheus and OpenMetrics naming convention) and its values
-agree: they climb, and never fall but at a few resets, each to under half of what
-the counter read (it starts again from zero; a dip is a level). The name
+agree: they climb at most samples (a count always at work), and never fall but
+at a few resets, each to under half of what the counter read (it starts again
+from zero; a dip is a level). The name
 alone is not enough (a CloudWatch `Count` is a per-period sum, a gauge named
 `pending_count` rises and falls), nor are the values alone (a disk filling up
 never falls either). A counter of a handful of events (restarts: whole numbers
@@ -40,6 +41,10 @@ RESET_SHARE = 0.05
 # ... and then to under this share of what it read (it starts again from zero): a dip is no reset.
 RESET_DROP = 0.5
 MIN_SAMPLES = 3
+# A counter read as a rate climbs at most samples (CPU seconds, requests, bytes: always at work).
+# One that is flat most of the time counts rare events (errors), whose level steps already read
+# as changes; and a per-period sum flat at zero that then rose with a fault is no counter at all.
+CLIMB_SHARE = 0.5
 # A whole-number counter that grew by at most this much over the window counts events, one by one.
 SMALL_COUNT = 20
 
@@ -55,7 +60,7 @@ def _samples(series: MetricSeries) -> tuple[list[int], list[float]]:
 
 
 def is_counter(series: MetricSeries) -> bool:
-    """A counter by name and by values: it climbs, falls only at resets, and counts more than a few events."""
+    """A counter by name and by values: it climbs at most samples, falls only at resets, counts more than a few."""
     if not named_counter(series.metric):
         return False
     ts, vs = _samples(series)
@@ -65,7 +70,8 @@ def is_counter(series: MetricSeries) -> bool:
     falls = [(a, b) for a, b in pairs if b < a]
     if any(b > RESET_DROP * a for a, b in falls):
         return False  # a level that dipped: a gauge, or a per-period sum
-    return any(b > a for a, b in pairs) and len(falls) <= max(2, RESET_SHARE * len(pairs))
+    rises = sum(1 for a, b in pairs if b > a)
+    return rises >= CLIMB_SHARE * len(pairs) and len(falls) <= max(2, RESET_SHARE * len(pairs))
 
 
 def as_rate(series: MetricSeries) -> MetricSeries:

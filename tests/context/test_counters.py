@@ -88,6 +88,7 @@ def test_counter_names_follow_the_prometheus_convention_in_any_case() -> None:
     assert named_counter("container_cpu_usage_seconds_total")
     assert named_counter("http_server_requests_seconds_count")
     assert named_counter("RequestDurationSum")
+    assert named_counter('http_requests_total{code="500",method="GET"}')
     assert not named_counter("total_memory_bytes")
     assert not named_counter("cpu_usage")
 

@@ -50,8 +50,13 @@ SMALL_COUNT = 20
 
 
 def named_counter(metric: str) -> bool:
-    """Whether the name follows the counter convention (last word `total`, `count` or `sum`)."""
-    return words_of(metric).rsplit("_", 1)[-1] in COUNTER_WORDS
+    """Whether the name follows the counter convention (last word `total`, `count` or `sum`).
+
+    A label set written after the name, as Prometheus prints a series
+    (`http_requests_total{code="500"}`), is not part of it.
+    """
+    name = metric.split("{", 1)[0]
+    return words_of(name).rsplit("_", 1)[-1] in COUNTER_WORDS
 
 
 def _samples(series: MetricSeries) -> tuple[list[int], list[float]]:

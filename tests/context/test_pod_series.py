@@ -46,6 +46,12 @@ def test_a_name_is_mapped_only_onto_an_entity_that_is_known() -> None:
     assert workload_of("cart-5c8d9b7f6d-q2w4r", known) == "cart"
     assert workload_of("kafka-0", known) == "kafka-0"  # known as itself: never renamed
     assert workload_of("search-k2l4m", known) == "search-k2l4m"  # one generated part, nothing known by that name
+    # A scrape target or a cluster DNS name names the service too; an outside host is left alone.
+    assert workload_of("cart:7070", known) == "cart"
+    assert workload_of("cart.shop.svc.cluster.local:7070", known) == "cart"
+    assert workload_of("kafka-1.kafka.shop.svc.cluster.local", known) == "kafka"
+    assert workload_of("cart-5c8d9b7f6d-q2w4r:9100", known) == "cart"
+    assert workload_of("api.example.com:443", known) == "api.example.com:443"
     # Both generated parts of a Deployment's pod: a workload even where no map names it.
     assert workload_of("search-7c9b8d6f5-k2l4m", known) == "search"
 
@@ -168,3 +174,19 @@ def test_an_alert_on_a_pod_is_an_alert_on_its_workload() -> None:
     mapped = alerts_by_workload([on_pod, on_service], {"checkout", "cart"})
     assert [a.service for a in mapped] == ["checkout", "cart"]
     assert mapped[0].fingerprint == "f1" and mapped[1] is on_service
+
+
+def test_series_keyed_by_scrape_target_are_the_services_and_their_cites_resolve(tmp_path: Path) -> None:
+    copy = tmp_path / "targets"
+    shutil.copytree(EXAMPLE, copy)
+    lines = (copy / "metrics.csv").read_text().splitlines()
+    rows = [line.split(",") for line in lines[1:]]
+    (copy / "metrics.csv").write_text(
+        "\n".join([lines[0]] + [f"{t},{svc}:9100,{m},{v}" for t, svc, m, v in rows]) + "\n"
+    )
+    as_is, targets = load_bundle(EXAMPLE), load_bundle(copy)
+    expected = assemble_context(bundle_sources(as_is), as_is.meta)
+    ctx = assemble_context(bundle_sources(targets), targets.meta)
+    assert ctx.anomalies == expected.anomalies and ctx.anomalies
+    resolver = BundleCiteResolver(targets)
+    assert [r.cite for r in ctx.evidence_refs() if not resolver.resolves(r.cite)] == []

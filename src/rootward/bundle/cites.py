@@ -39,7 +39,7 @@ from rootward.bundle.format import (
     TRACES_FILE,
     Bundle,
 )
-from rootward.domain.pod_names import generated_base
+from rootward.domain.pod_names import workload_bases
 from rootward.domain.telemetry import Span
 
 
@@ -219,10 +219,9 @@ class SpanIndex:
 
 
 def _names(service: str, seen: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
-    """The service's own name, and its workload's when it is a generated pod name (memoised in `seen`)."""
+    """The service's own name, and the workload's it may be read as (a pod's, a target's; memoised in `seen`)."""
     if service not in seen:
-        base = generated_base(service)
-        seen[service] = (service,) if base is None else (service, base)
+        seen[service] = (service, *workload_bases(service))
     return seen[service]
 
 
@@ -232,11 +231,10 @@ def _any_inside(starts: list[float], lo: int, hi: int) -> bool:
 
 
 def _pod_stamps(bundle: Bundle) -> dict[tuple[str, str], list[int]]:
-    """Per (workload, metric), the sample times of the pod-named series of that workload, sorted."""
+    """Per (workload, metric), the sample times of the series of its pods and targets, sorted."""
     out: dict[tuple[str, str], list[int]] = {}
     for s in bundle.metrics or []:
-        base = generated_base(s.service)
-        if base is not None:
+        for base in workload_bases(s.service):
             out.setdefault((base, s.metric), []).extend(s.timestamps)
     for stamps in out.values():
         stamps.sort()

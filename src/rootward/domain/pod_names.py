@@ -2,7 +2,8 @@
 
 Series and log streams are often keyed by pod (`cartservice-7d9f8b6c4-x2k9p`,
 `kafka-0`) while the topology, the alerts and the traces name the service
-(`cartservice`). Kubernetes generates those names by fixed rules: a
+(`cartservice`); a scrape target or a cluster DNS name (`cartservice:7070`,
+`cartservice.shop.svc.cluster.local`) names it too. Kubernetes generates pod names by fixed rules: a
 Deployment's pod is `<name>-<pod-template hash>-<5 characters>`, a DaemonSet's
 or a bare ReplicaSet's `<name>-<5 characters>`, a StatefulSet's
 `<name>-<ordinal>`, and the random parts are drawn from an alphabet without
@@ -29,6 +30,13 @@ _GENERATED = (
 )
 
 
+# A Service's cluster DNS name or a scrape target (`instance`): `cart.shop.svc.cluster.local:7070`, `cart:7070`;
+# a StatefulSet pod's own name has one label more: `kafka-0.kafka.shop.svc.cluster.local`.
+_ADDRESS = re.compile(
+    r"^(?P<base>[A-Za-z0-9][A-Za-z0-9_-]*)(?:(?:\.[a-z0-9-]+){1,2}\.svc(?:\.cluster\.local)?\.?)?(?::\d{1,5})?$"
+)
+
+
 def generated_base(name: str) -> str | None:
     """`name` without a Kubernetes-generated pod suffix, None when it has none of those shapes."""
     for pattern in _GENERATED:
@@ -36,6 +44,19 @@ def generated_base(name: str) -> str | None:
         if m:
             return m["base"]
     return None
+
+
+def address_base(name: str) -> str | None:
+    """The service a cluster DNS name or `host:port` target names, None when `name` is neither."""
+    m = _ADDRESS.match(name)
+    return m["base"] if m and m["base"] != name else None
+
+
+def workload_bases(name: str) -> tuple[str, ...]:
+    """Every name `name` may be read as, depending on what is known: its address's host, that without a pod suffix."""
+    address = address_base(name)
+    generated = generated_base(address or name)
+    return tuple(n for n in (address, generated) if n is not None)
 
 
 def workload_of(name: str, known: Collection[str]) -> str:
@@ -47,8 +68,11 @@ def workload_of(name: str, known: Collection[str]) -> str:
     """
     if name in known:
         return name
-    base = generated_base(name)
-    if base is not None and (base in known or _GENERATED[0].match(name)):
+    address = address_base(name)
+    if address is not None and address in known:
+        return address
+    base = generated_base(address or name)
+    if base is not None and (base in known or _GENERATED[0].match(address or name)):
         return base
     return name
 

@@ -15,7 +15,7 @@ from rootward.bundle.cites import ChangeCite, CiteFormError, KnowledgeCite, LogC
 from rootward.bundle.format import Bundle
 from rootward.context.pod_series import series_by_workload
 from rootward.domain.investigation import InvestigationResult
-from rootward.domain.pod_names import generated_base
+from rootward.domain.pod_names import workload_bases
 from rootward.knowledge.chunking import chunk_text
 
 LOG_CONTEXT = 3
@@ -25,7 +25,7 @@ MAX_POINTS = 240
 def _metric(bundle: Bundle, service: str, metric: str, start: int, end: int) -> dict[str, Any] | None:
     series = next((s for s in bundle.metrics or [] if s.service == service and s.metric == metric), None)
     if series is None:  # a workload's series, read from its pods' as the investigation read it
-        pods = [s for s in bundle.metrics or [] if s.metric == metric and generated_base(s.service) == service]
+        pods = [s for s in bundle.metrics or [] if s.metric == metric and service in workload_bases(s.service)]
         series = series_by_workload(pods, {service})[0] if pods else None
     if series is None:
         return None

@@ -14,7 +14,7 @@ import pytest
 from rootward.bundle.cites import BundleCiteResolver
 from rootward.bundle.load import load_bundle
 from rootward.context.assemble import assemble_context
-from rootward.context.pod_series import alerts_by_workload, record_by_workload, series_by_workload
+from rootward.context.pod_series import alerts_by_workload, records_by_workload, series_by_workload
 from rootward.domain.alert import Alert, Severity
 from rootward.domain.pod_names import generated_base, workload_of
 from rootward.domain.telemetry import LogRecord, MetricSeries
@@ -69,10 +69,10 @@ def test_replicas_become_one_series_the_mean_at_each_instant() -> None:
 
 def test_a_pods_log_line_is_its_workloads_and_keeps_the_pod() -> None:
     record = LogRecord(datetime(2026, 1, 1, tzinfo=UTC), "cart-5c8d9b7f6d-q2w4r", "pool exhausted", "ERROR")
-    mapped = record_by_workload(record, {"cart"})
-    assert (mapped.service, mapped.pod) == ("cart", "cart-5c8d9b7f6d-q2w4r")
     daemon = LogRecord(datetime(2026, 1, 1, tzinfo=UTC), "agent-k2l4m", "scrape failed", "WARN")
-    assert record_by_workload(daemon, {"db"}) is daemon  # one generated part, and no known "agent"
+    mapped, same = records_by_workload([record, daemon], {"cart"})
+    assert (mapped.service, mapped.pod) == ("cart", "cart-5c8d9b7f6d-q2w4r")
+    assert same is daemon  # one generated part, and no known "agent"
 
 
 def _pod_named(bundle: Path, truth: str) -> None:

@@ -24,7 +24,7 @@ from rootward.context.log_levels import with_stated_level
 from rootward.context.log_shifts import LogShift, log_shifts
 from rootward.context.log_signals import LogSignal, log_signals
 from rootward.context.metric_change import JointOnset, MetricChange, metric_changes
-from rootward.context.pod_series import alerts_by_workload, record_by_workload, series_by_workload
+from rootward.context.pod_series import alerts_by_workload, records_by_workload, series_by_workload
 from rootward.context.recovery import AlertState, alert_states, current_firings, recovery_of
 from rootward.context.series_resolution import coarsened
 from rootward.context.topology import Subgraph, connecting, dependency_closure, subgraph
@@ -266,7 +266,7 @@ def assemble_context(
         try:
             raw = sources.logs.query(None, window.baseline_start, window.end)
             # A level only in the text counts; a pod's lines are its workload's.
-            records = [record_by_workload(with_stated_level(event_text(r)), known) for r in raw]
+            records = records_by_workload([with_stated_level(event_text(r)) for r in raw], known)
             for r in records:
                 if r.service in reachable and "logs" not in telemetry.get(r.service, []):
                     telemetry.setdefault(r.service, []).append("logs")

@@ -52,12 +52,13 @@ def _merged(service: str, metric: str, members: Sequence[MetricSeries]) -> Metri
     return MetricSeries(service, metric, tuple(ts[starts].tolist()), tuple(run_means(vs, starts).tolist()))
 
 
-def record_by_workload(record: LogRecord, known: Collection[str]) -> LogRecord:
-    """The log record under its workload's name, its pod kept in `pod` when the record had none."""
-    service = workload_of(record.service, known)
-    if service == record.service:
-        return record
-    return replace(record, service=service, pod=record.pod or record.service)
+def records_by_workload(records: Sequence[LogRecord], known: Collection[str]) -> list[LogRecord]:
+    """Each log record under its workload's name, its pod kept in `pod` when the record had none."""
+    names = {name: workload_of(name, known) for name in {r.service for r in records}}
+    return [
+        r if names[r.service] == r.service else replace(r, service=names[r.service], pod=r.pod or r.service)
+        for r in records
+    ]
 
 
 def alerts_by_workload(alerts: Sequence[Alert], known: Collection[str]) -> list[Alert]:

@@ -13,12 +13,11 @@ A series is a counter when its name says so (its last word is `total`, `count`
 or `sum`: the Prometheus and OpenMetrics naming convention) and its values
 agree: they climb at most samples (a count always at work), and never fall but
 at a few resets, each to under half of what the counter read (it starts again
-from zero; a dip is a level). The name
-alone is not enough (a CloudWatch `Count` is a per-period sum, a gauge named
-`pending_count` rises and falls), nor are the values alone (a disk filling up
-never falls either). A counter of a handful of events (restarts: whole numbers
-that grew by at most SMALL_COUNT) stays as it is: each of its steps is an event,
-and is read as one.
+from zero; a dip is a level). The name alone is not enough (a CloudWatch
+`Count` is a per-period sum, a gauge named `pending_count` rises and falls),
+nor are the values alone (a disk filling up never falls either). A counter of
+a handful of events (restarts: whole numbers that grew by at most SMALL_COUNT)
+stays as it is: each of its steps is an event, and is read as one.
 
 The rate keeps the series' name and its sample times, so evidence cites the
 series the bundle holds. At each sample it is the increase per second since the
@@ -68,7 +67,7 @@ def is_counter(series: MetricSeries) -> bool:
     """A counter by name and by values: it climbs at most samples, falls only at resets, counts more than a few."""
     if not named_counter(series.metric):
         return False
-    ts, vs = _samples(series)
+    _, vs = _samples(series)
     if len(vs) < MIN_SAMPLES or (all(v == int(v) for v in vs) and max(vs) - min(vs) <= SMALL_COUNT):
         return False
     pairs = list(zip(vs, vs[1:], strict=False))

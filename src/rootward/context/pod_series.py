@@ -1,4 +1,4 @@
-"""Data keyed by pod is read under the workload the topology knows.
+"""Data keyed by pod (or scrape target) is read under the workload the topology knows.
 
 A bundle exported from a store that labels by pod holds `cartservice-7d9f8b6c4-x2k9p`
 where the topology, the alerts and the traces say `cartservice`; read as they
@@ -9,9 +9,8 @@ mapped alike. A name is mapped only when it has the shape Kubernetes gives pod
 names and what is left is a known entity, or it has both generated parts of a
 Deployment's pod (`domain.pod_names`). The replicas of one workload become one
 series, the mean of their samples at each instant (the service's per-pod
-reading); a metric
-cite names the workload, which the bundle's resolver finds in its pods'
-series (`bundle.cites`).
+reading); a metric cite names the workload, which the bundle's resolver finds
+in its pods' series (`bundle.cites`).
 """
 
 from __future__ import annotations

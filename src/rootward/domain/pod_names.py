@@ -1,12 +1,12 @@
-"""The workload a generated Kubernetes pod name belongs to.
+"""The workload a generated Kubernetes pod name, a scrape target or a cluster DNS name belongs to.
 
 Series and log streams are often keyed by pod (`cartservice-7d9f8b6c4-x2k9p`,
 `kafka-0`) while the topology, the alerts and the traces name the service
 (`cartservice`); a scrape target or a cluster DNS name (`cartservice:7070`,
-`cartservice.shop.svc.cluster.local`) names it too. Kubernetes generates pod names by fixed rules: a
-Deployment's pod is `<name>-<pod-template hash>-<5 characters>`, a DaemonSet's
-or a bare ReplicaSet's `<name>-<5 characters>`, a StatefulSet's
-`<name>-<ordinal>`, and the random parts are drawn from an alphabet without
+`cartservice.shop.svc.cluster.local`) names it too. Kubernetes generates pod
+names by fixed rules: a Deployment's pod is `<name>-<pod-template hash>-<5
+characters>`, a DaemonSet's or a bare ReplicaSet's `<name>-<5 characters>`, a
+StatefulSet's `<name>-<ordinal>`, and the random parts are drawn from an alphabet without
 vowels and without 0, 1 and 3 (so they never spell a word). Only those shapes
 are stripped, and a name is mapped only when what is left is an entity the
 caller knows (`payments-worker` is never read as `payments`), or when it has

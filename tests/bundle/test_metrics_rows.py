@@ -34,6 +34,12 @@ def test_series_are_grouped_and_sorted() -> None:
     assert (mem.metric, mem.timestamps, mem.values) == ("mem", (1,), (9.0,))
 
 
+def test_an_empty_value_is_no_sample() -> None:
+    (cpu,) = parse_metrics(HEADER + "1,api,cpu,0.5\n2,api,cpu,\n3,api,cpu, \n4,api,cpu,0.7\n")
+    assert (cpu.timestamps, cpu.values) == ((1, 4), (0.5, 0.7))
+    assert parse_metrics(HEADER + "1,api,cpu,\n") == []
+
+
 @pytest.mark.parametrize(
     ("body", "message"),
     [

@@ -391,12 +391,14 @@ def parse_metrics(text: str) -> list[MetricSeries]:
             except ValueError:
                 raise BundleError(f"metrics.csv line {number}: timestamp '{ts_raw}' is not epoch seconds") from None
             epochs[ts_raw] = ts
+        if not service or not metric:
+            raise BundleError(f"metrics.csv line {number}: service and metric must not be empty")
+        if not value_raw.strip():
+            continue  # an empty cell is no sample (pandas and spreadsheets write a missing value so)
         try:
             value = float(value_raw)
         except ValueError:
             raise BundleError(f"metrics.csv line {number}: value '{value_raw}' is not a number") from None
-        if not service or not metric:
-            raise BundleError(f"metrics.csv line {number}: service and metric must not be empty")
         key = (service, metric)
         samples = points.get(key)
         if samples is None:

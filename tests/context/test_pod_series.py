@@ -190,3 +190,20 @@ def test_series_keyed_by_scrape_target_are_the_services_and_their_cites_resolve(
     assert ctx.anomalies == expected.anomalies and ctx.anomalies
     resolver = BundleCiteResolver(targets)
     assert [r.cite for r in ctx.evidence_refs() if not resolver.resolves(r.cite)] == []
+
+
+def test_without_a_topology_file_the_call_graph_of_pod_named_spans_is_of_workloads(tmp_path: Path) -> None:
+    contexts = []
+    for name, by_pod in (("services", False), ("pods", True)):
+        copy = tmp_path / name
+        shutil.copytree(TRACED, copy)
+        (copy / "topology.yaml").unlink()  # the map is the calls seen in the spans
+        if by_pod:
+            _spans_by_pod(copy)
+        bundle = load_bundle(copy)
+        contexts.append(assemble_context(bundle_sources(bundle), bundle.meta))
+    as_service, as_pod = contexts
+    assert set(as_pod.topology.entities) == set(as_service.topology.entities)
+    assert [(e.entity, round(e.score, 6)) for e in score_entities(as_pod)] == [
+        (e.entity, round(e.score, 6)) for e in score_entities(as_service)
+    ]

@@ -141,9 +141,9 @@ class BundleTopologySource:
         if self._graph is None:
             declared = self._bundle.topology
             layers = [declared] if declared is not None else []
-            spans: Sequence[Span] = self._bundle.spans or ()
-            if declared is not None:  # pod-named spans are calls of the workloads the file names
-                spans = spans_by_workload(spans, set(declared.entities) | {a.service for a in self._bundle.alerts})
+            # Pod-named spans are calls of the workloads the file and the alerts name (domain.pod_names).
+            named = set(declared.entities if declared is not None else ()) | {a.service for a in self._bundle.alerts}
+            spans = spans_by_workload(self._bundle.spans or (), named)
             observed = call_cites(spans) if spans else {}
             if observed:
                 layers.append(topology_from_edges(observed, observed))

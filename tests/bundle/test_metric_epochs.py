@@ -51,3 +51,18 @@ def test_a_bundle_in_milliseconds_is_investigated_as_the_one_in_seconds(tmp_path
     assert ctx.anomalies == expected.anomalies and ctx.anomalies
     resolver = BundleCiteResolver(in_ms)
     assert [r.cite for r in ctx.evidence_refs() if not resolver.resolves(r.cite)] == []
+
+
+def test_metrics_wholly_outside_the_window_are_named_with_the_span_they_hold(tmp_path: Path) -> None:
+    copy = tmp_path / "shifted"
+    shutil.copytree(EXAMPLE, copy)
+    lines = (copy / "metrics.csv").read_text().splitlines()
+    body = [f"{int(ts) + 8 * 3600},{rest}" for ts, rest in (line.split(",", 1) for line in lines[1:])]
+    (copy / "metrics.csv").write_text("\n".join([lines[0], *body]) + "\n")
+    bundle = load_bundle(copy)
+    notes = bundle.partial_gaps()
+    assert any("no sample in the incident window" in n and "its samples span" in n for n in notes)
+    ctx = assemble_context(bundle_sources(bundle), bundle.meta, extra_gaps=notes)
+    assert any(g.startswith("no metrics in the incident window") for g in ctx.gaps)
+    assert not ctx.anomalies
+    assert load_bundle(EXAMPLE).partial_gaps() == []  # a bundle in its window notes nothing

@@ -31,7 +31,7 @@ from rootward.bundle.format import (
     BundleError,
     TruthAccessDenied,
 )
-from rootward.bundle.metric_epochs import NOTE_KEY, in_seconds
+from rootward.bundle.metric_epochs import NOTE_KEY, SPAN_KEY, in_seconds, outside_note
 from rootward.bundle.validate import (
     parse_alerts,
     parse_changes,
@@ -131,6 +131,8 @@ def _load(path: str | Path) -> Bundle:
         bundle.metrics = metrics
         if note:
             bundle.gap_reasons.setdefault(NOTE_KEY, note)
+        if outside := outside_note(metrics, meta.window_start, meta.window_end):
+            bundle.gap_reasons.setdefault(SPAN_KEY, outside)
     else:
         bundle.missing.append(METRICS_FILE)
     if (root / TRACES_FILE).is_file():

@@ -214,6 +214,8 @@ def assemble_context(
             # read as bucket means: one bar at any sampling rate.
             fetched = series_by_workload(sources.metrics.series(None, data_start, data_end), known)
             series = [coarsened(as_rate(s)) for s in fetched]
+            if not series:
+                gaps.append(f"no metrics in the incident window ({data_start:%H:%M}-{data_end:%H:%M}) for any service")
         except SourceUnavailable as exc:
             gaps.append(f"no metrics: {_reason(exc, 'metrics.csv')}")
     else:

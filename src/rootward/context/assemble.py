@@ -377,6 +377,10 @@ def _traces(
     except SourceUnavailable as exc:
         gaps.append(f"no traces: {_reason(exc, 'traces.jsonl')}")
         return []
+    if not spans:
+        span = f"{window.baseline_start:%H:%M}-{window.end:%H:%M}"
+        gaps.append(f"no spans in the incident window ({span}) for any service")
+        return []
     for name in dict.fromkeys(s.service for s in spans):
         if name in reachable and "traces" not in telemetry.get(name, []):
             telemetry.setdefault(name, []).append("traces")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -37,12 +38,18 @@ def test_seconds_are_left_as_they_are() -> None:
     assert in_seconds([], FIRED) == ([], None)
 
 
-def test_a_bundle_in_milliseconds_is_investigated_as_the_one_in_seconds(tmp_path: Path) -> None:
-    copy = tmp_path / "ms"
+def _restamped(root: Path, stamp: Callable[[int], int]) -> Path:
+    """A copy of the example whose metrics.csv timestamps are rewritten by `stamp`."""
+    copy = root / "restamped"
     shutil.copytree(EXAMPLE, copy)
     lines = (copy / "metrics.csv").read_text().splitlines()
-    body = [f"{ts}000,{rest}" for ts, rest in (line.split(",", 1) for line in lines[1:])]
+    body = [f"{stamp(int(ts))},{rest}" for ts, rest in (line.split(",", 1) for line in lines[1:])]
     (copy / "metrics.csv").write_text("\n".join([lines[0], *body]) + "\n")
+    return copy
+
+
+def test_a_bundle_in_milliseconds_is_investigated_as_the_one_in_seconds(tmp_path: Path) -> None:
+    copy = _restamped(tmp_path, lambda ts: ts * 1000)
     original, in_ms = load_bundle(EXAMPLE), load_bundle(copy)
     assert in_ms.metrics == original.metrics
     assert any("epoch milliseconds" in gap for gap in in_ms.partial_gaps())
@@ -54,12 +61,7 @@ def test_a_bundle_in_milliseconds_is_investigated_as_the_one_in_seconds(tmp_path
 
 
 def test_metrics_wholly_outside_the_window_are_named_with_the_span_they_hold(tmp_path: Path) -> None:
-    copy = tmp_path / "shifted"
-    shutil.copytree(EXAMPLE, copy)
-    lines = (copy / "metrics.csv").read_text().splitlines()
-    body = [f"{int(ts) + 8 * 3600},{rest}" for ts, rest in (line.split(",", 1) for line in lines[1:])]
-    (copy / "metrics.csv").write_text("\n".join([lines[0], *body]) + "\n")
-    bundle = load_bundle(copy)
+    bundle = load_bundle(_restamped(tmp_path, lambda ts: ts + 8 * 3600))  # a time zone applied twice
     notes = bundle.partial_gaps()
     assert any("no sample in the incident window" in n and "its samples span" in n for n in notes)
     ctx = assemble_context(bundle_sources(bundle), bundle.meta, extra_gaps=notes)

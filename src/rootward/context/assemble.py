@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, Field
 
+from rootward.context.absent_counts import with_absent_zeros
 from rootward.context.anomaly import Anomaly, ScoredSeries, detect_anomalies
 from rootward.context.changes import ChangeItem, recent_changes
 from rootward.context.counters import as_rate
@@ -212,8 +213,9 @@ def assemble_context(
         try:
             # A counter is read as its rate (context.counters); faster than BUCKET_S, a series is
             # read as bucket means: one bar at any sampling rate.
+            # An error count that was not reported counted none (context.absent_counts).
             fetched = series_by_workload(sources.metrics.series(None, data_start, data_end), known)
-            series = [coarsened(as_rate(s)) for s in fetched]
+            series = [coarsened(s) for s in with_absent_zeros([as_rate(s) for s in fetched])]
             if not series:
                 gaps.append(f"no metrics in the incident window ({data_start:%H:%M}-{data_end:%H:%M}) for any service")
         except SourceUnavailable as exc:

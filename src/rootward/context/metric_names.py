@@ -82,6 +82,11 @@ def is_headroom(metric: str) -> bool:
 _SUCCESS_SHARE = re.compile(r"success|availab")
 
 
+def is_success_share(metric: str) -> bool:
+    """Whether the series is a share of requests that succeeded (an availability), not a count of failures."""
+    return family_of(metric) == "errors" and _SUCCESS_SHARE.search(words_of(metric)) is not None
+
+
 def success_ceiling(metric: str, values: Iterable[float]) -> float:
     """Where a success share is bounded (100 for percent, 1 for a ratio); 0.0 for any other series.
 
@@ -91,7 +96,7 @@ def success_ceiling(metric: str, values: Iterable[float]) -> float:
     points) would hide exactly that; taken as a share of the distance from the
     ceiling, it reads like the error rate it is.
     """
-    if family_of(metric) != "errors" or not _SUCCESS_SHARE.search(words_of(metric)):
+    if not is_success_share(metric):
         return 0.0
     top = max((v for v in values if v == v), default=0.0)  # NaN != NaN: no sample
     return 100.0 if top > 1.0 else 1.0

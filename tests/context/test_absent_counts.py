@@ -63,6 +63,8 @@ def test_an_entity_with_no_other_series_says_nothing_about_when_it_was_watched()
 
 def test_event_families() -> None:
     assert counts_events('http_requests_errors_total{code="500"}')
+    assert counts_events('http_requests_total{code="503"}')  # the label says these requests failed
+    assert not counts_events('http_requests_total{code="200"}')
     assert counts_events("kube_pod_container_status_restarts_total")
     assert counts_events("packet_loss_ratio")
     assert counts_events("Throttles") is False  # a CPU-family word, not an event count here

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rootward.context.metric_names import family_of, is_headroom, success_ceiling, words_of
+from rootward.context.metric_names import family_of, is_headroom, split_labels, success_ceiling, words_of
 from rootward.engine.signals import is_bad_direction
 from tests.engine.small_incidents import anomaly
 
@@ -77,3 +77,31 @@ def test_a_success_share_is_bounded_by_its_ceiling() -> None:
     assert success_ceiling("success_ratio", [0.999, float("nan"), 0.93]) == 1.0
     assert success_ceiling("error_rate", [0.01, 0.07]) == 0.0
     assert success_ceiling("MemAvailable", [2e9, 1e9]) == 0.0  # headroom, not a success share
+
+
+@pytest.mark.parametrize(
+    ("metric", "family"),
+    [
+        ('http_requests_total{code="500"}', "errors"),
+        ('istio_requests_total{response_code="503",source="web"}', "errors"),
+        ('http_server_requests_seconds_count{outcome="SERVER_ERROR",uri="/pay"}', "errors"),
+        ('grpc_server_handled_total{grpc_code="DeadlineExceeded"}', "errors"),
+        ('http_requests_total{status="5xx"}', "errors"),
+        # The requests that succeeded, or failed on the client's side, are traffic as the name says.
+        ('http_requests_total{code="200"}', "traffic"),
+        ('http_requests_total{code="404"}', "traffic"),
+        # Labels other than the outcome never decide: a pod named for a lock is still a CPU series.
+        ('container_cpu_usage_seconds_total{pod="lock-manager-0"}', "cpu"),
+        ('http_requests_total{handler="/errors"}', "traffic"),
+    ],
+)
+def test_a_label_set_saying_the_requests_failed_makes_the_series_an_error_count(metric: str, family: str) -> None:
+    assert family_of(metric) == family
+
+
+def test_the_label_set_is_split_from_the_name() -> None:
+    assert split_labels('http_requests_total{code="500", method="GET"}') == (
+        "http_requests_total",
+        {"code": "500", "method": "GET"},
+    )
+    assert split_labels("FreeableMemory") == ("FreeableMemory", {})

@@ -61,13 +61,43 @@ _FAMILY_PATTERNS: tuple[tuple[Family, re.Pattern[str]], ...] = (
 _HEADROOM = re.compile(r"(?:^|_)(free|freeable|available|avail|remaining|idle|balance|headroom)(?:_|$)")
 
 
+# A series printed the way Prometheus prints it: `http_requests_total{code="500",method="GET"}`.
+_LABEL_SET = re.compile(r"\{([^{}]*)\}\s*$")
+_LABEL = re.compile(r"""([A-Za-z_][\w.]*)\s*=~?\s*["']?([^"',]*)["']?""")
+# A label that says how a request ended (`code`, `status`, `response_code`, `grpc_code`, `outcome`, `result`) ...
+_OUTCOME_KEY = re.compile(r"code|status|outcome|result", re.I)
+# ... and the values that say it failed on the server's side: an HTTP 5xx, a failure word, a gRPC
+# server-side status. A 4xx is the client's (a 404 is a missing page, not a broken service).
+_FAILED_OUTCOME = re.compile(
+    r"^(?:5\d\d|5xx|errors?|fail(?:ure|ed)?|server_error|internal|unavailable|unknown|deadline_exceeded"
+    r"|data_loss|aborted|resource_exhausted)$"
+)
+
+
+def split_labels(metric: str) -> tuple[str, dict[str, str]]:
+    """The series' name and its label set, when it is written after the name as Prometheus prints it."""
+    found = _LABEL_SET.search(metric)
+    if found is None:
+        return metric, {}
+    return metric[: found.start()].strip(), {k: v.strip() for k, v in _LABEL.findall(found.group(1))}
+
+
+def failed_outcome(labels: dict[str, str]) -> bool:
+    """Whether a label says the requests the series counts ended in a server-side failure."""
+    return any(_OUTCOME_KEY.search(k) and _FAILED_OUTCOME.match(words_of(v)) for k, v in labels.items())
+
+
 def words_of(metric: str) -> str:
     """The name as lower-case words joined by underscores, whatever its convention."""
     return _SEPARATORS.sub("_", _CAMEL.sub("_", metric)).lower()
 
 
 def family_of(metric: str) -> Family:
-    words = words_of(metric)
+    """The family the name says; a series of requests that failed (`{code="503"}`) counts errors."""
+    name, labels = split_labels(metric)
+    if failed_outcome(labels):
+        return "errors"
+    words = words_of(name)
     for family, pattern in _FAMILY_PATTERNS:
         if pattern.search(words):
             return family

@@ -56,6 +56,37 @@ def test_optional_fields_may_be_absent_and_blank_lines_keep_the_numbering(tmp_pa
     )  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("attributes", "status"),
+    [
+        ({"http.status_code": 503}, "error"),
+        ({"http.response.status_code": "500"}, "error"),
+        ({"http.status_code": 404}, "ok"),  # the caller's business: a cache miss is a 404
+        ({"rpc.grpc.status_code": 14}, "error"),  # UNAVAILABLE
+        ({"rpc.grpc.status_code": 5}, "ok"),  # NOT_FOUND
+        ({"error": True}, "error"),
+        # A refused connection has no response code: what the call ended with says it failed.
+        ({"peer.service": "db", "error.type": "java.net.ConnectException"}, "error"),
+        ({"exception.message": "connection refused"}, "error"),
+        ({"exception.message": ""}, None),
+        ({"otel.status_code": "ERROR", "http.status_code": 200}, "error"),  # a recorded status first
+        ({"db.system": "postgresql"}, None),
+    ],
+)
+def test_a_span_without_a_status_takes_the_one_its_attributes_state(
+    tmp_path: Path, attributes: dict[str, Any], status: str | None
+) -> None:
+    bare = {k: ROOT_SPAN[k] for k in ("trace_id", "span_id", "service", "start", "duration_ms")}
+    spans = load_bundle(_with_traces(tmp_path, json.dumps({**bare, "attributes": attributes}) + "\n")).spans
+    assert spans is not None and spans[0].status == status
+
+
+def test_a_recorded_status_is_kept_whatever_the_attributes_say(tmp_path: Path) -> None:
+    span = {**ROOT_SPAN, "status": "ok", "attributes": {"http.status_code": 500}}
+    spans = load_bundle(_with_traces(tmp_path, json.dumps(span) + "\n")).spans
+    assert spans is not None and spans[0].status == "ok"
+
+
 def test_unknown_span_keys_are_ignored(tmp_path: Path) -> None:
     spans = load_bundle(_with_traces(tmp_path, json.dumps({**ROOT_SPAN, "links": [], "resource": {}}) + "\n")).spans
     assert spans is not None and spans[0].span_id == "a1"

@@ -27,6 +27,7 @@ from rootward.domain.alert import Alert
 from rootward.domain.alertmanager import AmPayload, alerts_of
 from rootward.domain.incident import IncidentMeta
 from rootward.domain.knowledge import Document, DocumentKind
+from rootward.domain.span_status import attribute_status
 from rootward.domain.telemetry import Change, LogRecord, MetricSeries, Span
 from rootward.domain.topology import Entity, Topology
 
@@ -299,7 +300,7 @@ def _span(obj: dict[str, Any], number: int) -> Span:
                 at,
                 float(duration),
                 parent or None,
-                status,
+                status if status is not None or not attributes else attribute_status(attributes),
                 kind,
                 str(operation) if operation else "",
                 str(pod) if pod else "",

@@ -6,7 +6,8 @@ lists, up to `max_services`, since Jaeger only searches one service at a
 time. Every span of each returned trace is mapped to a `Span` (ids as OpenTelemetry's
 zero-padded hex, as Jaeger may print 64-bit or zero-stripped ids): its service
 from the trace's `processes`, its parent from the `CHILD_OF` reference,
-status from the `error` or `otel.status_code` tag, kind from `span.kind`,
+status from the `error` or `otel.status_code` tag (else the HTTP or gRPC code:
+`domain.span_status`), kind from `span.kind`,
 pod and host from the process tags. `graph()` is `/api/dependencies` over the
 last `dependencies_lookback_s`: the caller → callee pairs Jaeger aggregated.
 The requests are kept in `last_invocations` for citation.
@@ -21,6 +22,7 @@ from typing import Any, TypeVar
 from pydantic import Field, SecretStr
 
 from rootward.domain.live import LiveQuery
+from rootward.domain.span_status import attribute_status
 from rootward.domain.telemetry import Span
 from rootward.domain.topology import Topology
 from rootward.sources.base import SourceUnavailable
@@ -37,7 +39,6 @@ from rootward.sources.span_fields import (
     first_value,
     hex_id,
     span_kind,
-    tag_status,
 )
 
 SOURCE = "Jaeger"
@@ -120,7 +121,7 @@ def parse_traces(body: Any) -> list[Span]:
                         start=datetime.fromtimestamp(int(raw["startTime"]) / 1e6, tz=UTC),
                         duration_ms=int(raw.get("duration") or 0) / 1000.0,
                         parent_id=_parent(raw),
-                        status=tag_status(tags),
+                        status=attribute_status(tags),
                         kind=span_kind(tags.get("span.kind")),
                         operation=str(raw.get("operationName") or ""),
                         pod=first_value(process_tags, POD_KEYS) or first_value(tags, POD_KEYS),

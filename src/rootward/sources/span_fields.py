@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from rootward.domain.telemetry import SpanKind, SpanStatus
+from rootward.domain.telemetry import SpanKind
 
 TRACE_ID_HEX = 32
 SPAN_ID_HEX = 16
@@ -61,17 +61,3 @@ def span_kind(value: Any) -> SpanKind | None:
     if not isinstance(value, str):
         return None
     return KINDS.get(value.lower().removeprefix("span_kind_"))
-
-
-def is_true(value: Any) -> bool:
-    return value is True or (isinstance(value, str) and value.lower() == "true")
-
-
-def tag_status(tags: Mapping[str, Any]) -> SpanStatus | None:
-    """Jaeger's `error=true` or `otel.status_code=ERROR` is an error; `OK` (or `error=false`) ok; else unknown."""
-    code = str(tags.get("otel.status_code", "")).upper()
-    if is_true(tags.get("error")) or code == "ERROR":
-        return "error"
-    if code == "OK" or tags.get("error") is False or str(tags.get("error", "")).lower() == "false":
-        return "ok"
-    return None

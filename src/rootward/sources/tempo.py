@@ -22,6 +22,7 @@ from urllib.parse import quote
 from pydantic import Field, SecretStr
 
 from rootward.domain.live import LiveQuery
+from rootward.domain.span_status import attribute_status
 from rootward.domain.telemetry import Span, SpanStatus
 from rootward.domain.topology import Topology
 from rootward.sources.base import SourceUnavailable
@@ -135,7 +136,7 @@ def parse_trace(body: Any) -> list[Span]:
                         start=_moment(start_ns),
                         duration_ms=max(0, end_ns - start_ns) / 1e6,
                         parent_id=hex_id(raw.get("parentSpanId"), SPAN_ID_HEX) or None,
-                        status=_STATUS.get((raw.get("status") or {}).get("code")),
+                        status=_STATUS.get((raw.get("status") or {}).get("code")) or attribute_status(attributes),
                         kind=_kind(raw.get("kind")),
                         operation=str(raw.get("name") or ""),
                         pod=first_value(resource, POD_KEYS) or first_value(attributes, POD_KEYS),

@@ -9,9 +9,10 @@ is unknown, and every "errors originate here" reading of the traces goes
 blind. So, where no status was recorded, the attributes decide, in the order
 instrumentation sets them: an explicit error flag or status first, then what
 the call ended with (`error.type`, an error message, a recorded exception:
-a refused connection has no response code), then the response codes that OpenTelemetry's semantic conventions call a server-side
-failure (HTTP 5xx; gRPC UNKNOWN, DEADLINE_EXCEEDED, UNIMPLEMENTED, INTERNAL,
-UNAVAILABLE, DATA_LOSS). A client's 4xx or a NOT_FOUND is the caller's
+a refused connection has no response code), then the response codes that
+OpenTelemetry's semantic conventions call a server-side failure (HTTP 5xx;
+gRPC UNKNOWN, DEADLINE_EXCEEDED, UNIMPLEMENTED, INTERNAL, UNAVAILABLE,
+DATA_LOSS). A client's 4xx or a NOT_FOUND is the caller's
 business, not a failure of the service (a cache miss is a 404).
 """
 

@@ -154,3 +154,13 @@ def test_a_climb_shorter_than_a_sustained_move_is_no_ramp_at_one_sample_a_second
     assert ramp_fit(ts, late) is None
     found = ramp_fit(ts, slow)
     assert found is not None and found[1] == T0 + 599
+
+
+def test_at_five_minute_samples_the_onset_is_looked_for_three_periods_before_the_alert() -> None:
+    # A CloudWatch alarm on 3 of 5-minute datapoints fires 15 minutes after the step.
+    step = 300
+    values = _noise(24, 70, 3) + _noise(6, 280, 5, seed=2)
+    series = MetricSeries("table", "SuccessfulRequestLatency", tuple(T0 + i * step for i in range(30)), tuple(values))
+    fired = T0 + 27 * step
+    anomalies, _ = detect_anomalies([series], fired_at=fired, end=fired + 600)
+    assert [(a.service, a.direction, a.onset) for a in anomalies] == [("table", "up", T0 + 24 * step)]

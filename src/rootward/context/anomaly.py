@@ -36,6 +36,9 @@ BASELINE_SPAN = 30 * 60
 AFTER_SPAN = 4 * 60
 MIN_BASELINE = 5
 MIN_AFTER = 3
+# An alert rule on coarse data needs several periods to fire (a CloudWatch alarm on 3 of 5-minute
+# datapoints fires 15 minutes in): the onset is looked for at least this many samples before the alert.
+LOOKBACK_STEPS = 3
 SCORE_CAP = 1000.0
 
 
@@ -333,8 +336,11 @@ def _ramp(series: MetricSeries, fired_at: int, end: int) -> ScoredSeries | None:
 def score_series(
     series: MetricSeries, fired_at: int, lookback: int, end: int, latest: int | None = None
 ) -> ScoredSeries | None:
+    """The series' best change point from `lookback` before the alert (at least LOOKBACK_STEPS samples)."""
     ts = np.asarray(series.timestamps, dtype=np.int64)
     vs = np.asarray(series.values, dtype=float)
+    if len(ts) >= 2:
+        lookback = max(lookback, LOOKBACK_STEPS * int(np.median(np.diff(ts))))
     hi = min(max(fired_at, latest or fired_at) + 300, end)
     ceiling = success_ceiling(series.metric, series.values)
     found = change_point(ts, vs, fired_at - lookback, hi, end, family_of(series.metric), ceiling)

@@ -1,0 +1,24 @@
+"""The managed-cloud check set: valid bundles, a cause on the map, CloudWatch's missing zero periods."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from bench.managed_cloud import write_bundle
+from rootward.bundle.load import load_bundle
+
+
+def test_bundles_load_and_name_a_cause_on_their_map(tmp_path: Path) -> None:
+    rng = random.Random(3)
+    holes = 0
+    for index in range(6):
+        bundle = load_bundle(write_bundle(tmp_path, index, rng))
+        truth = json.loads((tmp_path / f"cloud-{index:03d}" / "truth.json").read_text())
+        assert bundle.topology is not None and truth["root_cause"]["entity"] in bundle.topology.entities
+        assert bundle.metrics and {s.service for s in bundle.metrics} <= set(bundle.topology.entities)
+        steps = {s.service: len(s.timestamps) for s in bundle.metrics if s.metric in ("latency", "Duration")}
+        counts = [s for s in bundle.metrics if s.metric in ("Errors", "SystemErrors", "HTTPCode_Target_5XX_Count")]
+        holes += sum(len(s.timestamps) < max(steps.values(), default=0) for s in counts)
+    assert holes  # some periods counted no error and have no data point, as CloudWatch reports them

@@ -120,7 +120,8 @@ def simulate(
                 rate[x] += rate[c.name] * calls[(c.name, x)]
         if shift and i >= shift[1]:
             rate[shift[0]] *= shift[2]
-        latency, failing = {}, {}
+        latency: dict[str, float] = {}
+        failing: dict[str, float] = {}
         for c in leaves_first:
             work = own[c.name] * rng.lognormvariate(0, 0.08) * (rng.uniform(2, 4) if rng.random() < 0.015 else 1)
             fails = base_failing[c.name] * rng.lognormvariate(0, 0.3)
@@ -206,8 +207,9 @@ def write_bundle(out: Path, index: int, rng: random.Random) -> Path:
         f"format: rootward-bundle/v1\nid: cloud-{index:03d}\ntitle: {alertname} on {entry}\n"
         f"fired_at: '{stamp(fired)}'\nwindow:\n  start: '{stamp(at(0))}'\n  end: '{stamp(at(steps - 1))}'\n"
     )
+    fault_type = "network_latency" if kind == "latency" else "deploy_regression"
     truth = {
-        "root_cause": {"entity": fault.root, "fault_type": "network_latency" if kind == "latency" else "deploy_regression"},
+        "root_cause": {"entity": fault.root, "fault_type": fault_type},
         "also_acceptable": [],
         "notes": f"{kind} x{magnitude:.2f} at {fault.root} from {stamp(at(fault.onset))}; traffic shift {shift}",
     }

@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 from bench.managed_cloud import write_bundle
+
 from rootward.bundle.load import load_bundle
 
 

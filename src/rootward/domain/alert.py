@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Literal
+from urllib.parse import urlsplit
 
 AlertStatus = Literal["firing", "resolved"]
 
 # Label keys that name the affected service, in the spec's order of preference.
 SERVICE_LABELS: tuple[str, ...] = ("service", "job", "app", "deployment", "instance")
+# An exporter reports on others (kube-state-metrics on pods and deployments, node_exporter on its
+# host, cAdvisor on containers, the blackbox exporter on its probe targets): its own name in
+# `service` or `job` is where the alert came from, and the labels of what it watched say what it is about.
+_EXPORTER = re.compile(r"kube-state-metrics|exporter|cadvisor|kubelet|blackbox|pushgateway", re.I)
+SUBJECT_LABELS: tuple[str, ...] = ("deployment", "statefulset", "daemonset", "pod", "container", "node", "instance")
 
 
 class Severity(StrEnum):
@@ -47,15 +54,33 @@ def severity_from_label(label: str | None) -> Severity:
     return Severity.P2
 
 
+def service_label(labels: dict[str, str]) -> str | None:
+    """The label the affected service is read from (None: no label names one).
+
+    `service`, then `job`, `app`, `deployment`, `instance`; when that names an
+    exporter, the first label of what exporters watch (a deployment, pod,
+    container, node or scrape instance) that the alert has.
+    """
+    key = next((k for k in SERVICE_LABELS if labels.get(k)), None)
+    if key is not None and _EXPORTER.search(labels[key]):
+        return next((k for k in SUBJECT_LABELS if labels.get(k) and not _EXPORTER.search(labels[k])), key)
+    return key
+
+
 def service_of(labels: dict[str, str]) -> str:
-    """The affected service: label `service`, then `job`, `app`, `deployment`, `instance`."""
-    for key in SERVICE_LABELS:
-        value = labels.get(key)
-        if value:
-            if key == "instance":
-                return value.split(":", 1)[0]
-            return value
-    return "unknown"
+    """The affected service, from the label `service_label` picks (a scrape instance without its port)."""
+    key = service_label(labels)
+    if key is None:
+        return "unknown"
+    return _host(labels[key]) if key == "instance" else labels[key]
+
+
+def _host(instance: str) -> str:
+    """A scrape instance's host: `node-3:9100` -> `node-3`, a probe's `https://shop.example.com/` -> its host name."""
+    if "://" in instance:
+        return urlsplit(instance).hostname or instance
+    host, _, port = instance.rpartition(":")
+    return host.strip("[]") if host and port.isdigit() else instance
 
 
 @dataclass(frozen=True)

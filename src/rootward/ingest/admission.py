@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from rootward.domain.alert import SERVICE_LABELS, Alert
+from rootward.domain.alert import Alert, service_label
 from rootward.domain.alert_time import is_plausible
 
 ADJUSTED_ANNOTATION = "rootward_adjusted"
@@ -75,7 +75,7 @@ def without_nul_json(value: Any) -> Any:
 
 def service_field(labels: dict[str, str]) -> str:
     """The label `service_of` takes the service from, for messages."""
-    return next((f"labels.{key}" for key in SERVICE_LABELS if labels.get(key)), "labels.service")
+    return f"labels.{service_label(labels) or 'service'}"
 
 
 def truncated(value: str, limit: int) -> str:

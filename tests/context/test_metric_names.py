@@ -105,3 +105,29 @@ def test_the_label_set_is_split_from_the_name() -> None:
         {"code": "500", "method": "GET"},
     )
     assert split_labels("FreeableMemory") == ("FreeableMemory", {})
+
+
+@pytest.mark.parametrize(
+    ("metric", "family"),
+    [
+        # A family word counts where a word begins: none of these is what a substring says.
+        ("container_cpu_cfs_throttled_seconds_total", "cpu"),  # not a filesystem (`fs_`)
+        ("workload", "traffic"),  # not a load average
+        ("cartservice_workload", "traffic"),
+        ("shippingservice_cpu", "cpu"),  # a service's name in the metric's: no `ping`
+        ("shippingservice_latency-50", "latency"),
+        ("upload_duration_seconds", "latency"),
+        ("bloom_filter_false_positives", "other"),  # no OOM
+        ("dotnet_gc_heap_size_bytes", "memory"),
+        ("kube_deployment_status_replicas_unavailable", "errors"),
+        ("node_load15", "cpu"),
+        ("container_fs_reads_bytes_total", "disk"),
+    ],
+)
+def test_family_words_are_read_where_a_word_begins(metric: str, family: str) -> None:
+    assert family_of(metric) == family
+
+
+def test_unavailable_replicas_are_a_count_of_failures_not_a_success_share() -> None:
+    assert success_ceiling("kube_deployment_status_replicas_unavailable", [0.0, 2.0]) == 0.0
+    assert success_ceiling("Availability", [99.9, 93.0]) == 100.0

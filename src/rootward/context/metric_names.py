@@ -33,28 +33,35 @@ Family = Literal[
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SEPARATORS = re.compile(r"[\s.:/-]+")
 
-# Ordered: the first family whose pattern matches the (normalised) name wins.
+# Ordered: the first family whose pattern matches the (normalised) name wins. A word must begin
+# where a pattern begins (`(?:^|_)`): `workload` is not a load average, `cfs_throttled` is no
+# filesystem, `shippingservice_cpu` pings nothing, `bloom_filter` is no OOM.
+_W = r"(?:^|_)"
 _FAMILY_PATTERNS: tuple[tuple[Family, re.Pattern[str]], ...] = (
-    ("restarts", re.compile(r"restart|crash|oom")),
-    ("packet_loss", re.compile(r"packet|loss|drop|retrans")),
+    ("restarts", re.compile(rf"{_W}(?:restart|crash|oom)")),
+    ("packet_loss", re.compile(rf"{_W}(?:packet|loss|drop|retrans)")),
     # Lock waits and deadlocks: what a database's contended rows look like in its own series.
     ("locks", re.compile(r"(?:^|_)(?:dead)?locks?(?:_|$)|lock_?wait|deadlock")),
-    ("connections", re.compile(r"conn|pool|thread|socket")),
-    ("disk", re.compile(r"disk|fs_|filesystem|volume|inode|storage|iops")),
+    ("connections", re.compile(rf"{_W}(?:conn|pool|thread|socket)")),
+    ("disk", re.compile(rf"{_W}(?:disk|fs(?:_|$)|filesystem|volume|inode|storage|iops)")),
     (
         "network",
         re.compile(
-            r"rtt|round_?trip|network|net_|ping|tcp|link|bandwidth|jitter|receive|transmit|(?:^|_)(?:rx|tx)(?:_|$)"
+            rf"{_W}(?:rtt|round_?trip|network|net(?:_|$)|ping(?:_|$)|tcp|link(?:_|$)|bandwidth|jitter|receive"
+            r"|transmit|rx(?:_|$)|tx(?:_|$))"
         ),
     ),
-    ("cpu", re.compile(r"cpu|throttl|load")),
-    ("memory", re.compile(r"mem|heap|rss|gc_")),
-    ("traffic", re.compile(r"requests?.*_(count|total)$")),  # a counter of timed requests is traffic
+    ("cpu", re.compile(rf"{_W}(?:v?cpu|throttl|load(?:\d+|avg|_?average)?(?:_|$))")),
+    ("memory", re.compile(rf"{_W}(?:mem|heap|rss(?:_|$)|gc(?:_|$))")),
+    ("traffic", re.compile(rf"{_W}requests?.*_(count|total)$")),  # a counter of timed requests is traffic
     # Work waiting is delay: a queue's backlog and the age of its oldest message grow when consumers slow.
-    ("latency", re.compile(r"latency|duration|p99|p95|p50|response_time|_ms$|seconds|(?:^|_)(lag|age)(?:_|$)")),
+    (
+        "latency",
+        re.compile(rf"{_W}(?:latenc|duration|p99|p95|p50|response_time|ms$|seconds|lag(?:_|$)|age(?:_|$))"),
+    ),
     # Availability is the share of requests that succeeded, and a count of timeouts is a count of failures.
-    ("errors", re.compile(r"error|fail|5xx|exception|success|availab|timeout|timed_out")),
-    ("traffic", re.compile(r"request|rps|qps|throughput|workload|ops|traffic|invocation|^count$")),
+    ("errors", re.compile(rf"{_W}(?:error|fail|5xx|exception|success|availab|unavailab|timeout|timed_out)")),
+    ("traffic", re.compile(rf"{_W}(?:request|rps|qps|throughput|workload|ops(?:_|$)|traffic|invocation)|^count$")),
 )
 
 # Headroom is named for what is left: free memory, available disk, idle CPU, a credit balance.
@@ -109,7 +116,7 @@ def is_headroom(metric: str) -> bool:
     return _HEADROOM.search(words_of(metric)) is not None
 
 
-_SUCCESS_SHARE = re.compile(r"success|availab")
+_SUCCESS_SHARE = re.compile(r"(?:^|_)(?:success|availab)")
 
 
 def is_success_share(metric: str) -> bool:

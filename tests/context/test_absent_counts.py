@@ -67,7 +67,9 @@ def test_event_families() -> None:
     assert not counts_events('http_requests_total{code="200"}')
     assert counts_events("kube_pod_container_status_restarts_total")
     assert counts_events("packet_loss_ratio")
-    assert counts_events("Throttles") is False  # a CPU-family word, not an event count here
+    assert counts_events("Throttles")  # Lambda's throttled invocations: a CPU-family word, but counted events
+    assert counts_events("ThrottledRequests")
+    assert not counts_events("cpu_usage")
     assert not counts_events("Availability")
     assert not counts_events("request_rate")
 

@@ -10,8 +10,9 @@ before/after comparison skips such a series, and the strongest sign of a
 code fault is lost; with holes, its baseline is made of its bad periods only.
 
 For a series that counts harmful events (the errors, restarts, packet-loss and
-lock families of `metric_names`, but not a share of successes: no sample of an
-availability is no data, not 100 %), the times its entity's other series were
+lock families of `metric_names`, and throttling: DynamoDB's
+`ThrottledRequests`, Lambda's `Throttles`; but not a share of successes: no
+sample of an availability is no data, not 100 %), the times its entity's other series were
 sampled, a whole sampling step away from any sample of its own, are times it
 counted none, and it reads zero there. Nothing else is filled: a CPU series
 that starts late started late, and an entity with no other series says nothing
@@ -20,18 +21,23 @@ about when it was watched.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
 
-from rootward.context.metric_names import family_of, is_success_share
+from rootward.context.metric_names import family_of, is_success_share, words_of
 from rootward.domain.telemetry import MetricSeries
 
 EVENT_FAMILIES = frozenset({"errors", "restarts", "packet_loss", "locks"})
+# Throttled requests and CPU periods are counted events too, though their family is the CPU's.
+_THROTTLED = re.compile(r"(?:^|_)throttl")
 
 
 def counts_events(metric: str) -> bool:
     """Whether the series counts harmful events, so that no sample means none happened."""
+    if _THROTTLED.search(words_of(metric)):
+        return True
     return family_of(metric) in EVENT_FAMILIES and not is_success_share(metric)
 
 

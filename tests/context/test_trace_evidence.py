@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from rootward.bundle.cites import BundleCiteResolver
 from rootward.bundle.load import load_bundle
 from rootward.context.assemble import assemble_context
+from rootward.context.span_graph import route_of
 from rootward.context.trace_evidence import Z_SHARE, TraceFinding, bonferroni_z, compared_windows, trace_findings
 from rootward.context.window import incident_window, with_onset
 from rootward.domain.telemetry import Span
@@ -78,6 +80,23 @@ def test_calls_no_span_answers_are_unanswered_and_keep_their_callee_without_span
     unanswered = f[("unanswered", "checkout->payment")]
     assert unanswered.up and unanswered.before == 0.0 and unanswered.after == 1.0
     assert not f[("unanswered", "checkout->cart")].changed
+
+
+def test_an_operation_named_by_its_url_is_one_operation_so_unanswered_calls_keep_their_callee() -> None:
+    # No kinds, no peer attribute, and every call's operation carries the id it asked for.
+    spans = incident_spans(CALLS, "frontend", Phase(kind=False), Phase(kind=False, down=frozenset({"payment"})))
+    spans = [replace(s, operation=f"GET /{s.operation}/{i + 1000}") for i, s in enumerate(spans)]
+    f = {(x.kind, x.where): x for x in trace_findings(spans, baseline=BASELINE, during=DURING)}
+    unanswered = f[("unanswered", "checkout->payment")]
+    assert unanswered.up and unanswered.after == 1.0
+
+
+def test_routes_read_ids_as_one_placeholder() -> None:
+    assert route_of("GET /api/orders/8812?expand=items") == "GET /api/orders/{id}"
+    assert route_of("POST /order/5ad7750b-a68b-49c0-a8c0-32776b067703/pay") == "POST /order/{id}/pay"
+    assert route_of("GET /api/v1/items/0f3a9c2b7d1e") == "GET /api/v1/items/{id}"
+    assert route_of("GET /users/alice") == "GET /users/alice"  # a word is a route
+    assert route_of("hipstershop.CartService/GetCart") == "hipstershop.CartService/GetCart"
 
 
 def test_without_any_span_status_there_are_no_error_aggregates() -> None:

@@ -21,8 +21,10 @@ operation for a call that was never answered.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -147,6 +149,27 @@ def _entry_of(entry: np.ndarray, parent: np.ndarray) -> np.ndarray:
         up = nxt
 
 
+# A path segment that is a value, not a route: a number, a UUID, a long hex or base-36 id.
+_ID_SEGMENT = re.compile(
+    r"(?<=/)(?:\d+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+    r"|(?=[0-9a-zA-Z_-]*\d)[0-9a-zA-Z_-]{16,}|(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{8,})(?=/|$)"
+)
+
+
+@lru_cache(maxsize=65536)
+def route_of(operation: str) -> str:
+    """The operation as its route: ids in the path read as `{id}`, the query string dropped.
+
+    Tracers name an HTTP span by the URL it served as often as by its route
+    (`GET /api/orders/8812` and `GET /api/orders/8813` are one operation of
+    the service). Read as distinct operations, every call would be the only
+    one of its kind: nothing learned from one call would apply to the next
+    (which callee an unanswered call was for, which code path a call took).
+    """
+    path = operation.split("?", 1)[0]
+    return _ID_SEGMENT.sub("{id}", path) if "/" in path else path
+
+
 @dataclass(frozen=True)
 class _Spans:
     """The per-span columns the calls and edges are cut from (index = position in the input)."""
@@ -170,7 +193,7 @@ def span_graph(spans: Sequence[Span]) -> SpanGraph:
     n = len(spans)
     columns = _Spans(
         svc=np.fromiter((codes.code(s.service) for s in spans), dtype=np.int64, count=n),
-        op=np.fromiter((ops.code(f"{s.service}\x00{s.operation}") for s in spans), dtype=np.int64, count=n),
+        op=np.fromiter((ops.code(f"{s.service}\x00{route_of(s.operation)}") for s in spans), dtype=np.int64, count=n),
         parent=np.fromiter(
             (ids.get((s.trace_id, s.parent_id), -1) if s.parent_id else -1 for s in spans), dtype=np.int64, count=n
         ),

@@ -137,6 +137,18 @@ def simulate(
     return out
 
 
+def _reached(nodes: list[Component], start: str) -> set[str]:
+    """Every component `start` calls, directly or not, and itself."""
+    by_name = {c.name: c for c in nodes}
+    seen, todo = {start}, [start]
+    while todo:
+        for x in by_name[todo.pop()].callees:
+            if x not in seen:
+                seen.add(x)
+                todo.append(x)
+    return seen
+
+
 def _metrics_csv(
     rng: random.Random, nodes: list[Component], samples: dict[str, list[Sample]], t0: datetime, cloudwatch: bool
 ) -> str:
@@ -183,7 +195,9 @@ def write_bundle(out: Path, index: int, rng: random.Random) -> Path:
     at = lambda i: t0 + timedelta(seconds=STEP_S * i)  # noqa: E731
     stamp = lambda t: t.strftime("%Y-%m-%dT%H:%M:%SZ")  # noqa: E731
     read = (lambda s: s.latency_ms) if kind == "latency" else (lambda s: s.failing)
-    entries = [c.name for c in nodes if c.layer == 0]
+    # The alert fires on an entry the fault reaches (the one that sees it most), as a user's alert would.
+    entries = [c.name for c in nodes if c.layer == 0 and fault.root in _reached(nodes, c.name)]
+    entries = entries or [c.name for c in nodes if c.layer == 0]
     entry = max(entries, key=lambda e: read(samples[e][-1]) / max(1e-9, read(samples[e][0])))
     fired = at(fault.onset) + timedelta(minutes=rng.choice([5, 10, 15]))
     alertname = "HighLatency" if kind == "latency" else "HighErrorRate"

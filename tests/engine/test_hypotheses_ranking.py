@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from rootward.context.anomaly import Anomaly
+from rootward.context.anomaly import Anomaly, ScoredSeries
 from rootward.context.assemble import Context
 from rootward.engine.hypotheses import MAX_HYPOTHESES, MIN_HYPOTHESES, rank_hypotheses, score_entities
-from tests.engine.small_incidents import anomaly, change, incident, log
+from tests.engine.small_incidents import ONSET_S, anomaly, change, incident, log
 
 SHOP = {"frontend": "service", "checkout": "service", "payments-db": "database", "node-1": "host"}
 SHOP_EDGES = [
@@ -262,3 +262,37 @@ def test_services_on_one_node_timing_out_on_a_callee_they_name_do_not_blame_the_
     ranked = rank_hypotheses(ctx)
     assert not any(h.entity == "node-2" and h.fault_type == "network_latency" for h in ranked)
     assert ranked[0].entity == "payments"
+
+
+def _slow_caller_beside_a_blipping_dependency(*, caller_counts_errors: bool) -> Context:
+    """The caller got much slower; its dependency's latency and errors blipped a little, a bit earlier."""
+    ctx = incident(
+        kinds={"api": "service", "worker": "service"},
+        edges=[("api", "worker", "depends_on")],
+        alerting=["api"],
+        anomalies=[
+            anomaly("api", "latency", metric="latency_p99_ms", score=48.0, starts_s=60),
+            anomaly("worker", "latency", metric="latency_p99_ms", score=9.0),
+            anomaly("worker", "errors", metric="error_rate", score=5.4),
+        ],
+    )
+    if caller_counts_errors:  # the caller's own error series was scored and did not move
+        quiet = ScoredSeries(
+            service="api", metric="error_rate", family="errors", score=0.4, signed=0.4,
+            baseline=0.01, after=0.01, peak=0.012, onset=ONSET_S,
+        )  # fmt: skip
+        ctx = ctx.model_copy(update={"series": [quiet]})
+    return ctx
+
+
+def test_a_caller_that_counts_its_errors_and_saw_none_passes_on_no_failure() -> None:
+    ctx = _slow_caller_beside_a_blipping_dependency(caller_counts_errors=True)
+    assert {s.entity: s for s in score_entities(ctx)}["api"].victim_of is None
+    assert rank_hypotheses(ctx)[0].entity == "api"
+
+
+def test_a_caller_that_cannot_count_its_errors_may_still_be_passing_a_failure_on() -> None:
+    scores = {
+        s.entity: s for s in score_entities(_slow_caller_beside_a_blipping_dependency(caller_counts_errors=False))
+    }
+    assert scores["api"].victim_of == "worker"

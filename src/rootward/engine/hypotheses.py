@@ -163,14 +163,19 @@ def _fresh_change(p: EntityProfile) -> bool:
     return bool(p.symptoms) and any(c.seconds_before_onset <= FRESH_CHANGE_S for c in p.changes)
 
 
-def _passes_on(p: EntityProfile, dp: EntityProfile, own_mechanism: bool) -> bool:
+def _passes_on(p: EntityProfile, dp: EntityProfile, own_mechanism: bool, counts_errors: bool) -> bool:
     """Its failures name no mechanism and began with or after a failing dependency's: errors travel up the calls.
 
     A caller and its callee failing together is one failure seen twice; the callee
     explains the caller, not the other way round, unless the caller changed just
-    before or sent the callee a surge of load.
+    before or sent the callee a surge of load. A caller that counts its errors
+    (`counts_errors`) and whose count did not move has no failure to pass on:
+    its trouble is of another kind (it got slow), which a dependency's errors
+    do not explain.
     """
     if own_mechanism or _fresh_change(p) or any(a.direction == "up" and a.ratio >= 1.5 for a in p.traffic):
+        return False
+    if counts_errors and not p.own_logs and not any(a.family == "errors" for a in p.symptoms):
         return False
     failing = bool(dp.own_logs) or any(a.family == "errors" for a in dp.symptoms)
     if not failing or dp.onset is None:
@@ -226,8 +231,9 @@ def _victim_of(
     borrowed: dict[str, list[LogSignal]],
     incident_onset: int | None,
     b_strength: float,
+    counts_errors: bool = False,
 ) -> str | None:
-    """The abnormal dependency whose failure `e` is merely passing on, if any."""
+    """The abnormal dependency whose failure `e` is merely passing on, if any (`counts_errors`: e has error series)."""
     own_mechanism = any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in log_matches(p.own_logs))
     for d in _dependencies_within(g, e, profiles):
         dp = profiles.get(d)
@@ -241,7 +247,7 @@ def _victim_of(
         stronger = stronger and not own_mechanism  # it names its own failure mode: not merely a guest
         if not stronger and _own_change_explains(p):
             continue  # it changed just before and fails the way that change would: its own change explains it
-        if _points_at(p, d) or stronger or _passes_on(p, dp, own_mechanism):
+        if _points_at(p, d) or stronger or _passes_on(p, dp, own_mechanism, counts_errors):
             return d
         named_here = b_strength >= 0.5  # callers keep naming this entity: it is not just passing a failure on
         d_loud = bool(dp.resources) or sum(x.onset_count for x in dp.own_logs + borrowed[d]) >= 5
@@ -305,6 +311,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         ctx, g, {e for e, p in profiles.items() if p.abnormal or borrowed[e]}, unchanged_in_traces=traced_quiet
     )
     edge_refs = {(x.source, x.target): x.evidence for x in ctx.topology.edges}
+    error_watched = {x.service for x in ctx.series if x.family == "errors"}
     out: list[EntityScore] = []
     for e, p in profiles.items():
         b = borrowed[e]
@@ -330,7 +337,8 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             coverage = 0.6 * len(alerting & reach) / len(alerting) + 0.4 * len(abnormal & reach) / len(abnormal)
         else:
             coverage = 1.0  # without a graph nothing can be said about propagation: own evidence decides
-        victim_of = _victim_of(e, p, g, profiles, borrowed, incident_onset, b_strength) or t.victim_of
+        counts_errors = e in error_watched
+        victim_of = _victim_of(e, p, g, profiles, borrowed, incident_onset, b_strength, counts_errors) or t.victim_of
         reasons = [f"own evidence {own:.2f}", f"explains {coverage:.0%} of the abnormal graph"] + t.reasons
         if world is not None and world.has_entity(e):
             likelihood = explain_score(world, e, abnormal)

@@ -107,6 +107,17 @@ def test_silent_dependency_named_by_callers_as_refusing_connections_is_down() ->
     assert "others' log templates about it match dependency_down" in top.reasons
 
 
+def test_a_surge_that_came_after_the_entitys_own_symptoms_is_their_consequence() -> None:
+    slow = anomaly("api", "latency", metric="latency_p99_ms")
+    retries = anomaly("api", "traffic", metric="requests_per_s", baseline=100, after=180, starts_s=600)
+    after = EntityProfile("api", "service", True, symptoms=[slow], traffic=[retries])
+    assert "traffic_surge" not in {s.fault_type for s in classify(after, onset=ONSET_S)}
+    # The same surge with the latency, or leading it, is what made it slow.
+    first = anomaly("api", "traffic", metric="requests_per_s", baseline=100, after=180, starts_s=-60)
+    before = EntityProfile("api", "service", True, symptoms=[slow], traffic=[first])
+    assert classify(before, onset=ONSET_S)[0].fault_type == "traffic_surge"
+
+
 def test_request_surge_is_the_cause_and_the_saturation_it_brings_counts_less() -> None:
     cpu = anomaly("api", "cpu", metric="cpu_seconds")
     surge = anomaly("api", "traffic", metric="requests_per_s", baseline=100, after=350)

@@ -357,7 +357,13 @@ def classify(
     own_matches = log_matches(profile.own_logs)
     _log_signatures(acc, profile, borrowed or [], own_matches)
     mechanism_in_logs = any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in own_matches)
-    surge = [a for a in profile.traffic if a.direction == "up" and a.ratio >= 1.5]
+    # A surge that came after the entity's own symptoms is their consequence (retries, failover), not their cause.
+    first_symptom = min((a.onset for a in profile.symptoms), default=None)
+    surge = [
+        a
+        for a in profile.traffic
+        if a.direction == "up" and a.ratio >= 1.5 and (first_symptom is None or a.onset <= first_symptom + LATE_S)
+    ]
     errored = bool(reach_errors) or any(a.family == "errors" for a in profile.symptoms)
     unslowed = latency_watched and errored and not any(a.family == "latency" for a in profile.symptoms)
     resource_cause = _metric_signatures(acc, profile, onset, "oom_kill" in own_matches, surge, unslowed_errors=unslowed)

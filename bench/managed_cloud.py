@@ -1,6 +1,6 @@
 """Managed-cloud-like incidents at 5-minute samples, metrics only: a check written apart from the simulator.
 
-    python -m bench.managed_cloud OUT [--count 60] [--seed 7]
+    python -m bench.managed_cloud OUT [--count 60] [--seed 7] [--noisy]
 
 The simulator (`rootward.sim`) and the engine were written side by side, so a
 method can fit the simulator's way of rendering a fault without anyone
@@ -59,6 +59,19 @@ class Fault:
 
 
 @dataclass(frozen=True)
+class Noise:
+    """How far samples wander: per-period latency spread, lone-spike share and size, traffic spread."""
+
+    latency_sigma: float = 0.08
+    spike_share: float = 0.015
+    spike_top: float = 4.0
+    traffic_sigma: float = 0.05
+
+
+NOISY = Noise(latency_sigma=0.3, spike_share=0.05, spike_top=6.0, traffic_sigma=0.2)
+
+
+@dataclass(frozen=True)
 class Sample:
     requests: float  # per second
     latency_ms: float
@@ -96,7 +109,12 @@ def call_graph(rng: random.Random) -> list[Component]:
 
 
 def simulate(
-    rng: random.Random, nodes: list[Component], steps: int, fault: Fault, shift: tuple[str, int, float] | None
+    rng: random.Random,
+    nodes: list[Component],
+    steps: int,
+    fault: Fault,
+    shift: tuple[str, int, float] | None,
+    noise: Noise = Noise(),
 ) -> dict[str, list[Sample]]:
     """Every component's samples, leaves first so each caller adds what it waited for."""
     leaves_first = sorted(nodes, key=lambda c: -c.layer)
@@ -115,7 +133,7 @@ def simulate(
         rate = {c.name: 0.0 for c in nodes}
         for c in sorted(nodes, key=lambda c: c.layer):
             if c.layer == 0:
-                rate[c.name] = entry_rate[c.name] * daily * rng.lognormvariate(0, 0.05)
+                rate[c.name] = entry_rate[c.name] * daily * rng.lognormvariate(0, noise.traffic_sigma)
             for x in c.callees:
                 rate[x] += rate[c.name] * calls[(c.name, x)]
         if shift and i >= shift[1]:
@@ -123,7 +141,8 @@ def simulate(
         latency: dict[str, float] = {}
         failing: dict[str, float] = {}
         for c in leaves_first:
-            work = own[c.name] * rng.lognormvariate(0, 0.08) * (rng.uniform(2, 4) if rng.random() < 0.015 else 1)
+            work = own[c.name] * rng.lognormvariate(0, noise.latency_sigma)
+            work *= rng.uniform(2, noise.spike_top) if rng.random() < noise.spike_share else 1  # a lone spike
             fails = base_failing[c.name] * rng.lognormvariate(0, 0.3)
             if c.name == fault.root and i >= fault.onset:
                 if fault.kind == "latency":
@@ -178,7 +197,7 @@ def _poisson(rng: random.Random, mean: float) -> int:
         k += 1
 
 
-def write_bundle(out: Path, index: int, rng: random.Random) -> Path:
+def write_bundle(out: Path, index: int, rng: random.Random, noise: Noise = Noise()) -> Path:
     nodes = call_graph(rng)
     after = rng.randint(6, 12)
     steps = rng.randint(42, 84)
@@ -190,7 +209,7 @@ def write_bundle(out: Path, index: int, rng: random.Random) -> Path:
     if rng.random() < 0.3:
         other = rng.choice([c for c in nodes if c.name != fault.root]).name
         shift = (other, rng.randint(steps // 2, steps - 1), rng.uniform(1.5, 3))
-    samples = simulate(rng, nodes, steps, fault, shift)
+    samples = simulate(rng, nodes, steps, fault, shift, noise)
     t0 = datetime(2026, 3, 1, tzinfo=UTC) + timedelta(days=index)
     at = lambda i: t0 + timedelta(seconds=STEP_S * i)  # noqa: E731
     stamp = lambda t: t.strftime("%Y-%m-%dT%H:%M:%SZ")  # noqa: E731
@@ -236,10 +255,11 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--count", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--noisy", action="store_true", help="4x the latency spread, 5%% lone spikes, noisier traffic")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     for index in range(args.count):
-        write_bundle(args.out, index, rng)
+        write_bundle(args.out, index, rng, NOISY if args.noisy else Noise())
     print(f"{args.count} bundles in {args.out}")
 
 

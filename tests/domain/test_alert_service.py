@@ -15,6 +15,7 @@ from rootward.ingest.admission import service_field
         ({"job": "checkout"}, "checkout"),
         ({"instance": "node-3:9100"}, "node-3"),
         ({"instance": "[fe80::1]:9100"}, "fe80::1"),
+        ({"instance": "fe80::1"}, "fe80::1"),  # a bare IPv6 address has no port to drop
         ({}, "unknown"),
         # kube-prometheus' KubePodCrashLooping: `service` and `job` name kube-state-metrics.
         (

@@ -80,7 +80,9 @@ def _host(instance: str) -> str:
     if "://" in instance:
         return urlsplit(instance).hostname or instance
     host, _, port = instance.rpartition(":")
-    return host.strip("[]") if host and port.isdigit() else instance
+    if not host or not port.isdigit() or (":" in host and not host.startswith("[")):
+        return instance  # no port, or a bare IPv6 address
+    return host.strip("[]")
 
 
 @dataclass(frozen=True)

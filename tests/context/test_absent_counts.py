@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections import defaultdict
 from pathlib import Path
 
@@ -15,9 +14,8 @@ from rootward.bundle.load import load_bundle
 from rootward.context.absent_counts import counts_events, with_absent_zeros
 from rootward.context.assemble import assemble_context
 from rootward.domain.telemetry import MetricSeries
-from rootward.sim.generate import bundle_files
-from rootward.sim.topologies import BUILT_IN
 from rootward.sources.bundle import bundle_sources
+from tests.context.sim_bundle import metrics_bundle
 
 T0 = 1_770_000_000
 
@@ -94,22 +92,9 @@ def _errors_from_first_rise(metrics_csv: str) -> tuple[str, int]:
     return out.getvalue(), cut
 
 
-def _error_fault_bundle(root: Path) -> tuple[Path, str]:
-    """A simulated bad deploy whose metrics are all there, without its logs and traces: the metric signal alone."""
-    for index in range(20):
-        bundle_id, files, cause = bundle_files(BUILT_IN["shop"], "deploy_regression", "absent", index)
-        if "metrics.csv" in files and not json.loads(files["truth.json"])["missing_sources"]:
-            out = root / bundle_id
-            for name, data in files.items():
-                if name not in ("logs.jsonl", "traces.jsonl"):
-                    (out / name).parent.mkdir(parents=True, exist_ok=True)
-                    (out / name).write_bytes(data)
-            return out, cause
-    raise AssertionError("no simulated deploy regression kept its metrics")
-
-
 def test_an_error_series_born_at_the_fault_is_the_causes_change(tmp_path: Path) -> None:
-    root, cause = _error_fault_bundle(tmp_path)
+    # A bad deploy without its logs and traces: the metric signal alone.
+    root, cause = metrics_bundle(tmp_path, "deploy_regression", "absent", without=("logs.jsonl", "traces.jsonl"))
     metrics = root / "metrics.csv"
     sparse, cut = _errors_from_first_rise(metrics.read_text())
     assert cut

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from collections import defaultdict
 from pathlib import Path
@@ -17,9 +16,8 @@ from rootward.context.assemble import assemble_context
 from rootward.context.counters import as_rate, is_counter, named_counter
 from rootward.domain.telemetry import MetricSeries
 from rootward.engine.hypotheses import score_entities
-from rootward.sim.generate import bundle_files
-from rootward.sim.topologies import BUILT_IN
 from rootward.sources.bundle import bundle_sources
+from tests.context.sim_bundle import metrics_bundle
 
 T0 = 1_770_000_000
 
@@ -115,21 +113,8 @@ def _cpu_as_counter(metrics_csv: str) -> str:
     return out.getvalue()
 
 
-def _cpu_fault_bundle(root: Path) -> tuple[Path, str]:
-    """A simulated CPU saturation whose metrics are all there (some runs drop a source on purpose)."""
-    for index in range(20):
-        bundle_id, files, cause = bundle_files(BUILT_IN["shop"], "cpu_saturation", "counters", index)
-        if "metrics.csv" in files and not json.loads(files["truth.json"])["missing_sources"]:
-            out = root / bundle_id
-            for name, data in files.items():
-                (out / name).parent.mkdir(parents=True, exist_ok=True)
-                (out / name).write_bytes(data)
-            return out, cause
-    raise AssertionError("no simulated CPU saturation kept its metrics")
-
-
 def test_a_cpu_counter_in_a_bundle_is_read_as_the_cpu_it_counts(tmp_path: Path) -> None:
-    root, cause = _cpu_fault_bundle(tmp_path)
+    root, cause = metrics_bundle(tmp_path, "cpu_saturation", "counters")
     metrics = root / "metrics.csv"
     metrics.write_text(_cpu_as_counter(metrics.read_text()))
     bundle = load_bundle(root)

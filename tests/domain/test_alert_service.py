@@ -32,6 +32,9 @@ from rootward.ingest.admission import service_field
         ({"job": "kube-state-metrics", "deployment": "checkout", "pod": "x"}, "checkout"),
         ({"job": "node-exporter", "instance": "node-3:9100", "mountpoint": "/"}, "node-3"),
         ({"job": "blackbox", "instance": "https://shop.example.com/health"}, "shop.example.com"),
+        # The Prometheus chart's scrape job of annotated pods names how they were found, not which.
+        ({"job": "kubernetes-pods", "app": "cart", "pod": "cart-6d4f8b9c7-k2m5x"}, "cart"),
+        ({"job": "kubernetes-service-endpoints", "instance": "10.0.3.7:8080"}, "10.0.3.7"),
         # What a service's own exporter says about it is still about that service.
         ({"service": "cart", "job": "kube-state-metrics"}, "cart"),
         # Nothing else to go on: the exporter it is.

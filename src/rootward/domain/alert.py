@@ -16,8 +16,19 @@ SERVICE_LABELS: tuple[str, ...] = ("service", "job", "app", "deployment", "insta
 # An exporter reports on others (kube-state-metrics on pods and deployments, node_exporter on its
 # host, cAdvisor on containers, the blackbox exporter on its probe targets): its own name in
 # `service` or `job` is where the alert came from, and the labels of what it watched say what it is about.
-_EXPORTER = re.compile(r"kube-state-metrics|exporter|cadvisor|kubelet|blackbox|pushgateway", re.I)
-SUBJECT_LABELS: tuple[str, ...] = ("deployment", "statefulset", "daemonset", "pod", "container", "node", "instance")
+# A scrape job named for a Kubernetes discovery role (`kubernetes-pods`, `kubernetes-service-endpoints`,
+# the Prometheus chart's defaults) says how targets were found, not which: the same holds for it.
+_EXPORTER = re.compile(r"kube-state-metrics|exporter|cadvisor|kubelet|blackbox|pushgateway|^kubernetes-", re.I)
+SUBJECT_LABELS: tuple[str, ...] = (
+    "app",
+    "deployment",
+    "statefulset",
+    "daemonset",
+    "pod",
+    "container",
+    "node",
+    "instance",
+)
 
 
 class Severity(StrEnum):
@@ -58,8 +69,9 @@ def service_label(labels: dict[str, str]) -> str | None:
     """The label the affected service is read from (None: no label names one).
 
     `service`, then `job`, `app`, `deployment`, `instance`; when that names an
-    exporter, the first label of what exporters watch (a deployment, pod,
-    container, node or scrape instance) that the alert has.
+    exporter or a discovery-role scrape job, the first label of what it watched
+    (an app, a deployment, pod, container, node or scrape instance) that the
+    alert has.
     """
     key = next((k for k in SERVICE_LABELS if labels.get(k)), None)
     if key is not None and _EXPORTER.search(labels[key]):

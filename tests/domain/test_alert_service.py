@@ -27,8 +27,9 @@ from rootward.ingest.admission import service_field
                 "pod": "cart-6d4f8b9c7-k2m5x",
                 "container": "cart",
             },
-            "cart-6d4f8b9c7-k2m5x",
+            "cart",  # a Deployment's pod is read as its Deployment: its replicas are one service
         ),
+        ({"job": "kube-state-metrics", "pod": "kafka-0"}, "kafka-0"),  # a StatefulSet's pod: no map to say
         ({"job": "kube-state-metrics", "deployment": "checkout", "pod": "x"}, "checkout"),
         ({"job": "node-exporter", "instance": "node-3:9100", "mountpoint": "/"}, "node-3"),
         ({"job": "blackbox", "instance": "https://shop.example.com/health"}, "shop.example.com"),
@@ -47,6 +48,6 @@ def test_the_affected_service(labels: dict[str, str], service: str) -> None:
 
 def test_messages_name_the_label_the_service_was_read_from() -> None:
     labels = {"service": "prometheus-kube-state-metrics", "pod": "cart-6d4f8b9c7-k2m5x"}
-    assert service_label(labels) == "pod"
+    assert service_label(labels) == "pod" and service_of(labels) == "cart"
     assert service_field(labels) == "labels.pod"
     assert service_field({}) == "labels.service"

@@ -9,6 +9,8 @@ from enum import StrEnum
 from typing import Literal
 from urllib.parse import urlsplit
 
+from rootward.domain.pod_names import workload_of
+
 AlertStatus = Literal["firing", "resolved"]
 
 # Label keys that name the affected service, in the spec's order of preference.
@@ -84,7 +86,10 @@ def service_of(labels: dict[str, str]) -> str:
     key = service_label(labels)
     if key is None:
         return "unknown"
-    return _host(labels[key]) if key == "instance" else labels[key]
+    if key == "instance":
+        return _host(labels[key])
+    # A Deployment's pod (both generated parts of its name) is its Deployment: replicas are one service.
+    return workload_of(labels[key], ()) if key == "pod" else labels[key]
 
 
 def _host(instance: str) -> str:

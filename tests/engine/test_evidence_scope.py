@@ -137,3 +137,33 @@ def test_a_map_of_the_calls_seen_in_traces_proves_no_absence_of_a_link() -> None
     kept, gaps = keep_linked(observed, ranked)
     assert [h.entity for h in kept] == ["resolver", "web"]
     assert any("how resolver reaches web is not known" in g for g in gaps), gaps
+
+
+CHAIN = (
+    "entities:\n  web: {kind: service, depends_on: [api]}\n  api: {kind: service, depends_on: [db]}\n"
+    "  db: {kind: database}\n  batch: {kind: service}\n"
+)
+
+
+def _alert_on(root: Path, name: str) -> Path:
+    """The bundle with its alert's service label set to `name` (and no gap about orders)."""
+    payloads = json.loads((root / "alerts.json").read_text())
+    payloads[0]["alerts"][0]["labels"]["service"] = name
+    (root / "alerts.json").write_text(json.dumps(payloads))
+    (root / "gaps.json").unlink()
+    return root
+
+
+def test_an_alert_on_a_name_the_map_does_not_know_is_about_its_entry_points(tmp_path: Path) -> None:
+    # A namespace-wide SLO alert: no entity `online-shop`, nothing reports under that name.
+    root = _alert_on(_bundle(tmp_path / "b", topology=CHAIN, sick="db", metrics=("cpu_usage",)), "online-shop")
+    result = investigate_bundle(root)
+    assert result.top is not None and result.top.entity == "db"
+    assert not any("no dependency path" in g for g in result.gaps)
+
+
+def test_an_alert_on_a_known_entity_without_data_still_borrows_nothing(tmp_path: Path) -> None:
+    # `batch` is on the map but calls nothing: db's trouble does not reach it.
+    root = _alert_on(_bundle(tmp_path / "b", topology=CHAIN, sick="db", metrics=("cpu_usage",)), "batch")
+    result = investigate_bundle(root)
+    assert [h.entity for h in result.hypotheses] == ["batch"]

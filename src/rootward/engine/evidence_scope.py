@@ -31,6 +31,7 @@ from rootward.context.anomaly import family_of
 from rootward.context.assemble import Context
 from rootward.domain.faults import FAMILY_FAULTS
 from rootward.domain.hypothesis import Hypothesis
+from rootward.engine.alert_subjects import alert_subjects
 from rootward.engine.signals import mentions
 
 # A fault that travels against the call edges: a caller's surge of load reaches what it calls.
@@ -55,7 +56,7 @@ def linked_entities(ctx: Context) -> tuple[set[str], set[str]]:
     below: set[str] = set()
     above: set[str] = set()
     calls = nx.subgraph_view(g, filter_edge=lambda a, b: g.edges[a, b].get("relation") == "depends_on")
-    for entity in ctx.alerting_services:
+    for entity in alert_subjects(ctx):
         if entity in g:
             below |= nx.descendants(g, entity)
             above |= nx.ancestors(calls, entity)
@@ -87,11 +88,12 @@ def keep_linked(ctx: Context, ranked: list[Hypothesis]) -> tuple[list[Hypothesis
     alerting = set(ctx.alerting_services)
     if not alerting:
         return ranked, []
+    subjects = set(alert_subjects(ctx))
     unmapped = _unmapped(ctx) - alerting
     below, above = linked_entities(ctx)
 
     def linked(h: Hypothesis) -> bool:
-        if h.entity in alerting or h.entity in below or h.entity in unmapped:
+        if h.entity in alerting or h.entity in subjects or h.entity in below or h.entity in unmapped:
             return True
         return h.fault_type in UPSTREAM_FAULTS and h.entity in above
 

@@ -38,6 +38,7 @@ from rootward.context.log_signals import LogSignal
 from rootward.context.topology import Subgraph, upstream_closure
 from rootward.domain.hypothesis import Hypothesis
 from rootward.engine import log_shift_evidence as shift_term
+from rootward.engine.alert_subjects import alert_subjects
 from rootward.engine.metric_evidence import (
     FAMILY_FAULTS,
     METRIC_CHANGE_WEIGHT,
@@ -292,7 +293,7 @@ def _signatures(
 def score_entities(ctx: Context) -> list[EntityScore]:
     profiles = entity_profiles(ctx)
     g = _scope_graph(ctx, profiles)
-    alerting = set(ctx.alerting_services) or set(profiles)
+    alerting = set(alert_subjects(ctx)) or set(profiles)
     abnormal = {e for e, p in profiles.items() if p.abnormal} | alerting
     borrowed = {e: _borrowed(e, p, profiles, g) for e, p in profiles.items()}
     earliest = min((p.onset for p in profiles.values() if p.onset is not None and p.abnormal), default=None)

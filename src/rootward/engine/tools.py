@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rootward.context.assemble import Context
 from rootward.context.topology import upstream_closure
 from rootward.domain.investigation import ToolResult, ToolStatus, TraceEntry
+from rootward.engine.alert_subjects import alert_subjects
 from rootward.engine.budget import Budget
 from rootward.engine.signals import entity_profiles
 from rootward.engine.trace_attribution import attribute_traces
@@ -134,7 +135,7 @@ class ContextTools:
         self.ctx = ctx
         self.profiles = entity_profiles(ctx)
         self.graph = ctx.topology.graph()
-        self.alerting = set(ctx.alerting_services)
+        self.alerting = set(alert_subjects(ctx))  # an alert on a name the map does not know: its entry points
         self.traces = attribute_traces(ctx.trace_findings)
 
     def metric_anomalies(self, entity: str) -> ToolResult:

@@ -30,6 +30,7 @@ from rootward.sources.replay import ANNOTATION
 from rootward.store.db import make_engine, make_session_factory
 from rootward.store.investigations import InvestigationRow
 from rootward.store.migrate import upgrade
+from rootward.store.outbox import OutboxRow
 from rootward.store.users import add_user
 from tests.chat.fake_slack import APP_TOKEN, CHANNEL, FakeSlack, deliver, fake_slack, thread_event
 from tests.chat.fake_slack_socket import socket_mode_server
@@ -116,8 +117,17 @@ def test_alert_rca_in_slack_then_a_thread_question_is_answered_citing_the_deploy
 
 
 def _rca_and_deploy(slack: FakeSlack, tmp_path: Path) -> tuple[dict[str, Any], str]:
+    """The RCA post, once rootward has recorded it as sent (as it has long before any person replies to it),
+    and the deploy its investigation cites."""
     rca = slack.wait_for(lambda: next((p for p in slack.posts if not p.get("thread_ts")), None), timeout_s=120)
-    with make_session_factory(make_engine(f"sqlite:///{tmp_path / 'rw.db'}"))() as session:
+    sessions = make_session_factory(make_engine(f"sqlite:///{tmp_path / 'rw.db'}"))
+
+    def recorded() -> bool:
+        with sessions() as session:
+            return session.scalars(select(OutboxRow.id).where(OutboxRow.receipt == rca["ts"])).first() is not None
+
+    slack.wait_for(recorded, timeout_s=30)
+    with sessions() as session:
         row = session.scalars(select(InvestigationRow)).one()
         deploy = next(e.cite for e in row.investigation.evidence.values() if e.kind == "change")
     return rca, deploy

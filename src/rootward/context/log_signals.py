@@ -25,8 +25,12 @@ from rootward.domain.telemetry import LogRecord
 _FAILURE_WORDS = re.compile(
     r"error|exception|fail|refused|timed? ?out|timeout|unreachable|unavailable|denied|invalid|"
     r"exhaust|no space|oom|killed|panic|fatal|crash|back-?off|x509|expired|nxdomain|no such host|"
-    r"deadlock|lock wait|reset by peer|broken pipe|circuit breaker|rejected|throttl|too many|overload|"
-    r"cannot|could not|unable",
+    r"deadlock|lock wait|reset by peer|broken pipe|circuit breaker|throttl|too many|overload|"
+    r"cannot|could not|unable|"
+    # ... and the words for a call or a task that did not complete in time, or was turned away
+    # (gRPC's DEADLINE_EXCEEDED, a limit exceeded, a slow query, a hung task, a retry, an eviction).
+    r"deadline|exceeded|slow|stall|starv|\bhung\b|\bstuck\b|blocked for|misbehav|premature|abort|"
+    r"\bretr(?:y|ies|ying|ied)\b|reject|evict|unhealthy|degrad|disconnect|(?:is|went|going) down\b",
     re.I,
 )
 MAX_SIGNALS_PER_SERVICE = 12

@@ -37,6 +37,13 @@ from tests.engine.small_incidents import ONSET, incident
         "backend pool-a is down",
         "health check unhealthy for 3 consecutive probes",
         "client disconnected mid-stream",
+        "health check took longer than 5s",
+        "net_ratelimit: 12 callbacks suppressed (eno1 tx_dropped rising)",
+        "memory usage high: heap_inuse=900MiB of 1024MiB limit",
+        "node condition MemoryPressure is now True",
+        "load average 9.1 exceeds threshold 8",
+        "disk /var/lib/data is almost full",
+        "connection pool limit reached, waiting",
     ],
 )
 def test_a_line_that_says_a_call_did_not_finish_names_a_failure(line: str) -> None:
@@ -53,6 +60,8 @@ def test_a_line_that_says_a_call_did_not_finish_names_a_failure(line: str) -> No
         "scaled deployment web down to 2 replicas",
         "download of report 42 finished",
         "shutting down gracefully after SIGTERM",
+        "high-availability pair ready",
+        "full sync completed in 3s",
     ],
 )
 def test_routine_lines_name_no_failure(line: str) -> None:

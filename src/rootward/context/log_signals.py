@@ -27,10 +27,15 @@ _FAILURE_WORDS = re.compile(
     r"exhaust|no space|oom|killed|panic|fatal|crash|back-?off|x509|expired|nxdomain|no such host|"
     r"deadlock|lock wait|reset by peer|broken pipe|circuit breaker|throttl|too many|overload|"
     r"cannot|could not|unable|"
-    # ... and the words for a call or a task that did not complete in time, or was turned away
-    # (gRPC's DEADLINE_EXCEEDED, a limit exceeded, a slow query, a hung task, a retry, an eviction).
-    r"deadline|exceeded|slow|stall|starv|\bhung\b|\bstuck\b|blocked for|misbehav|premature|abort|"
-    r"\bretr(?:y|ies|ying|ied)\b|reject|evict|unhealthy|degrad|disconnect|(?:is|went|going) down\b",
+    # ... that a call or a task did not complete in time (gRPC's DEADLINE_EXCEEDED, a slow
+    # query, a health check that took longer than its limit, a hung task) ...
+    r"deadline|slow|took (?:too long|longer than)|longer than expected|stall|starv|\bhung\b|\bstuck\b|"
+    r"blocked for|misbehav|premature|abort|disconnect|unhealthy|degrad|(?:is|went|going) down\b|"
+    # ... or was turned away or dropped (a retry, a rate limiter, an eviction) ...
+    r"\bretr(?:y|ies|ying|ied)\b|reject|evict|dropped|dropping|"
+    # ... or that a resource is running out (memory pressure, a usage above its limit, a full disk).
+    r"exceed|pressure|(?:usage|load|utili[sz]ation) (?:is )?(?:too |very )?high\b|\bhigh (?:memory|cpu|load|usage)\b|"
+    r"\blow on\b|running low|(?:is|almost|nearly) full\b|limit reached|reached (?:the |its )?limit",
     re.I,
 )
 MAX_SIGNALS_PER_SERVICE = 12

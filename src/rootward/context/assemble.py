@@ -20,6 +20,7 @@ from rootward.context.anomaly import Anomaly, ScoredSeries, detect_anomalies
 from rootward.context.changes import ChangeItem, recent_changes
 from rootward.context.counters import as_rate
 from rootward.context.k8s_events import event_text
+from rootward.context.log_continuations import joined_continuations
 from rootward.context.log_coverage import Coverage
 from rootward.context.log_levels import with_stated_level
 from rootward.context.log_shifts import LogShift, log_shifts
@@ -269,8 +270,9 @@ def assemble_context(
     if sources.logs is not None:
         try:
             raw = sources.logs.query(None, window.baseline_start, window.end)
-            # A level only in the text counts; a pod's lines are its workload's.
-            records = records_by_workload([with_stated_level(event_text(r)) for r in raw], known)
+            # A level only in the text counts; a pod's lines are its workload's; a stack trace split
+            # into one record a line is one record (context.log_continuations).
+            records = joined_continuations(records_by_workload([with_stated_level(event_text(r)) for r in raw], known))
             for r in records:
                 if r.service in reachable and "logs" not in telemetry.get(r.service, []):
                     telemetry.setdefault(r.service, []).append("logs")

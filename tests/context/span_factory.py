@@ -11,7 +11,8 @@ surfaces up the call chain; a service whose answers its callers cannot use
 (a wrong return value, an exception they swallow) ends their calls there, and
 one that answers wrongly makes its callers raise errors of their own; a
 service that is down leaves its callers' client
-spans errored with no server span under them.
+spans errored with no server span under them; one that writes no spans (a
+vendor API) is seen only in its callers' client spans, named by `peer.service`.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class Phase:
     status: bool = True  # whether spans carry a status
     stops_after: frozenset[str] = frozenset()  # callers make no further calls once one of these answered
     wrong_answers: frozenset[str] = frozenset()  # these answer fine, but their callers raise on what they get
+    spanless: frozenset[str] = frozenset()  # these write no spans (a vendor API): callers name them by peer.service
 
 
 class _Trace:
@@ -99,14 +101,19 @@ class _Trace:
         net += self.phase.client_ms.get(caller, 0.0) * self.rng.uniform(0.9, 1.1)
         cid = self.span_id()
         index = len(self.spans)
+        attributes: dict[str, str] = {}
         if callee in self.phase.down:
             ms, failed = 1.0 + net, True
+        elif callee in self.phase.spanless:  # its work is inside the client span, and only there
+            ms = net + self.phase.own_ms.get(callee, 2.0) * self.rng.uniform(0.8, 1.2)
+            failed, attributes = callee in self.phase.failing, {"peer.service": callee}
         else:
             served, failed = self.serve(callee, at + timedelta(milliseconds=net / 2), cid, calls)
             ms = served + net
         status = ("error" if failed else "ok") if self.phase.status else None
         kind: SpanKind | None = "client" if self.phase.kind else None
-        self.spans.insert(index, Span(self.trace_id, cid, caller, at, ms, parent, status, kind, f"call {callee}"))
+        span = Span(self.trace_id, cid, caller, at, ms, parent, status, kind, f"call {callee}", attributes=attributes)
+        self.spans.insert(index, span)
         return ms, failed
 
 

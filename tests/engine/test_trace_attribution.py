@@ -243,3 +243,45 @@ def test_one_slow_callee_does_not_make_its_only_caller_starved() -> None:
     # A caller with one callee: slow calls out are that callee's network, not the caller's own side.
     by = _rare({"frontend": ["checkout"], "checkout": ["payment"]}, Phase(network_ms={"payment": 80}))
     assert by["checkout"].own == 0.0
+
+
+# `mailer` is a vendor API: it writes no spans, its callers' client spans are all there is of it.
+VENDOR = {"frontend": ["checkout"], "checkout": ["payment", "mailer"]}
+
+
+def test_a_callee_that_writes_no_spans_is_blamed_for_the_calls_to_it_that_slowed() -> None:
+    quiet = Phase(spanless=frozenset({"mailer"}))
+    by = _attribute(VENDOR, Phase(spanless=frozenset({"mailer"}), own_ms={"mailer": 400}), before=quiet)
+    assert by["mailer"].hints[0].fault_type == "network_latency" and by["mailer"].own > 0.5
+    # No span of mailer to cite: the calls are cited where they are, in the caller's spans.
+    assert by["mailer"].hints[0].evidence[0].cite.startswith("traces.jsonl:checkout@")
+    assert by["checkout"].victim_of == "mailer" and by["checkout"].own == 0.0
+
+
+def test_a_callee_that_writes_no_spans_and_now_fails_is_down() -> None:
+    quiet = Phase(spanless=frozenset({"mailer"}))
+    by = _attribute(VENDOR, Phase(spanless=frozenset({"mailer"}), failing=frozenset({"mailer"})), before=quiet)
+    assert [h.fault_type for h in by["mailer"].hints] == ["dependency_down"]
+
+
+def test_a_starved_caller_takes_half_of_a_span_less_callees_slower_calls() -> None:
+    quiet = Phase(spanless=frozenset({"mailer"}))
+    vendor = _attribute(VENDOR, Phase(spanless=frozenset({"mailer"}), own_ms={"mailer": 400}), before=quiet)
+    starved = _attribute(
+        VENDOR,
+        Phase(spanless=frozenset({"mailer"}), own_ms={"checkout": 400}, client_ms={"checkout": 400}),
+        before=quiet,
+    )
+    assert starved["mailer"].own <= vendor["mailer"].own / 2 + 1e-9
+    assert starved["checkout"].own > starved["mailer"].own
+
+
+def test_a_callee_with_spans_of_its_own_gets_nothing_from_the_span_less_reading() -> None:
+    by = _attribute(VENDOR, Phase(own_ms={"mailer": 400}))  # mailer writes spans: its own work says it all
+    assert not any("writes no spans" in r for r in by["mailer"].reasons)
+
+
+def test_with_only_traces_a_slow_vendor_is_the_top_entity() -> None:
+    quiet = Phase(spanless=frozenset({"mailer"}))
+    ctx = _context(VENDOR, Phase(spanless=frozenset({"mailer"}), own_ms={"mailer": 400}), before=quiet)
+    assert score_entities(ctx)[0].entity == "mailer"

@@ -21,6 +21,10 @@ findings (`context.trace_evidence`) are read as causes and effects:
 * **errors where they originate**: the deepest errored span whose children did
   not error; the callers that surface them are victims;
 * **a dependency down**: client calls to it that no span of it answered;
+* **a callee that writes no spans** (a vendor API, an uninstrumented database):
+  its callers' client spans are all there is of it, so calls to it that
+  slowed are its slowness or the network to it, and calls that now fail are
+  it failing (half, when the caller's own work rose too);
 * **calls end at it**: more of a caller's calls end with the call to it (the
   caller gave up there: an error, or an answer it could not use), the trace of a
   code fault even where spans carry no status; full weight when the caller's
@@ -273,6 +277,40 @@ def _own_failures(ix: _Index, a: TraceAttribution) -> None:
         a.credit(FaultHint("deploy_regression", share_strength(f) * weight, refs, reason))
 
 
+def _spanless(ix: _Index, e: str) -> bool:
+    """Whether `e` writes no spans: every call to it, before the onset and after, went unanswered."""
+    into = ix.into(e, "unanswered")
+    return bool(into) and ix.of(e, "latency") is None and all(f.before >= 1.0 and f.after >= 1.0 for f in into)
+
+
+def _unseen_callee(ix: _Index, a: TraceAttribution) -> None:
+    """Credit a callee that writes no spans (a vendor API, an uninstrumented database) with its calls' change.
+
+    Its callers' client spans are all there is of it: time they spent waiting on it is its
+    work and the network to it at once, and calls to it that now fail are it failing. A caller
+    whose own work rose may be slow to make its calls; that reading takes half.
+    """
+    e = a.entity
+    if not _spanless(ix, e):
+        return
+    slower = []
+    for f in ix.into(e, "call_latency"):
+        caller_work = ix.of(f.caller, "self_time") if f.caller else None
+        starved = (caller_work is not None and caller_work.up) or (f.caller is not None and _starved(ix, f.caller))
+        slower.append((time_strength(f) * (QUEUE_SHARE if starved else 1.0), f))
+    slower = [(score, f) for score, f in slower if score > 0]
+    if slower:
+        score, f = max(slower, key=lambda x: (x[0], x[1].where))
+        refs = tuple(x.evidence for _, x in sorted(slower, key=lambda x: -x[0])[:3])
+        reason = f"calls to {e}, which writes no spans of its own, slowed ({f.where})"
+        a.credit(FaultHint("network_latency", score, refs, reason))
+    failing = [f for f in ix.into(e, "call_errors") if share_strength(f) > 0]
+    if failing:
+        f = max(failing, key=lambda x: (share_strength(x), x.where))
+        reason = f"calls to {e}, which writes no spans of its own, fail ({f.where})"
+        a.credit(FaultHint("dependency_down", share_strength(f), tuple(x.evidence for x in failing[:3]), reason))
+
+
 def _endings(ix: _Index, callee: str) -> list[TraceFinding]:
     """Per caller, the strongest sign that its calls now end at `callee`: they stop there, or raise right after."""
     best: dict[str, TraceFinding] = {}
@@ -336,6 +374,7 @@ def attribute_traces(findings: Iterable[TraceFinding]) -> dict[str, TraceAttribu
     for a in by.values():
         _own(ix, a, support)
         _own_failures(ix, a)
+        _unseen_callee(ix, a)
     for a in by.values():
         _passed_on(ix, a, by)
     for a in by.values():

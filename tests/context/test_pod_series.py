@@ -16,8 +16,8 @@ from rootward.bundle.load import load_bundle
 from rootward.context.assemble import assemble_context
 from rootward.context.pod_series import alerts_by_workload, records_by_workload, series_by_workload
 from rootward.domain.alert import Alert, Severity
-from rootward.domain.pod_names import generated_base, workload_of
-from rootward.domain.telemetry import LogRecord, MetricSeries
+from rootward.domain.pod_names import generated_base, spans_by_workload, workload_of
+from rootward.domain.telemetry import LogRecord, MetricSeries, Span
 from rootward.engine.hypotheses import score_entities
 from rootward.sources.bundle import bundle_sources
 from tests.conftest import EXAMPLES
@@ -207,3 +207,41 @@ def test_without_a_topology_file_the_call_graph_of_pod_named_spans_is_of_workloa
     assert [(e.entity, round(e.score, 6)) for e in score_entities(as_pod)] == [
         (e.entity, round(e.score, 6)) for e in score_entities(as_service)
     ]
+
+
+def test_a_peer_named_by_its_cluster_address_is_the_service_the_map_knows() -> None:
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    vendor = Span(
+        "t1",
+        "s1",
+        "checkout",
+        at,
+        20.0,
+        None,
+        "ok",
+        "client",
+        "POST /send",
+        attributes={"server.address": "mailer.prod.svc.cluster.local", "server.port": 8080},
+    )
+    database = Span(
+        "t1",
+        "s2",
+        "checkout",
+        at,
+        3.0,
+        None,
+        "ok",
+        "client",
+        "SELECT",
+        attributes={"net.peer.name": "orders-db:5432", "db.system": "postgresql"},
+    )
+    outside = Span(
+        "t1", "s3", "checkout", at, 9.0, None, "ok", "client", "GET", attributes={"server.address": "api.stripe.com"}
+    )
+    mapped = spans_by_workload([vendor, database, outside], {"checkout", "mailer", "orders-db"})
+    assert [s.attributes.get("server.address") or s.attributes.get("net.peer.name") for s in mapped] == [
+        "mailer",
+        "orders-db",
+        "api.stripe.com",
+    ]
+    assert mapped[0].attributes["server.port"] == 8080 and mapped[2] is outside

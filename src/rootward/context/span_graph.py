@@ -28,10 +28,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from rootward.domain.telemetry import Span
+from rootward.domain.telemetry import PEER_KEYS, Span
 
-# OpenTelemetry's (then OpenTracing's) names for the service a client span called.
-PEER_KEYS = ("peer.service", "server.address", "net.peer.name")
 CLIENT_KINDS = frozenset({"client", "producer"})
 NO_CALLER = -1
 

@@ -19,7 +19,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 
-from rootward.domain.telemetry import Span
+from rootward.domain.telemetry import PEER_KEYS, Span
 
 # Kubernetes' generated-name alphabet (apimachinery util/rand): consonants and 2, 4-9.
 _RAND = "[bcdfghjklmnpqrstvwxz2456789]"
@@ -78,11 +78,28 @@ def workload_of(name: str, known: Collection[str]) -> str:
 
 
 def spans_by_workload(spans: Sequence[Span], known: Collection[str]) -> list[Span]:
-    """Each span under its workload's name (`workload_of`), its pod kept in `pod` when the span had none."""
+    """Each span under its workload's name (`workload_of`), its pod kept in `pod` when the span had none.
+
+    The service a client span names as its peer (`server.address`: `payment.shop.svc.cluster.local`)
+    is read the same way, so a call to a callee that writes no spans joins the callee the map knows.
+    """
     names = {name: workload_of(name, known) for name in {s.service for s in spans}}
-    if all(k == v for k, v in names.items()):
+    peers = {value: workload_of(value, known) for value in _peer_names(spans)}
+    peers = {value: name for value, name in peers.items() if name != value}
+    if all(k == v for k, v in names.items()) and not peers:
         return list(spans)
-    return [
-        s if names[s.service] == s.service else replace(s, service=names[s.service], pod=s.pod or s.service)
-        for s in spans
-    ]
+    return [_as_workload(s, names[s.service], peers) for s in spans]
+
+
+def _peer_names(spans: Sequence[Span]) -> set[str]:
+    return {v for s in spans if s.attributes for k in PEER_KEYS if isinstance(v := s.attributes.get(k), str)}
+
+
+def _as_workload(span: Span, service: str, peers: dict[str, str]) -> Span:
+    attributes = span.attributes
+    if peers and attributes and any(attributes.get(k) in peers for k in PEER_KEYS):
+        attributes = {k: peers.get(v, v) if k in PEER_KEYS and isinstance(v, str) else v for k, v in attributes.items()}
+    if service == span.service and attributes is span.attributes:
+        return span
+    pod = span.pod or span.service if service != span.service else span.pod
+    return replace(span, service=service, pod=pod, attributes=attributes)

@@ -9,6 +9,8 @@ from typing import Any, Literal
 ChangeKind = Literal["deploy", "config", "infra", "feature_flag"]
 SpanStatus = Literal["ok", "error"]
 SpanKind = Literal["server", "client", "producer", "consumer", "internal"]
+# OpenTelemetry's (then OpenTracing's) names for the service a client span called, first found wins.
+PEER_KEYS = ("peer.service", "server.address", "net.peer.name")
 
 
 @dataclass(frozen=True)

@@ -93,3 +93,18 @@ def test_a_caller_logging_slow_calls_without_a_level_blames_the_callee() -> None
         silent=["mailer"],
     )
     assert score_entities(ctx)[0].entity == "mailer"
+
+
+def test_a_rare_failure_line_among_many_level_less_lines_is_not_sampled_away() -> None:
+    records = [
+        LogRecord(ts=ONSET + timedelta(seconds=i - 1500), service="db", message=f"checkpoint {i} complete", line=i + 1)
+        for i in range(3000)
+    ]
+    oom = "container db terminated: reason=OOMKilled exitCode=137"
+    records += [
+        LogRecord(ts=ONSET + timedelta(seconds=30 + i), service="db", message=oom, line=3001 + i) for i in range(2)
+    ]
+    signals, _ = log_signals(
+        records, onset=ONSET, baseline_start=ONSET - timedelta(minutes=30), end=ONSET + timedelta(minutes=10)
+    )
+    assert [s.onset_count for s in signals if "OOMKilled" in s.template] == [2]

@@ -17,7 +17,7 @@ from datetime import datetime
 from pydantic import BaseModel
 
 from rootward.context.log_coverage import Coverage
-from rootward.context.logs import ERROR_LEVELS, WARN_LEVELS, cluster_logs
+from rootward.context.logs import ERROR_LEVELS, WARN_LEVELS, cluster_logs, message_shape
 from rootward.domain.evidence import EvidenceRef, log_cite
 from rootward.domain.telemetry import LogRecord
 
@@ -86,12 +86,30 @@ def injection_check() -> Callable[[str], bool]:
 
 
 def _sample(records: list[LogRecord], cap: int) -> list[LogRecord]:
-    """Keep every error/warning line and an even sample of the rest (rates stay comparable)."""
+    """Keep every failure line and an even sample of the rest (rates stay comparable).
+
+    A failure line is one at error or warning level, or whose words say something failed
+    (logs shipped without levels, trouble logged at INFO): the one `OOMKilled` among 20,000
+    level-less lines must not be sampled away. The words are read once per message shape.
+    """
     if len(records) <= cap:
         return records
     loud = ERROR_LEVELS | WARN_LEVELS
-    keep = [r for r in records if r.level in loud]
-    rest = [r for r in records if r.level not in loud]
+    verdicts: dict[bytes, bool] = {}
+
+    def failing(r: LogRecord) -> bool:
+        if r.level in loud:
+            return True
+        shape = message_shape(r.message)
+        verdict = verdicts.get(shape)
+        if verdict is None:
+            verdict = verdicts[shape] = names_failure(r.message)
+        return verdict
+
+    keep: list[LogRecord] = []
+    rest: list[LogRecord] = []
+    for r in records:
+        (keep if failing(r) else rest).append(r)
     room = max(cap - len(keep), cap // 4)
     step = max(1, -(-len(rest) // room))
     return sorted(keep + rest[::step], key=lambda r: r.line)

@@ -44,6 +44,8 @@ _TRACEBACK = re.compile(r"^Traceback \(most recent call last\):\s*$")
 # The unindented line that ends a Python traceback: `ValueError: ...`, `requests.exceptions.ReadTimeout: ...`.
 _TRACEBACK_END = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Timeout)\b(?::|$)")
 COUNT_KEY = "continuation_lines"
+# What any continuation line, or the head of a traceback, begins with: the cheap test first.
+_MAYBE = re.compile(r"[ \t]|\.\.\. \d|\s*(?:Caused by|Suppressed):|goroutine \d|Traceback \(most")
 
 
 @dataclass
@@ -65,7 +67,13 @@ class _Open:
 
 
 def joined_continuations(records: Sequence[LogRecord]) -> list[LogRecord]:
-    """The records with every continuation line joined to the record it continues, in time order."""
+    """The records with every continuation line joined to the record it continues, in time order.
+
+    Records none of which can be or begin a continuation are returned as they are, unsorted: the
+    common case (one record a message) costs one anchored match a record.
+    """
+    if not any(_MAYBE.match(r.message) for r in records):
+        return list(records)
     ordered = sorted(records, key=lambda r: (r.ts, r.line))
     out: list[_Open] = []
     open_by_stream: dict[tuple[str, str, str], _Open] = {}

@@ -88,9 +88,11 @@ def injection_check() -> Callable[[str], bool]:
 def _sample(records: list[LogRecord], cap: int) -> list[LogRecord]:
     """Keep every failure line and an even sample of the rest (rates stay comparable).
 
-    A failure line is one at error or warning level, or whose words say something failed
-    (logs shipped without levels, trouble logged at INFO): the one `OOMKilled` among 20,000
-    level-less lines must not be sampled away. The words are read once per message shape.
+    A failure line is one at error or warning level or, for a line that states no level at
+    all (logs shipped without levels), one whose words say something failed: the one
+    `OOMKilled` among 20,000 level-less lines must not be sampled away. A stated INFO is
+    taken at its word here (reading every INFO line's words would cost more than the
+    clustering it bounds). The words are read once per message shape.
     """
     if len(records) <= cap:
         return records
@@ -98,8 +100,8 @@ def _sample(records: list[LogRecord], cap: int) -> list[LogRecord]:
     verdicts: dict[bytes, bool] = {}
 
     def failing(r: LogRecord) -> bool:
-        if r.level in loud:
-            return True
+        if r.level:
+            return r.level in loud
         shape = message_shape(r.message)
         verdict = verdicts.get(shape)
         if verdict is None:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import csv
 import io
+import shutil
+from pathlib import Path
 
 import pytest
 
 from rootward.bundle.format import BundleError
 from rootward.bundle.validate import _csv_rows, parse_metrics
+from rootward.engine.entry_point import investigate_bundle
+from tests.conftest import EXAMPLES
 
 HEADER = "timestamp,service,metric,value\n"
 
@@ -38,6 +42,29 @@ def test_an_empty_value_is_no_sample() -> None:
     (cpu,) = parse_metrics(HEADER + "1,api,cpu,0.5\n2,api,cpu,\n3,api,cpu, \n4,api,cpu,0.7\n")
     assert (cpu.timestamps, cpu.values) == ((1, 4), (0.5, 0.7))
     assert parse_metrics(HEADER + "1,api,cpu,\n") == []
+
+
+@pytest.mark.parametrize("missing", ["NaN", "nan", "inf", "-Infinity", "null", "None", "NA", "N/A"])
+def test_a_missing_or_infinite_value_is_no_sample(missing: str) -> None:
+    """Exports write a gap as NaN or a word, and Prometheus' 0/0 is NaN: none of them is a measurement."""
+    body = f"1,api,cpu,0.5\n2,api,cpu,{missing}\n3,api,cpu,0.7\n4,api,mem,{missing}\n"
+    (cpu,) = parse_metrics(HEADER + body)  # the column reader (a plain file) and the row loop alike
+    assert (cpu.timestamps, cpu.values) == ((1, 3), (0.5, 0.7))
+    (quoted,) = parse_metrics(HEADER + body.replace("1,api", '1,"api"'))  # a quote: the row loop
+    assert quoted == cpu
+
+
+def test_an_investigation_of_a_bundle_with_nan_samples_completes(tmp_path: Path) -> None:
+    bundle = tmp_path / "nan"
+    shutil.copytree(EXAMPLES / "shop-connection-pool-exhaustion-00", bundle)
+    lines = (bundle / "metrics.csv").read_text().splitlines()
+    gaps = {0: "NaN", 3: "inf"}  # a gap as pandas writes it, and an overflowed rate
+    rows = [lines[0]] + [
+        ",".join([*r.split(",")[:3], gaps[n % 7]]) if n % 7 in gaps else r for n, r in enumerate(lines[1:])
+    ]
+    (bundle / "metrics.csv").write_text("\n".join(rows) + "\n")
+    result = investigate_bundle(bundle)
+    assert result.status != "failed" and result.hypotheses, result.gaps
 
 
 @pytest.mark.parametrize(

@@ -68,7 +68,11 @@ def read_metric_columns(text: str) -> list[MetricSeries] | None:
     if not keys:
         return []
     names = [(service.decode("utf-8"), metric.decode("utf-8")) for service, metric in keys]
-    return _series(names, np.concatenate(ids), np.concatenate(times), np.concatenate(values))
+    all_ids, all_times, all_values = np.concatenate(ids), np.concatenate(times), np.concatenate(values)
+    finite = np.isfinite(all_values)
+    if not bool(finite.all()):  # NaN and infinities are no samples (`validate.parse_metrics`)
+        all_ids, all_times, all_values = all_ids[finite], all_times[finite], all_values[finite]
+    return _series(names, all_ids, all_times, all_values)
 
 
 def _newline(text: str) -> str | None:
@@ -136,6 +140,8 @@ def _series(keys: list[tuple[str, str]], ids: np.ndarray, times: np.ndarray, val
     out: list[MetricSeries] = []
     for number in sorted(range(len(keys)), key=keys.__getitem__):
         picked = order[bounds[number] : bounds[number + 1]]
+        if not picked.size:
+            continue  # every value of it was NaN: a series with no samples is no series
         stamps, samples = _in_time_order(times[picked], values[picked])
         service, metric = keys[number]
         out.append(MetricSeries(service=service, metric=metric, timestamps=stamps, values=samples))

@@ -12,6 +12,7 @@ import csv
 import dataclasses
 import io
 import json
+import math
 from collections.abc import Callable, Iterator
 from datetime import date, datetime
 from pathlib import Path
@@ -32,6 +33,8 @@ from rootward.domain.telemetry import Change, LogRecord, MetricSeries, Span
 from rootward.domain.topology import Entity, Topology
 
 T = TypeVar("T")
+# How exports write a sample that is missing: empty (pandas, spreadsheets), or one of these words.
+MISSING_VALUES = frozenset({"", "nan", "null", "none", "na", "n/a"})
 
 
 def parse_time(value: Any, where: str) -> datetime:
@@ -394,12 +397,14 @@ def parse_metrics(text: str) -> list[MetricSeries]:
             epochs[ts_raw] = ts
         if not service or not metric:
             raise BundleError(f"metrics.csv line {number}: service and metric must not be empty")
-        if not value_raw.strip():
-            continue  # an empty cell is no sample (pandas and spreadsheets write a missing value so)
+        if value_raw.strip().lower() in MISSING_VALUES:
+            continue  # a missing value is no sample (pandas and spreadsheets write it empty, others so)
         try:
             value = float(value_raw)
         except ValueError:
             raise BundleError(f"metrics.csv line {number}: value '{value_raw}' is not a number") from None
+        if not math.isfinite(value):
+            continue  # NaN (pandas' missing value, Prometheus' 0/0) or an infinity: no measurement
         key = (service, metric)
         samples = points.get(key)
         if samples is None:

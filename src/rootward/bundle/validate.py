@@ -133,8 +133,9 @@ def parse_topology(text: str) -> Topology:
         entities[str(name)] = Entity(
             name=str(name),
             kind=str(spec.get("kind", "service")),
-            depends_on=_as_list(spec.get("depends_on")),
-            runs_on=_as_list(spec.get("runs_on")),
+            # An entity that depends on itself says nothing (and no walk of the graph may loop on it).
+            depends_on=tuple(d for d in _as_list(spec.get("depends_on")) if d != str(name)),
+            runs_on=tuple(r for r in _as_list(spec.get("runs_on")) if r != str(name)),
             attributes=attrs,
         )
     # Entities named only as targets still exist in the graph.

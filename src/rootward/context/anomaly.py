@@ -382,7 +382,12 @@ def ramp_fit(ts: np.ndarray, vs: np.ndarray) -> tuple[float, int, float, float] 
     if n < 10:
         return None
     t = (ts - ts[0]).astype(float)
-    y = vs.astype(float)
+    # Fitted in units of the series' largest value: every test below is a ratio, and the sums
+    # of squares of a counter in the 1e160s would overflow to NaN.
+    scale = float(np.max(np.abs(vs)))
+    if scale == 0.0 or not np.isfinite(scale):
+        return None
+    y = vs.astype(float) / scale
     if float(np.ptp(y)) == 0.0:
         return None
     fit = best_hinge(t, y, candidates=n - 4)
@@ -404,7 +409,7 @@ def ramp_fit(ts: np.ndarray, vs: np.ndarray) -> tuple[float, int, float, float] 
     rise = end_value - level
     if rise < 0.1 * max(abs(level), 1e-12):
         return None
-    return (min(SCORE_CAP, rise / noise), int(ts[fit.index]), level, end_value)
+    return (min(SCORE_CAP, rise / noise), int(ts[fit.index]), level * scale, end_value * scale)
 
 
 def _per_request(series: Sequence[MetricSeries]) -> list[MetricSeries]:

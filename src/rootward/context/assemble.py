@@ -22,6 +22,7 @@ from rootward.context.counters import as_rate
 from rootward.context.k8s_events import event_text
 from rootward.context.log_continuations import joined_continuations
 from rootward.context.log_coverage import Coverage
+from rootward.context.log_length import clipped
 from rootward.context.log_levels import with_stated_level
 from rootward.context.log_shifts import LogShift, log_shifts
 from rootward.context.log_signals import LogSignal, log_signals
@@ -271,8 +272,11 @@ def assemble_context(
         try:
             raw = sources.logs.query(None, window.baseline_start, window.end)
             # A level only in the text counts; a pod's lines are its workload's; a stack trace split
-            # into one record a line is one record (context.log_continuations).
-            records = joined_continuations(records_by_workload([with_stated_level(event_text(r)) for r in raw], known))
+            # into one record a line is one record (context.log_continuations); a line is read up to
+            # a length (context.log_length).
+            records = clipped(
+                joined_continuations(records_by_workload([with_stated_level(event_text(r)) for r in raw], known))
+            )
             for r in records:
                 if r.service in reachable and "logs" not in telemetry.get(r.service, []):
                     telemetry.setdefault(r.service, []).append("logs")

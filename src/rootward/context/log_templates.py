@@ -154,6 +154,11 @@ def split_low_cardinality(
     return form_cluster, result
 
 
+# Drain splits on one differing word only in short messages; longer templates are skipped here
+# (each position of a template is a key of its length: quadratic in its tokens).
+MAX_VARYING_TOKENS = 64
+
+
 def merge_varying_position(templates: dict[int, str], *, max_values: int = 3) -> tuple[dict[int, int], dict[int, str]]:
     """Merge templates that are equal but for one position holding many different words.
 
@@ -174,6 +179,8 @@ def merge_varying_position(templates: dict[int, str], *, max_values: int = 3) ->
         tokens = tuple(templates[cid].split())
         if len(tokens) < 3:
             continue  # too little context to call the rest "the same"
+        if len(tokens) > MAX_VARYING_TOKENS:
+            continue  # one word in so many never drops Drain below its threshold: no split to undo
         for position in range(len(tokens)):
             if tokens[position] == WILDCARD:
                 continue

@@ -137,6 +137,22 @@ def _covered_by_children(parent: np.ndarray, start: np.ndarray, end: np.ndarray,
     return np.bincount(par, weights=gained, minlength=n)
 
 
+def _acyclic(parent: np.ndarray) -> np.ndarray:
+    """`parent` with no cycles: a span whose chain of parents never reaches a root starts one.
+
+    Parent ids loop only in broken data (a span its own parent, two spans each other's, an
+    exporter that reused ids); every walk up the tree would then never end. Doubling the jump
+    (2^k-th ancestor) log2(n) + 1 times leaves -1 for every span whose chain ends, and a span
+    for every one in or below a loop.
+    """
+    anc = parent.copy()
+    for _ in range(int(parent.size).bit_length() + 1):
+        anc = np.where(anc >= 0, anc[np.where(anc >= 0, anc, 0)], -1)
+        if not (anc >= 0).any():
+            return parent
+    return np.where(anc >= 0, -1, parent)
+
+
 def _entry_of(entry: np.ndarray, parent: np.ndarray) -> np.ndarray:
     """Per span, the entry span of the call it belongs to (pointer jumping up same-service parents)."""
     up = np.where(entry, np.arange(entry.size), parent)
@@ -205,7 +221,7 @@ def span_graph(spans: Sequence[Span]) -> SpanGraph:
     has_status = any(s.status is not None for s in spans)
     if n == 0:
         return _empty(codes, has_status)
-    graph = _graph(codes, columns, has_status)
+    graph = _graph(codes, replace(columns, parent=_acyclic(columns.parent)), has_status)
     return replace(graph, operations=tuple(ops.names))
 
 

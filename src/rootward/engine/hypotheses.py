@@ -195,6 +195,8 @@ def world_graph(topology: Subgraph) -> WorldGraph:
     for name in topology.entities:
         graph.add_entity(name, topology.kinds.get(name, "unknown"))
     for edge in topology.edges:
+        if edge.source == edge.target:
+            continue  # a live source's "depends on itself": no edge the world model can hold
         graph.add_claim(edge.source, edge.target, EdgeClaim("topology_file", edge.relation, 0.85, since))
     return graph
 

@@ -44,3 +44,22 @@ def test_without_traces_the_specialist_names_the_gap_and_tests_nothing(tmp_path:
     result = investigate_bundle(root)
     assert any(g.startswith("no traces:") for g in result.gaps)
     assert result.status != "failed"
+
+
+# A deep call chain: the cause is five calls below the alerting front, beyond even the widened scope.
+DEEP = {
+    "frontend": ["gateway", "catalog"],
+    "gateway": ["orders"],
+    "orders": ["pricing"],
+    "pricing": ["rates"],
+    "rates": ["ratesdb"],
+}
+
+
+def test_a_cause_seen_only_in_spans_five_calls_below_the_alert_joins_the_scope_and_leads(tmp_path: Path) -> None:
+    spans = incident_spans(DEEP, "frontend", Phase(), Phase(failing=frozenset({"ratesdb"})))
+    root = write_traced_bundle(tmp_path / "b", spans, DEEP)
+    result = investigate_bundle(root)
+    top = result.hypotheses[0]
+    assert (top.entity, top.fault_type, top.status) == ("ratesdb", "deploy_regression", "validated")
+    assert check_result(result, BundleCiteResolver(load_bundle(root))) == []

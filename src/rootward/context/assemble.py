@@ -302,6 +302,7 @@ def assemble_context(
     traces = _traces(sources, window, series, reachable, telemetry, gaps, known)
     abnormal = {a.service for a in anomalies} | {s.service for s in logs if s.changed and s.is_failure}
     abnormal |= {s.service for s in shifts if s.appeared}  # a template new at the onset, even at INFO
+    abnormal |= {f.entity for f in traces if f.changed}  # spans that changed, however deep below the alert
     named = {
         e for e in topology.entities for s in logs if s.changed and s.is_failure and e != s.service and _names(s, e)
     }

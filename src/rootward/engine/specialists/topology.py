@@ -1,4 +1,10 @@
-"""Topology specialist: can a fault at the entity reach the alerting services?"""
+"""Topology specialist: can a fault at the entity reach the alerting services?
+
+Failures travel up the calls (a slow dependency makes its callers slow). Load
+travels down them (a caller's surge is its callees' load), and a service
+overloaded by a surge is also slow for its own callers: a traffic surge
+reaches the alerting services either way.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +23,9 @@ class TopologySpecialist(Specialist):
         own = [a for a in alerts.data if a.service == h.entity]
         load = h.fault_type == "traffic_surge"
         path = self.call(tools, "path_to_alerts", entity=h.entity, direction="load" if load else "failure")
+        if load and not path.data:  # nothing it calls alerted: its callers, waiting on it, may have
+            load = False
+            path = self.call(tools, "path_to_alerts", entity=h.entity, direction="failure")
         if path.data:
             ends = {e.target for e in path.data} if load else {e.source for e in path.data}
             reached = sorted(ends & {a.service for a in alerts.data})

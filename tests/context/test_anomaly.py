@@ -164,3 +164,15 @@ def test_at_five_minute_samples_the_onset_is_looked_for_three_periods_before_the
     fired = T0 + 27 * step
     anomalies, _ = detect_anomalies([series], fired_at=fired, end=fired + 600)
     assert [(a.service, a.direction, a.onset) for a in anomalies] == [("table", "up", T0 + 24 * step)]
+
+
+def test_at_five_minute_samples_a_chance_tight_half_hour_is_no_baseline_for_the_wiggle_after_it() -> None:
+    # A latency that always swings by half its level, by chance steady for the six periods before
+    # the alert: against those six alone the usual swing after them reads as a 20-spread step.
+    step = 300
+    swinging = [60.0, 140, 80, 130, 70, 150, 90, 120, 65, 135, 85, 125] * 2
+    values = swinging + [100.0, 101, 99, 100, 102, 98] + [128.0, 135, 131, 126, 60, 140]
+    series = MetricSeries("fn", "Duration", tuple(T0 + i * step for i in range(len(values))), tuple(values))
+    fired = T0 + 33 * step
+    anomalies, _ = detect_anomalies([series], fired_at=fired, end=fired + 600)
+    assert anomalies == []

@@ -35,6 +35,9 @@ DEFAULT_THRESHOLD = 4.0
 BASELINE_SPAN = 30 * 60
 AFTER_SPAN = 4 * 60
 MIN_BASELINE = 5
+# A baseline of coarse samples (5-minute periods) spans at least this many of them: the spread of
+# six samples is mostly luck, and a chance-tight one makes any wiggle after it read as a change.
+BASELINE_SAMPLES = 12
 MIN_AFTER = 3
 # An alert rule on coarse data needs several periods to fire (a CloudWatch alarm on 3 of 5-minute
 # datapoints fires 15 minutes in): the onset is looked for at least this many samples before the alert.
@@ -79,6 +82,13 @@ class ScoredSeries(BaseModel):
     onset: int
 
 
+def baseline_span(ts: np.ndarray) -> int:
+    """How far back a candidate's baseline reaches: BASELINE_SPAN, or BASELINE_SAMPLES typical intervals."""
+    if len(ts) < 2:
+        return BASELINE_SPAN
+    return max(BASELINE_SPAN, BASELINE_SAMPLES * int(np.median(np.diff(ts))))
+
+
 def quantum_of(values: list[float]) -> float:
     """The step of a small integer-valued series (lock waits, connections in use): moving by one step is noise."""
     unique = set(values)
@@ -110,7 +120,7 @@ def change_point(
     full_max = float(np.abs(vs).max()) if len(values) else 0.0
     quantum = 0.0 if family == "restarts" else quantum_of(values)  # a restart is never noise
     floor = max(1e-3 * full_max, quantum, 1e-12)
-    starts = np.searchsorted(ts, ts - BASELINE_SPAN)
+    starts = np.searchsorted(ts, ts - baseline_span(ts))
     last = int(np.searchsorted(ts, end, side="right"))
     ks, b0s, a1s = _candidate_windows(ts, lo, hi, end, starts)
     scored = _scan(values, ks, b0s, a1s, floor, ceiling)

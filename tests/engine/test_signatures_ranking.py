@@ -129,6 +129,18 @@ def test_request_surge_is_the_cause_and_the_saturation_it_brings_counts_less() -
     assert surged_sigs["cpu_saturation"] < alone_sigs["cpu_saturation"]
 
 
+def test_a_pool_a_moderate_rise_in_requests_used_up_is_the_pools_exhaustion() -> None:
+    # +60 % requests (a swing any service sees) filled a pool of 30 connections: the limit is the finding.
+    pool = anomaly("auth", "connections", metric="db_connections_in_use", baseline=5.5, after=30, score=24.0)
+    rise = anomaly("auth", "traffic", metric="request_rate", baseline=119, after=191, score=11.7)
+    moderate = EntityProfile("auth", "service", True, resources=[pool], traffic=[rise])
+    assert classify(moderate, onset=ONSET_S)[0].fault_type == "connection_pool_exhaustion"
+    # Requests at three times their level are a surge in their own right, whatever they fill up.
+    tripled = anomaly("auth", "traffic", metric="request_rate", baseline=119, after=360, score=11.7)
+    surged = EntityProfile("auth", "service", True, resources=[pool], traffic=[tripled])
+    assert classify(surged, onset=ONSET_S)[0].fault_type == "traffic_surge"
+
+
 def test_a_resource_that_moved_well_after_the_onset_counts_less_as_a_cause() -> None:
     timely = EntityProfile("api", "service", True, resources=[anomaly("api", "disk", starts_s=0)])
     late = EntityProfile("api", "service", True, resources=[anomaly("api", "disk", starts_s=600)])

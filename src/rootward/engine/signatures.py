@@ -133,6 +133,9 @@ METRIC_SPECIFICITY: dict[str, float] = {"cpu_saturation": 0.9}
 FRESH_CHANGE_S = 15 * 60
 # Restarts this close to a deploy of the same entity are its rollout.
 ROLLOUT_S = 10 * 60
+# A request rate at least this many times its baseline is a surge in its own right; a smaller rise
+# (a daily swing, a partner's batch) that exhausted a resource leaves the exhausted limit the finding.
+DOUBLED = 2.0
 # Weight left to a CPU rise that slowed nothing while errors rose.
 UNSLOWED_CPU = 0.5
 # Entity kinds of the spec whose failure has one typical form.
@@ -219,8 +222,8 @@ def _metric_signatures(
             c.kind == "deploy" and abs(a.onset - int(c.time.timestamp())) <= ROLLOUT_S for c in profile.changes
         ):
             continue  # a restart when a deploy rolls out is the rollout, not a crash
-        if surge and fault in ("cpu_saturation", "connection_pool_exhaustion"):
-            w *= 0.6  # saturation under a surge is the surge's doing
+        if any(x.ratio >= DOUBLED for x in surge) and fault in ("cpu_saturation", "connection_pool_exhaustion"):
+            w *= 0.6  # saturation under a surge is the surge's doing; a limit a swing of +50 % exhausts is the limit
         if unslowed_errors and fault == "cpu_saturation":
             w *= UNSLOWED_CPU
             why += ", but its latency did not rise while errors did"
@@ -236,7 +239,7 @@ def _traffic_and_change_signatures(sig: _Signatures, profile: EntityProfile, sur
         top = max(surge, key=lambda a: a.ratio)
         sig.add(
             "traffic_surge",
-            0.5 + 0.5 * strength(top.score) + (0.3 if top.ratio >= 2 else 0.0),
+            0.5 + 0.5 * strength(top.score) + (0.3 if top.ratio >= DOUBLED else 0.0),
             [top.evidence],
             f"request rate rose x{top.ratio:.1f}",
         )

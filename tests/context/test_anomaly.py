@@ -51,6 +51,20 @@ def test_slow_memory_climb_from_long_before_the_alert_is_a_ramp() -> None:
     assert anomalies[0].onset < FIRED - 600
 
 
+def test_memory_that_climbs_to_a_ceiling_and_drops_back_again_and_again_resets() -> None:
+    # Killed at its limit every 2.5 minutes and restarted: 415 MB, climbing to 1 GB, back to 493 MB.
+    sawtooth = [493e6, 622e6, 751e6, 880e6, 1009e6] * 6
+    values = _noise(56, 415e6, 5e6) + sawtooth
+    series = MetricSeries("db", "memory_bytes", tuple(T0 + i * STEP for i in range(len(values))), tuple(values))
+    anomalies, _ = detect_anomalies([series], fired_at=FIRED, end=FIRED + 600)
+    assert [(a.direction, a.shape) for a in anomalies] == [("up", "resets")]
+    # The same climb that stays up is a step, not resets.
+    held = _noise(56, 415e6, 5e6) + [493e6, 622e6, 751e6, 880e6] + [1009e6] * 26
+    series = MetricSeries("db", "memory_bytes", tuple(T0 + i * STEP for i in range(len(held))), tuple(held))
+    anomalies, _ = detect_anomalies([series], fired_at=FIRED, end=FIRED + 600)
+    assert [a.shape for a in anomalies] != ["resets"] and anomalies
+
+
 def test_small_integer_counter_moving_by_one_step_is_noise() -> None:
     values = [1.0 if i % 7 else 2.0 for i in range(60)] + [2.0] * 26
     anomalies, _ = detect_anomalies([_series("db", "lock_waits", values)], fired_at=FIRED, end=FIRED + 600)

@@ -129,6 +129,16 @@ def test_request_surge_is_the_cause_and_the_saturation_it_brings_counts_less() -
     assert surged_sigs["cpu_saturation"] < alone_sigs["cpu_saturation"]
 
 
+def test_memory_that_keeps_resetting_is_an_oom_kill_without_a_restart_series_or_a_log() -> None:
+    resets = anomaly("db", "memory", metric="memory_bytes", baseline=415e6, after=751e6, peak=1009e6, shape="resets")
+    top = classify(EntityProfile("db", "service", True, resources=[resets]), onset=ONSET_S)[0]
+    assert top.fault_type == "oom_kill"
+    assert "killed at a limit" in " ".join(top.reasons)
+    stepped = anomaly("db", "memory", metric="memory_bytes", baseline=415e6, after=751e6, peak=1009e6)
+    sigs = {s.fault_type for s in classify(EntityProfile("db", "service", True, resources=[stepped]), onset=ONSET_S)}
+    assert "oom_kill" not in sigs
+
+
 def test_a_pool_a_moderate_rise_in_requests_used_up_is_the_pools_exhaustion() -> None:
     # +60 % requests (a swing any service sees) filled a pool of 30 connections: the limit is the finding.
     pool = anomaly("auth", "connections", metric="db_connections_in_use", baseline=5.5, after=30, score=24.0)

@@ -45,6 +45,14 @@ LOOKBACK_STEPS = 3
 SCORE_CAP = 1000.0
 
 
+# How a series moved: held a new level, climbed, spiked, or climbed and fell back again and again.
+Shape = Literal["step", "ramp", "spike", "resets"]
+# A reset falls from the top of the rise (this share of it) to its bottom (under this share) in one sample.
+RESET_FROM = 0.75
+RESET_TO = 0.4
+MIN_RESETS = 2
+
+
 class Anomaly(BaseModel):
     """One series that moved. `cite` covers the samples from the onset to the window end."""
 
@@ -61,7 +69,7 @@ class Anomaly(BaseModel):
     end: int
     evidence: EvidenceRef
     derived: str = ""  # non-empty when the score comes from a derived ratio (e.g. per request)
-    shape: Literal["step", "ramp", "spike"] = "step"
+    shape: Shape = "step"
 
     @property
     def ratio(self) -> float:
@@ -630,15 +638,18 @@ def _silences(
     return out
 
 
-def shape_of(
-    series: MetricSeries, onset: int, end: int, baseline: float, after: float, peak: float
-) -> Literal["step", "ramp", "spike"]:
-    """How the series moved after the onset: a sustained climb (ramp), a jump that holds (step), or a spike.
+def shape_of(series: MetricSeries, onset: int, end: int, baseline: float, after: float, peak: float) -> Shape:
+    """How the series moved after the onset: a sustained climb (ramp), a jump that holds (step), a spike,
+    or climbs that fall back to where they started, again and again (resets).
 
     A ramp is what a leak looks like: most consecutive samples keep going the same way
-    and the end sits well past the middle.
+    and the end sits well past the middle. Resets are what a process killed at a limit
+    and restarted looks like (memory that climbs to the same ceiling and drops in one
+    sample, every few minutes).
     """
     vals = [v for t, v in zip(series.timestamps, series.values, strict=True) if onset - 60 <= t <= end]
+    if _resets(vals, baseline, peak) >= MIN_RESETS:
+        return "resets"
     if abs(peak - baseline) > 4 * max(abs(after - baseline), 1e-12):
         return "spike"
     if len(vals) >= 5:
@@ -651,6 +662,18 @@ def shape_of(
         if diffs and same / len(diffs) >= 0.6 and reach >= 0.6 * len(vals):
             return "ramp"
     return "step"
+
+
+def _resets(vals: Sequence[float], baseline: float, peak: float) -> int:
+    """How many times a rise fell from near its top to near its start in one sample."""
+    rise = peak - baseline
+    if rise <= 0:
+        return 0
+    return sum(
+        1
+        for a, b in zip(vals, vals[1:], strict=False)
+        if a - baseline >= RESET_FROM * rise and b - baseline <= RESET_TO * rise
+    )
 
 
 def _fmt(value: float) -> str:

@@ -206,13 +206,13 @@ def _metric_signatures(
             w *= 0.4
             why += " after the onset"
         if family == "memory":
-            if restarts is not None or oom_logged:
-                sig.add(
-                    "oom_kill",
-                    w,
-                    [a.evidence] + ([restarts.evidence] if restarts else []),
-                    "memory rose and the process was killed or restarted",
+            if restarts is not None or oom_logged or a.shape == "resets":
+                said = (
+                    "memory rose and the process was killed or restarted"
+                    if restarts is not None or oom_logged
+                    else "memory climbed and fell back to where it started, again and again: killed at a limit"
                 )
+                sig.add("oom_kill", w, [a.evidence] + ([restarts.evidence] if restarts else []), said)
                 w *= 0.9 if long_ramp else 0.4
             elif a.shape != "ramp":
                 w *= 0.3  # a step in memory follows load; a leak climbs

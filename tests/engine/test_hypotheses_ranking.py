@@ -296,3 +296,28 @@ def test_a_caller_that_cannot_count_its_errors_may_still_be_passing_a_failure_on
         s.entity: s for s in score_entities(_slow_caller_beside_a_blipping_dependency(caller_counts_errors=False))
     }
     assert scores["api"].victim_of == "worker"
+
+
+def test_services_that_all_fail_to_resolve_names_are_the_resolvers_victims() -> None:
+    # Each client logs the names it could not resolve (other services), not the resolver: still its failure.
+    ctx = incident(
+        kinds={"gateway": "service", "auth": "service", "accounts": "service", "auth-db": "database", "dns": "dns"},
+        edges=[
+            ("gateway", "auth", "depends_on"),
+            ("gateway", "accounts", "depends_on"),
+            ("accounts", "auth", "depends_on"),
+            ("auth", "auth-db", "depends_on"),
+            *((s, "dns", "depends_on") for s in ("gateway", "auth", "accounts")),
+        ],
+        alerting=["gateway", "auth", "accounts"],
+        anomalies=[anomaly(s, "errors", metric="error_rate", starts_s=30) for s in ("gateway", "auth", "accounts")],
+        logs=[
+            log("auth", "Error: getaddrinfo EAI_AGAIN auth-db (dns 10.96.0.10:53)"),
+            log("accounts", "java.net.UnknownHostException: auth: Temporary failure in name resolution"),
+            log("gateway", "dial tcp: lookup accounts on 10.96.0.10:53: server misbehaving"),
+        ],
+    )
+    scores = score_entities(ctx)
+    assert scores[0].entity == "dns"
+    auth = next(s for s in scores if s.entity == "auth")
+    assert auth.victim_of == "dns"

@@ -47,7 +47,14 @@ from rootward.engine.metric_evidence import (
     metric_change_strengths,
 )
 from rootward.engine.signals import EntityProfile, entity_profiles, mentions
-from rootward.engine.signatures import FRESH_CHANGE_S, SPECIFICITY, Signature, classify, log_matches
+from rootward.engine.signatures import (
+    FRESH_CHANGE_S,
+    KIND_HINTS,
+    SPECIFICITY,
+    Signature,
+    classify,
+    log_matches,
+)
 from rootward.engine.silent_dependency import silent_dependency
 from rootward.engine.trace_attribution import TraceAttribution, attribute_traces
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
@@ -252,6 +259,8 @@ def _victim_of(
             continue  # it changed just before and fails the way that change would: its own change explains it
         if _points_at(p, d) or stronger or _passes_on(p, dp, own_mechanism, counts_errors):
             return d
+        if _serves_the_failure(p, dp, borrowed[d]):
+            return d
         named_here = b_strength >= 0.5  # callers keep naming this entity: it is not just passing a failure on
         d_loud = bool(dp.resources) or sum(x.onset_count for x in dp.own_logs + borrowed[d]) >= 5
         # Quiet beside a loud dependency reads as its victim, unless it changed just before its own
@@ -260,6 +269,14 @@ def _victim_of(
         if quiet and d_loud and not named_here:
             return d
     return None
+
+
+def _serves_the_failure(p: EntityProfile, dp: EntityProfile, lent: list[LogSignal]) -> bool:
+    """Whether `p` logs the one failure `dp`'s kind has, as other clients of it do: a resolver's clients
+    all failing to resolve names are its victims, whatever names they were resolving."""
+    fault = KIND_HINTS.get(dp.kind)
+    shared = [s for s in p.own_logs if s in lent]
+    return fault is not None and fault in log_matches(shared)
 
 
 def _signatures(

@@ -190,3 +190,21 @@ def test_at_five_minute_samples_a_chance_tight_half_hour_is_no_baseline_for_the_
     fired = T0 + 33 * step
     anomalies, _ = detect_anomalies([series], fired_at=fired, end=fired + 600)
     assert anomalies == []
+
+
+def _busy(service: str, seed: int, cpu_rise: bool) -> list[MetricSeries]:
+    """A service whose traffic holds and whose CPU (so CPU per request) rises at sample 56, or not."""
+    cpu = _noise(56, 0.2, 0.005, seed) + _noise(30, 0.4 if cpu_rise else 0.2, 0.005, seed + 1)
+    return [_series(service, "cpu_usage", cpu), _series(service, "request_rate", _noise(86, 50, 1, seed + 2))]
+
+
+def _per_request_anomalies(rising: list[bool]) -> set[str]:
+    series = [s for i, up in enumerate(rising) for s in _busy(f"svc-{i}", 10 * i + 1, up)]
+    anomalies, _ = detect_anomalies(series, fired_at=FIRED, end=FIRED + 600)
+    return {a.service for a in anomalies if a.derived}
+
+
+def test_cpu_per_request_rising_at_every_service_at_once_is_no_one_services_saturation() -> None:
+    assert _per_request_anomalies([True, False, False]) == {"svc-0"}
+    assert _per_request_anomalies([True, True, False]) == {"svc-0", "svc-1"}
+    assert _per_request_anomalies([True, True, True]) == set()  # common to all: the host, not a service

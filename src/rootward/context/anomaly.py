@@ -51,6 +51,9 @@ Shape = Literal["step", "ramp", "spike", "resets"]
 RESET_FROM = 0.75
 RESET_TO = 0.4
 MIN_RESETS = 2
+# CPU per request rising at every service (at least this many) within this many samples is common-mode.
+COMMON_MODE_MIN = 3
+COMMON_MODE_SPREAD_STEPS = 2
 
 
 class Anomaly(BaseModel):
@@ -495,7 +498,8 @@ def detect_anomalies(
     raw = {(s.service, s.metric): s for s in chosen}
     scored: list[ScoredSeries] = []
     anomalies: list[Anomaly] = []
-    for s in [*chosen, *_per_request(chosen)]:
+    ratios = _per_request(chosen)
+    for s in [*chosen, *ratios]:
         sc = score_series(s, fired_at, lookback, end, latest)
         ramp = _ramp(s, fired_at, end)
         if ramp is not None and (sc is None or sc.score < threshold or ramp.onset < sc.onset):
@@ -544,6 +548,7 @@ def detect_anomalies(
                 shape=shape,
             )
         )
+    anomalies = _without_common_mode(anomalies, ratios)
     anomalies += _silences(chosen, fired_at=fired_at, end=end, lookback=lookback, latest=latest)
     anomalies.sort(key=lambda a: (-a.score, a.service, a.metric))
     return anomalies, scored
@@ -575,6 +580,25 @@ def recovered_before(series: MetricSeries, sc: ScoredSeries, fired_at: int, end:
     if len(settled) >= RECOVERED_MIN and settled[0] <= fired_at - RECOVERED_LEAD_S:
         return settled[0]
     return None
+
+
+def _without_common_mode(anomalies: list[Anomaly], ratios: Sequence[MetricSeries]) -> list[Anomaly]:
+    """Drop CPU-per-request rises that every service shows at once: a shared cause, not one service's.
+
+    One service's saturation raises its own CPU per request. When every service
+    that reports both CPU and traffic shows that rise within a couple of samples
+    of the others, the cause is common to them (the host they share is busy,
+    or how CPU is measured changed): naming any one of them saturated would be
+    a guess among equals, so none of them is.
+    """
+    derived = [a for a in anomalies if a.derived]
+    if len(ratios) < COMMON_MODE_MIN or {a.service for a in derived} != {s.service for s in ratios}:
+        return anomalies
+    step = min(int(np.median(np.diff(s.timestamps))) for s in ratios)
+    onsets = [a.onset for a in derived]
+    if max(onsets) - min(onsets) > COMMON_MODE_SPREAD_STEPS * step:
+        return anomalies
+    return [a for a in anomalies if not a.derived]
 
 
 def _cpu_held_up(scored: list[ScoredSeries], service: str, metric: str) -> bool:

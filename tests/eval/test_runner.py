@@ -130,9 +130,10 @@ def test_discover_finds_dirs_and_archives(example: Path, tmp_path: Path) -> None
 
 
 @pytest.mark.slow
-def test_generate_30_then_eval_end_to_end(tmp_path: Path) -> None:
+def test_generate_15_then_eval_end_to_end(tmp_path: Path) -> None:
+    """Fifteen bundles are one of each fault type over the three built-in topologies: the smallest full set."""
     runner = CliRunner()
-    gen = runner.invoke(app, ["sim", "generate", "--out", str(tmp_path / "set"), "--count", "30", "--seed", "1"])
+    gen = runner.invoke(app, ["sim", "generate", "--out", str(tmp_path / "set"), "--count", "15", "--seed", "1"])
     assert gen.exit_code == 0, gen.output
     report_md = tmp_path / "report.md"
     report_json = tmp_path / "report.json"
@@ -140,6 +141,6 @@ def test_generate_30_then_eval_end_to_end(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "# rootward evaluation" in res.output and "By fault type" in res.output
     report = json.loads(report_json.read_text())
-    assert report["summary"]["bundles"] == 30
+    assert report["summary"]["bundles"] == 15
     assert len(report["by_fault_type"]) == 15 and len(report["by_topology"]) == 3
     assert report_md.read_text().startswith("# rootward evaluation")

@@ -10,7 +10,7 @@ specialists' tools.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, Field
@@ -182,7 +182,6 @@ def assemble_context(
     gaps: list[str] = list(extra_gaps)
     raw_alerts = sources.alerts.alerts()
     alerts = _alert_items(raw_alerts)
-    alerting = list(dict.fromkeys(a.service for a in alerts))
     window = incident_window(meta.fired_at, before=before, after=after)
     # Alerts that join the group later stretch the window (bounded: a group is one incident).
     last_alert = max(
@@ -193,37 +192,14 @@ def assemble_context(
     data_start = min(meta.window_start, window.baseline_start - timedelta(minutes=30))
     data_end = max(meta.window_end, window.end)
 
-    topology = Topology()
-    has_topology = False
-    if sources.topology is not None:
-        try:
-            topology = sources.topology.graph()
-            has_topology = True
-        except SourceUnavailable as exc:
-            gaps.append(f"no topology: {_reason(exc, 'topology.yaml')}")
-    else:
-        gaps.append("no topology: no topology source configured")
-
+    topology, has_topology = _topology(sources, gaps)
     # Data keyed by pod is read under the workload the map and the alerts name (context.pod_series),
     # an alert on a pod as one on its workload.
     raw_alerts = alerts_by_workload(raw_alerts, set(topology.entities))
     alerts = _alert_items(raw_alerts)
     alerting = list(dict.fromkeys(a.service for a in alerts))
     known = set(topology.entities) | set(alerting)
-    series: list[MetricSeries] = []
-    if sources.metrics is not None:
-        try:
-            # A counter is read as its rate (context.counters); faster than BUCKET_S, a series is
-            # read as bucket means: one bar at any sampling rate.
-            # An error count that was not reported counted none (context.absent_counts).
-            fetched = series_by_workload(sources.metrics.series(None, data_start, data_end), known)
-            series = [coarsened(s) for s in with_absent_zeros([as_rate(s) for s in fetched])]
-            if not series:
-                gaps.append(f"no metrics in the incident window ({data_start:%H:%M}-{data_end:%H:%M}) for any service")
-        except SourceUnavailable as exc:
-            gaps.append(f"no metrics: {_reason(exc, 'metrics.csv')}")
-    else:
-        gaps.append("no metrics: no metric source configured")
+    series = _metric_series(sources, known, data_start, data_end, gaps)
 
     if not has_topology:  # without a graph every entity we have data on is in scope
         topology = Topology(entities={})
@@ -261,79 +237,16 @@ def assemble_context(
     window = with_onset(window, datetime.fromtimestamp(onset, meta.fired_at.tzinfo) if onset else None)
 
     telemetry: dict[str, list[str]] = {}
-    for s in series:
-        if s.service in reachable and "metrics" not in telemetry.get(s.service, []):
-            telemetry.setdefault(s.service, []).append("metrics")
-
-    logs: list[LogSignal] = []
-    shifts: list[LogShift] = []
-    redacted = 0
-    if sources.logs is not None:
-        try:
-            raw = sources.logs.query(None, window.baseline_start, window.end)
-            # A level only in the text counts; a pod's lines are its workload's; a stack trace split
-            # into one record a line is one record (context.log_continuations); a line is read up to
-            # a length (context.log_length).
-            records = clipped(
-                joined_continuations(records_by_workload([with_stated_level(event_text(r)) for r in raw], known))
-            )
-            for r in records:
-                if r.service in reachable and "logs" not in telemetry.get(r.service, []):
-                    telemetry.setdefault(r.service, []).append("logs")
-            in_reach = [r for r in records if r.service in reachable]
-            onset_at = window.onset or window.start
-            # What the log source covers, read once for both comparisons (context.log_coverage).
-            covered = Coverage(r.ts for r in in_reach if window.baseline_start <= r.ts <= window.end)
-            logs, redacted = log_signals(
-                in_reach, onset=onset_at, baseline_start=window.baseline_start, end=window.end, coverage=covered
-            )
-            shifts = log_shifts(
-                in_reach, onset=onset_at, baseline_start=window.baseline_start, end=window.end, coverage=covered
-            )
-            if not records:
-                gaps.append(
-                    f"no logs in the incident window ({window.baseline_start:%H:%M}-{window.end:%H:%M}) for any service"
-                )
-        except SourceUnavailable as exc:
-            gaps.append(f"no logs: {_reason(exc, 'logs.jsonl')}")
-    else:
-        gaps.append("no logs: no log source configured")
-
+    _mark(telemetry, (s.service for s in series), reachable, "metrics")
+    logs, shifts, redacted = _log_evidence(sources, window, known, reachable, telemetry, gaps)
     traces = _traces(sources, window, series, reachable, telemetry, gaps, known)
-    abnormal = {a.service for a in anomalies} | {s.service for s in logs if s.changed and s.is_failure}
-    abnormal |= {s.service for s in shifts if s.appeared}  # a template new at the onset, even at INFO
-    abnormal |= {f.entity for f in traces if f.changed}  # spans that changed, however deep below the alert
-    named = {
-        e for e in topology.entities for s in logs if s.changed and s.is_failure and e != s.service and _names(s, e)
-    }
-    extra = connecting(topology, alerting, (abnormal | named) - set(base.entities)) if has_topology else set()
-    scope = subgraph(topology, alerting, hops=hops, extra=extra) if extra else base
+    scope = base
+    if has_topology:
+        scope = _followed(topology, alerting, base, anomalies, logs, shifts, traces, hops)
     members = set(scope.entities)
     anomalies = [a for a in anomalies if a.service in members]
     earlier = [a for a in earlier if a.service in members]
     settled, chronic = recovery_of(series, anomalies, int(data_end.timestamp()))
-    scored = [x for x in scored if x.service in members]
-    moved = [m for m in moved if m.entity in members]
-    logs = [s for s in logs if s.service in members]
-    shifts = [s for s in shifts if s.service in members]
-    telemetry = {e: v for e, v in telemetry.items() if e in members}
-    traces = [f for f in traces if f.entity in members or f.caller in members]
-
-    changes: list[ChangeItem] = []
-    if sources.changes is not None:
-        try:
-            changes = recent_changes(sources.changes, sorted(members), window.onset or window.fired_at, window.end)
-        except SourceUnavailable as exc:
-            gaps.append(f"no changes: {_reason(exc, 'changes.json')}")
-    else:
-        gaps.append("no changes: no change source configured")
-
-    knowledge: list[KnowledgeItem] = []
-    if sources.knowledge is not None:
-        try:
-            knowledge = _knowledge(sources.knowledge.documents(), members, {a.name for a in alerts}, retrieve_knowledge)
-        except SourceUnavailable as exc:
-            gaps.append(f"no knowledge: {_reason(exc, 'knowledge')}")
 
     return Context(
         bundle=meta.id,
@@ -343,16 +256,16 @@ def assemble_context(
         alerting_services=alerting,
         topology=scope,
         has_topology=has_topology,
-        telemetry=telemetry,
+        telemetry={e: v for e, v in telemetry.items() if e in members},
         anomalies=anomalies,
-        series=scored,
+        series=[x for x in scored if x.service in members],
         metric_onset=joint,
-        metric_changes=moved,
-        logs=logs,
-        log_shifts=shifts,
-        changes=changes,
-        trace_findings=traces,
-        knowledge=knowledge,
+        metric_changes=[m for m in moved if m.entity in members],
+        logs=[s for s in logs if s.service in members],
+        log_shifts=[s for s in shifts if s.service in members],
+        changes=_changes(sources, members, window, gaps),
+        trace_findings=[f for f in traces if f.entity in members or f.caller in members],
+        knowledge=_knowledge_items(sources, members, {a.name for a in alerts}, retrieve_knowledge, gaps),
         gaps=gaps,
         redacted_lines=redacted,
         alert_states=alert_states(raw_alerts, series, data_end, {a.fingerprint: a.evidence for a in alerts}),
@@ -361,6 +274,131 @@ def assemble_context(
         earlier=earlier,
         data_end=_last_sample(series, data_end),
     )
+
+
+def _followed(
+    topology: Topology,
+    alerting: list[str],
+    base: Subgraph,
+    anomalies: Sequence[Anomaly],
+    logs: Sequence[LogSignal],
+    shifts: Sequence[LogShift],
+    traces: Sequence[TraceFinding],
+    hops: int,
+) -> Subgraph:
+    """The scope once the evidence is followed: what is abnormal beyond `base` joins with the path to it."""
+    abnormal = {a.service for a in anomalies} | {s.service for s in logs if s.changed and s.is_failure}
+    abnormal |= {s.service for s in shifts if s.appeared}  # a template new at the onset, even at INFO
+    abnormal |= {f.entity for f in traces if f.changed}  # spans that changed, however deep below the alert
+    named = {
+        e for e in topology.entities for s in logs if s.changed and s.is_failure and e != s.service and _names(s, e)
+    }
+    extra = connecting(topology, alerting, (abnormal | named) - set(base.entities))
+    return subgraph(topology, alerting, hops=hops, extra=extra) if extra else base
+
+
+def _mark(telemetry: dict[str, list[str]], names: Iterable[str], reachable: set[str], kind: str) -> None:
+    """Record that the reachable entities among `names` have data of `kind` (metrics, logs, traces)."""
+    for name in names:
+        if name in reachable and kind not in telemetry.get(name, []):
+            telemetry.setdefault(name, []).append(kind)
+
+
+def _topology(sources: SourceSet, gaps: list[str]) -> tuple[Topology, bool]:
+    """The map, and whether there is one; a missing or failing topology source is a named gap."""
+    if sources.topology is None:
+        gaps.append("no topology: no topology source configured")
+        return Topology(), False
+    try:
+        return sources.topology.graph(), True
+    except SourceUnavailable as exc:
+        gaps.append(f"no topology: {_reason(exc, 'topology.yaml')}")
+        return Topology(), False
+
+
+def _metric_series(
+    sources: SourceSet, known: set[str], data_start: datetime, data_end: datetime, gaps: list[str]
+) -> list[MetricSeries]:
+    """Every series of the data window, read under its workload, counters as rates, at one bar per bucket."""
+    if sources.metrics is None:
+        gaps.append("no metrics: no metric source configured")
+        return []
+    try:
+        # A counter is read as its rate (context.counters); faster than BUCKET_S, a series is
+        # read as bucket means: one bar at any sampling rate.
+        # An error count that was not reported counted none (context.absent_counts).
+        fetched = series_by_workload(sources.metrics.series(None, data_start, data_end), known)
+        series = [coarsened(s) for s in with_absent_zeros([as_rate(s) for s in fetched])]
+    except SourceUnavailable as exc:
+        gaps.append(f"no metrics: {_reason(exc, 'metrics.csv')}")
+        return []
+    if not series:
+        gaps.append(f"no metrics in the incident window ({data_start:%H:%M}-{data_end:%H:%M}) for any service")
+    return series
+
+
+def _log_evidence(
+    sources: SourceSet,
+    window: IncidentWindow,
+    known: set[str],
+    reachable: set[str],
+    telemetry: dict[str, list[str]],
+    gaps: list[str],
+) -> tuple[list[LogSignal], list[LogShift], int]:
+    """Failure signals and template shifts of the reachable services' logs, and the lines redacted."""
+    if sources.logs is None:
+        gaps.append("no logs: no log source configured")
+        return [], [], 0
+    try:
+        raw = sources.logs.query(None, window.baseline_start, window.end)
+        # A level only in the text counts; a pod's lines are its workload's; a stack trace split
+        # into one record a line is one record (context.log_continuations); a line is read up to
+        # a length (context.log_length).
+        records = clipped(
+            joined_continuations(records_by_workload([with_stated_level(event_text(r)) for r in raw], known))
+        )
+    except SourceUnavailable as exc:
+        gaps.append(f"no logs: {_reason(exc, 'logs.jsonl')}")
+        return [], [], 0
+    _mark(telemetry, (r.service for r in records), reachable, "logs")
+    in_reach = [r for r in records if r.service in reachable]
+    onset_at, start, end = window.onset or window.start, window.baseline_start, window.end
+    # What the log source covers, read once for both comparisons (context.log_coverage).
+    covered = Coverage(r.ts for r in in_reach if start <= r.ts <= end)
+    logs, redacted = log_signals(in_reach, onset=onset_at, baseline_start=start, end=end, coverage=covered)
+    shifts = log_shifts(in_reach, onset=onset_at, baseline_start=start, end=end, coverage=covered)
+    if not records:
+        gaps.append(f"no logs in the incident window ({start:%H:%M}-{end:%H:%M}) for any service")
+    return logs, shifts, redacted
+
+
+def _changes(sources: SourceSet, members: set[str], window: IncidentWindow, gaps: list[str]) -> list[ChangeItem]:
+    """Deploys and config changes of the scope's entities from before the onset to the window end."""
+    if sources.changes is None:
+        gaps.append("no changes: no change source configured")
+        return []
+    try:
+        return recent_changes(sources.changes, sorted(members), window.onset or window.fired_at, window.end)
+    except SourceUnavailable as exc:
+        gaps.append(f"no changes: {_reason(exc, 'changes.json')}")
+        return []
+
+
+def _knowledge_items(
+    sources: SourceSet,
+    members: set[str],
+    alert_names: set[str],
+    retrieve: KnowledgeRetriever | None,
+    gaps: list[str],
+) -> list[KnowledgeItem]:
+    """Runbooks and postmortems about the scope or the alerts; no knowledge source is no gap (it is optional)."""
+    if sources.knowledge is None:
+        return []
+    try:
+        return _knowledge(sources.knowledge.documents(), members, alert_names, retrieve)
+    except SourceUnavailable as exc:
+        gaps.append(f"no knowledge: {_reason(exc, 'knowledge')}")
+        return []
 
 
 def _last_sample(series: Sequence[MetricSeries], bound: datetime) -> datetime | None:
@@ -390,9 +428,7 @@ def _traces(
         span = f"{window.baseline_start:%H:%M}-{window.end:%H:%M}"
         gaps.append(f"no spans in the incident window ({span}) for any service")
         return []
-    for name in dict.fromkeys(s.service for s in spans):
-        if name in reachable and "traces" not in telemetry.get(name, []):
-            telemetry.setdefault(name, []).append("traces")
+    _mark(telemetry, dict.fromkeys(s.service for s in spans), reachable, "traces")
     metric_onset = window.onset is not None and window.onset <= window.fired_at
     # Without a metric onset before the alert, the spans' own change point (context.trace_onset).
     spans_onset = None if metric_onset else trace_onset(spans, window.baseline_start, window.fired_at)

@@ -139,6 +139,18 @@ def test_thin_evidence_is_filled_up_with_alternative_readings_of_the_same_signal
     assert alternatives and all(h.prior < ranked[0].prior for h in alternatives)
 
 
+def test_a_resource_that_moved_is_not_filled_up_with_readings_of_other_signals() -> None:
+    """A disk that filled reads as a disk: "network latency at the node" would cite a disk series."""
+    ctx = incident(
+        kinds=SHOP,
+        edges=SHOP_EDGES,
+        alerting=["checkout"],
+        anomalies=[anomaly("node-1", "disk", metric="disk_used_ratio")],
+    )
+    at_node = {h.fault_type for h in rank_hypotheses(ctx) if h.entity == "node-1"}
+    assert at_node == {"disk_full"}
+
+
 def test_same_incident_ranks_the_same_every_time() -> None:
     first = [asdict(h) for h in rank_hypotheses(_pool_exhausted_database())]
     again = [asdict(h) for h in rank_hypotheses(_pool_exhausted_database())]

@@ -33,6 +33,7 @@ from datetime import UTC, datetime
 
 import networkx as nx
 
+from rootward.context.anomaly import RESOURCE_FAMILIES
 from rootward.context.assemble import Context
 from rootward.context.log_signals import LogSignal
 from rootward.context.topology import Subgraph, upstream_closure
@@ -394,6 +395,8 @@ def _alternatives(
     out: list[tuple[float, str, Signature, EntityScore]] = []
     for es in scores[:3]:
         fams = {a.family for a in ctx.anomalies if a.service == es.entity}
+        if fams and fams <= RESOURCE_FAMILIES:
+            continue  # a disk that filled or a CPU that climbed reads as itself: its signatures said what it is
         options: list[str] = []
         if "latency" in fams:
             options += ["network_latency", "deploy_regression", "cpu_saturation"]

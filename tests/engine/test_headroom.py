@@ -75,3 +75,22 @@ def test_a_service_that_failed_right_after_its_deploy_is_not_the_victim_of_a_bus
     ranked = rank_hypotheses(_deploy_beside_a_busy_host(8.0, 0.9, 0.95))
     assert (ranked[0].entity, ranked[0].fault_type) == ("cart", "deploy_regression")
     assert not any("point at its dependency" in r for r in ranked[0].rationale)
+
+
+def test_a_loss_ratio_that_stayed_under_one_packet_in_a_thousand_is_not_packet_loss() -> None:
+    ctx = incident(
+        kinds={"node-1": "host", "node-2": "host", "node-3": "host"},
+        alerting=["node-1"],
+        anomalies=[
+            anomaly("node-1", "packet_loss", metric="packet_loss_ratio", baseline=1e-6, after=2e-6, peak=3e-6),
+            anomaly("node-2", "packet_loss", metric="packet_loss_ratio", baseline=1e-4, after=0.05, peak=0.08),
+            anomaly("node-3", "packet_loss", metric="rx_loss_percent", baseline=0.0, after=0.02, peak=0.05),
+        ],
+    )
+    losses = [Hypothesis(f"H{i}", a.service, "packet_loss", 0.3, [a.evidence]) for i, a in enumerate(ctx.anomalies)]
+    kept, gaps = drop_far_from_limit(ctx, losses)
+    assert [h.entity for h in kept] == ["node-2"]  # 0.05 % is a share of 0.0005: under the floor too
+    assert gaps == [
+        "node-1 packet_loss_ratio moved but peaked at 0.0003% of packets: too little loss for packet_loss",
+        "node-3 rx_loss_percent moved but peaked at 0.0500% of packets: too little loss for packet_loss",
+    ]

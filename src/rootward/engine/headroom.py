@@ -9,6 +9,12 @@ near its limit: CPU held there after the onset, memory and disk reached it. A
 hypothesis whose only support is such a ratio under `HEADROOM` is left out,
 with a gap that says so; one with other evidence (logs naming the failure,
 restarts) stays.
+
+Loss has no limit to reach but a floor to pass: a loss ratio that peaked
+under LOSS_FLOOR (one packet in a thousand) drops too few packets for the
+retransmits to show in a p99 or an error rate, however sharply it rose from
+one in a million. A packet-loss hypothesis resting on such a ratio alone is
+left out the same way.
 """
 
 from __future__ import annotations
@@ -26,16 +32,38 @@ EXHAUSTION_FAULTS = frozenset({"cpu_saturation", "memory_leak", "disk_full"})
 # levels: the peak is what meets the limit (OOM, ENOSPC).
 SUSTAINED_FAULTS = frozenset({"cpu_saturation"})
 CAPACITY_RATIO = re.compile(r"(used|busy|usage)_ratio$|utili[sz]ation(_ratio)?$", re.I)
+LOSS_FLOOR = 1e-3
+LOSS_RATIO = re.compile(r"(loss|drop|retrans)\w*_(ratio|share|fraction)$", re.I)
+LOSS_PERCENT = re.compile(r"(loss|drop|retrans)\w*_(percent|pct)$", re.I)
+
+
+def _only_support(ctx: Context, h: Hypothesis, metric: re.Pattern[str]) -> list[Anomaly]:
+    """The anomalies of metrics `metric` names, when they are all the hypothesis rests on (else none)."""
+    peaks = {a.evidence.cite: a for a in ctx.anomalies}
+    support = [e for e in h.evidence if e.kind not in ("topology", "alert")]
+    found = [peaks[e.cite] for e in support if e.cite in peaks and metric.search(peaks[e.cite].metric)]
+    return found if found and len(found) == len(support) else []
+
+
+def _negligible_loss(ctx: Context, h: Hypothesis) -> str | None:
+    """The sentence saying why `h` cannot be packet loss (too little of it), or None when it can."""
+    if h.fault_type != "packet_loss":
+        return None
+    ratios = _only_support(ctx, h, LOSS_RATIO)
+    percents = _only_support(ctx, h, LOSS_PERCENT)
+    shares = [(a, a.peak) for a in ratios] or [(a, a.peak / 100) for a in percents]
+    if not shares or any(share >= LOSS_FLOOR for _, share in shares):
+        return None
+    worst, share = max(shares, key=lambda x: x[1])
+    return f"{h.entity} {worst.metric} moved but peaked at {share:.4%} of packets: too little loss for {h.fault_type}"
 
 
 def _far_from_limit(ctx: Context, h: Hypothesis) -> str | None:
     """The sentence saying why `h` cannot be exhaustion, or None when it can."""
     if h.fault_type not in EXHAUSTION_FAULTS:
         return None
-    peaks = {a.evidence.cite: a for a in ctx.anomalies}
-    support = [e for e in h.evidence if e.kind not in ("topology", "alert")]
-    ratios = [peaks[e.cite] for e in support if e.cite in peaks and CAPACITY_RATIO.search(peaks[e.cite].metric)]
-    if not ratios or len(ratios) < len(support) or any(_level(h.fault_type, a) >= HEADROOM for a in ratios):
+    ratios = _only_support(ctx, h, CAPACITY_RATIO)
+    if not ratios or any(_level(h.fault_type, a) >= HEADROOM for a in ratios):
         return None
     worst = max(ratios, key=lambda a: _level(h.fault_type, a))
     if h.fault_type in SUSTAINED_FAULTS:
@@ -55,7 +83,7 @@ def drop_far_from_limit(ctx: Context, ranked: list[Hypothesis]) -> tuple[list[Hy
     kept: list[Hypothesis] = []
     gaps: list[str] = []
     for h in ranked:
-        why = _far_from_limit(ctx, h)
+        why = _far_from_limit(ctx, h) or _negligible_loss(ctx, h)
         if why is None:
             kept.append(h)
         else:

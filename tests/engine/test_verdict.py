@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from rootward.context.anomaly import Anomaly
 from rootward.context.assemble import Context, KnowledgeItem
 from rootward.context.recovery import AlertState
 from rootward.domain.evidence import EvidenceRef
@@ -108,6 +109,29 @@ def test_rollout_long_before_with_nothing_moving_since_is_settled_earlier() -> N
     verdict = decide_no_fault(ctx, [])
     assert verdict is not None and verdict.reasons[0].code == "settled_earlier"
     assert "landed 52 min before the alert" in verdict.reasons[0].text
+
+
+def _rollout_beside(moved: Anomaly) -> Context:
+    return _ctx(
+        ["api"], [_state("api")], incident={"changes": [change("api", minutes_before=50)], "anomalies": [moved]}
+    )
+
+
+def test_a_share_that_moved_but_is_far_from_doing_harm_leaves_an_old_rollout_settled_earlier() -> None:
+    creep = anomaly("db", "disk", metric="disk_used_ratio", baseline=0.60, after=0.66, peak=0.66, shape="ramp")
+    verdict = decide_no_fault(_rollout_beside(creep), [])
+    assert verdict is not None and verdict.reasons[0].code == "settled_earlier"
+    assert "nothing that could do harm has moved since" in verdict.reasons[0].text
+    assert [o.text for o in verdict.observations][-1] == "db disk_used_ratio at 0.66 of capacity, far from its limit"
+
+
+def test_a_share_near_its_limit_or_loss_that_matters_still_blocks_the_verdict() -> None:
+    full = anomaly("db", "disk", metric="disk_used_ratio", baseline=0.60, after=0.93, peak=0.95)
+    loss = anomaly("db", "packet_loss", metric="packet_loss_ratio", baseline=1e-4, after=0.02, peak=0.05)
+    tiny = anomaly("db", "packet_loss", metric="packet_loss_ratio", baseline=1e-6, after=2e-6, peak=3e-6)
+    assert decide_no_fault(_rollout_beside(full), []) is None
+    assert decide_no_fault(_rollout_beside(loss), []) is None
+    assert decide_no_fault(_rollout_beside(tiny), []) is not None
 
 
 def test_unresolved_alert_on_a_flat_signal_with_nothing_else_stays_undecided() -> None:

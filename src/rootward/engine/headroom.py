@@ -45,6 +45,23 @@ def _only_support(ctx: Context, h: Hypothesis, metric: re.Pattern[str]) -> list[
     return found if found and len(found) == len(support) else []
 
 
+def below_harm(a: Anomaly) -> str | None:
+    """Why a moved share cannot be doing harm now (far from its limit, or too little loss), or None.
+
+    The verdict (`engine/verdict.py`) reads such a move as accounted for: a disk creeping from
+    0.60 to 0.66 of capacity, or loss from one packet in a million to two, is no fault of now.
+    """
+    if a.derived or a.direction != "up":
+        return None
+    if CAPACITY_RATIO.search(a.metric):
+        level = a.after if a.family == "cpu" else a.peak
+        return f"{a.service} {a.metric} at {level:.2f} of capacity, far from its limit" if level < HEADROOM else None
+    share = a.peak if LOSS_RATIO.search(a.metric) else a.peak / 100 if LOSS_PERCENT.search(a.metric) else None
+    if share is None or share >= LOSS_FLOOR:
+        return None
+    return f"{a.service} {a.metric} peaked at {share:.4%} of packets, too little to slow anything"
+
+
 def _negligible_loss(ctx: Context, h: Hypothesis) -> str | None:
     """The sentence saying why `h` cannot be packet loss (too little of it), or None when it can."""
     if h.fault_type != "packet_loss":

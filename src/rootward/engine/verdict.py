@@ -13,7 +13,8 @@ cites, for one of these reasons:
   at their baselines, and no dependency they share is abnormal.
 
 Everything has to be accounted for: any signal still away from its baseline
-(not settled, not the series' habit, not the noise a note vouches for), any
+(not settled, not the series' habit, not the noise a note vouches for, not a
+share too far from harm to matter: `headroom.below_harm`), any
 failure log still being written at the end of the window, or any firing alert
 whose signal moved or whose data is missing, and there is no verdict. Nor is
 there while a specialist validated a cause on evidence the verdict does not
@@ -33,6 +34,7 @@ from rootward.context.assemble import AlertItem, Context
 from rootward.context.log_signals import LogSignal
 from rootward.context.recovery import SYMPTOMS, AlertState
 from rootward.domain.evidence import EvidenceRef
+from rootward.engine.headroom import below_harm
 from rootward.engine.known_noise import NoiseNote, harmless_log_phrases, known_harmless, monitor_notes
 from rootward.engine.signals import is_bad_direction
 from rootward.engine.supervisor import Assessment
@@ -89,6 +91,7 @@ class _Signals:
     logs: list[LogSignal] = field(default_factory=list)  # failure bursts that stopped
     explained: set[str] = field(default_factory=set)
     current: list[EvidenceRef] = field(default_factory=list)
+    harmless: list[Observation] = field(default_factory=list)  # moved shares too far from harm to matter
 
 
 def _clock(ts: datetime | int) -> str:
@@ -115,6 +118,9 @@ def _sort_signals(ctx: Context, quiet: set[tuple[str, str]]) -> _Signals:
         cite = base.evidence.cite
         if (a.service, a.family) in quiet or cite in ctx.chronic:
             out.explained.add(a.evidence.cite)
+        elif (harmless := below_harm(base)) is not None:
+            out.explained.add(a.evidence.cite)
+            out.harmless.append(Observation(harmless, (a.evidence,)))
         elif cite in ctx.settled:
             out.explained.add(a.evidence.cite)
             out.settled.append((a, ctx.settled[cite]))
@@ -290,12 +296,14 @@ def _settled_earlier(ctx: Context, signals: _Signals, fired: datetime) -> list[R
         text = f"the only anomaly ({a.evidence.excerpt}) had settled by {_clock(until)}, {lead} min before the alert"
         return [Reason("settled_earlier", text, (a.evidence,))]
     changes = [c for c in ctx.changes if (fired - c.time).total_seconds() >= EARLY_CHANGE_S]
-    if changes and not ctx.anomalies:
+    harmless = {e.cite for o in signals.harmless for e in o.evidence}
+    if changes and all(a.evidence.cite in harmless for a in ctx.anomalies):
         c = max(changes, key=lambda c: c.time)
         lead = int((fired - c.time).total_seconds() // 60)
+        since = "nothing that could do harm has moved since" if ctx.anomalies else "nothing has moved since"
         text = (
             f"the only change ({c.kind} {c.id} of {c.service} at {_clock(c.time)}) landed {lead} min before the alert, "
-            "and nothing has moved since"
+            f"and {since}"
         )
         return [Reason("settled_earlier", text, (c.evidence,))]
     return []
@@ -339,4 +347,5 @@ def decide_no_fault(ctx: Context, assessments: list[Assessment]) -> NoFaultVerdi
         return None
     for a, until in signals.settled[:4]:
         seen.append(Observation(f"{a.evidence.excerpt}; back at its baseline by {_clock(until)}", (a.evidence,)))
+    seen += signals.harmless[:4]
     return NoFaultVerdict(tuple(reasons), tuple(seen), frozenset(explained))

@@ -45,6 +45,13 @@ def _only_support(ctx: Context, h: Hypothesis, metric: re.Pattern[str]) -> list[
     return found if found and len(found) == len(support) else []
 
 
+def _loss_share(a: Anomaly) -> float | None:
+    """The share of packets lost at the peak, when the metric states loss as a ratio or a percentage."""
+    if LOSS_RATIO.search(a.metric):
+        return a.peak
+    return a.peak / 100 if LOSS_PERCENT.search(a.metric) else None
+
+
 def below_harm(a: Anomaly) -> str | None:
     """Why a moved share cannot be doing harm now (far from its limit, or too little loss), or None.
 
@@ -56,7 +63,7 @@ def below_harm(a: Anomaly) -> str | None:
     if CAPACITY_RATIO.search(a.metric):
         level = a.after if a.family == "cpu" else a.peak
         return f"{a.service} {a.metric} at {level:.2f} of capacity, far from its limit" if level < HEADROOM else None
-    share = a.peak if LOSS_RATIO.search(a.metric) else a.peak / 100 if LOSS_PERCENT.search(a.metric) else None
+    share = _loss_share(a)
     if share is None or share >= LOSS_FLOOR:
         return None
     return f"{a.service} {a.metric} peaked at {share:.4%} of packets, too little to slow anything"
@@ -66,9 +73,8 @@ def _negligible_loss(ctx: Context, h: Hypothesis) -> str | None:
     """The sentence saying why `h` cannot be packet loss (too little of it), or None when it can."""
     if h.fault_type != "packet_loss":
         return None
-    ratios = _only_support(ctx, h, LOSS_RATIO)
-    percents = _only_support(ctx, h, LOSS_PERCENT)
-    shares = [(a, a.peak) for a in ratios] or [(a, a.peak / 100) for a in percents]
+    shares = [(a, a.peak) for a in _only_support(ctx, h, LOSS_RATIO)]
+    shares = shares or [(a, a.peak / 100) for a in _only_support(ctx, h, LOSS_PERCENT)]
     if not shares or any(share >= LOSS_FLOOR for _, share in shares):
         return None
     worst, share = max(shares, key=lambda x: x[1])

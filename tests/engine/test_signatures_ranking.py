@@ -216,3 +216,21 @@ def test_rising_lock_waits_at_a_database_read_as_lock_contention_not_an_exhauste
     top = classify(EntityProfile("orders-db", "database", True, resources=[waits, busy]), onset=ONSET_S)[0]
     assert top.fault_type == "db_lock_contention"
     assert waits.evidence in top.evidence
+
+
+def test_a_restart_counter_that_counted_one_restart_is_not_read_as_a_crash_loop() -> None:
+    def failing(restarts_after: float) -> EntityProfile:
+        restarts = anomaly("api", "restarts", metric="restarts_total", baseline=0.0, after=restarts_after)
+        return EntityProfile(
+            "api",
+            "service",
+            True,
+            symptoms=[anomaly("api", "errors", metric="http_5xx_rate")],
+            resources=[restarts],
+        )
+
+    once = classify(failing(1.0), onset=ONSET_S)
+    again = classify(failing(5.0), onset=ONSET_S)
+    assert once[0].fault_type == "deploy_regression"
+    assert "only once" in next(s for s in once if s.fault_type == "crash_loop").reasons[0]
+    assert again[0].fault_type == "crash_loop"

@@ -138,6 +138,9 @@ ROLLOUT_S = 10 * 60
 DOUBLED = 2.0
 # Weight left to a CPU rise that slowed nothing while errors rose.
 UNSLOWED_CPU = 0.5
+# Weight left to the crash-loop reading of a restart counter that rose by one: a loop restarts
+# again and again (the back-off retries within minutes); one restart is a rollout, a kill, a probe.
+SINGLE_RESTART = 0.4
 # Entity kinds of the spec whose failure has one typical form.
 KIND_HINTS: dict[str, str] = {"dns": "dns_failure"}
 
@@ -172,6 +175,12 @@ def _log_signatures(
             continue  # an entity that is logging its own failures is not simply "down"
         weight = _log_weight(matched) * SPECIFICITY.get(fault, 1.0) * (0.4 if own_voice else 1.0)
         sig.add(fault, weight, [m.evidence for m in matched[:3]], f"others' log templates about it match {fault}")
+
+
+def _one_restart(a: Anomaly) -> bool:
+    """A restart counter that counted exactly one restart since the onset (a rate or a gauge is not read)."""
+    counts = a.baseline.is_integer() and a.peak.is_integer()
+    return counts and a.direction == "up" and a.peak - a.baseline == 1
 
 
 def _metric_signatures(
@@ -222,6 +231,9 @@ def _metric_signatures(
             c.kind == "deploy" and abs(a.onset - int(c.time.timestamp())) <= ROLLOUT_S for c in profile.changes
         ):
             continue  # a restart when a deploy rolls out is the rollout, not a crash
+        if family == "restarts" and _one_restart(a):
+            w *= SINGLE_RESTART
+            why += ", but only once: a crash loop restarts again and again"
         if any(x.ratio >= DOUBLED for x in surge) and fault in ("cpu_saturation", "connection_pool_exhaustion"):
             w *= 0.6  # saturation under a surge is the surge's doing; a limit a swing of +50 % exhausts is the limit
         if unslowed_errors and fault == "cpu_saturation":

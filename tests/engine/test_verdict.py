@@ -125,6 +125,14 @@ def test_a_share_that_moved_but_is_far_from_doing_harm_leaves_an_old_rollout_set
     assert [o.text for o in verdict.observations][-1] == "db disk_used_ratio at 0.66 of capacity, far from its limit"
 
 
+def test_a_move_the_good_way_leaves_an_old_rollout_settled_earlier() -> None:
+    """Connections in use falling is no harm: the verdict's signals skip it, and so does "nothing has moved"."""
+    fewer = anomaly("db", "connections", metric="db_connections_in_use", direction="down", baseline=18.0, after=12.0)
+    verdict = decide_no_fault(_rollout_beside(fewer), [])
+    assert verdict is not None and verdict.reasons[0].code == "settled_earlier"
+    assert "nothing that could do harm has moved since" in verdict.reasons[0].text
+
+
 def test_a_share_near_its_limit_or_loss_that_matters_still_blocks_the_verdict() -> None:
     full = anomaly("db", "disk", metric="disk_used_ratio", baseline=0.60, after=0.93, peak=0.95)
     loss = anomaly("db", "packet_loss", metric="packet_loss_ratio", baseline=1e-4, after=0.02, peak=0.05)

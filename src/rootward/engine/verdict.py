@@ -297,7 +297,9 @@ def _settled_earlier(ctx: Context, signals: _Signals, fired: datetime) -> list[R
         return [Reason("settled_earlier", text, (a.evidence,))]
     changes = [c for c in ctx.changes if (fired - c.time).total_seconds() >= EARLY_CHANGE_S]
     harmless = {e.cite for o in signals.harmless for e in o.evidence}
-    if changes and all(a.evidence.cite in harmless for a in ctx.anomalies):
+    # A move the good way (connections in use falling) is no harm, as `_sort_signals` reads it.
+    harmful = [a for a in ctx.anomalies if is_bad_direction(a)]
+    if changes and all(a.evidence.cite in harmless for a in harmful):
         c = max(changes, key=lambda c: c.time)
         lead = int((fired - c.time).total_seconds() // 60)
         since = "nothing that could do harm has moved since" if ctx.anomalies else "nothing has moved since"

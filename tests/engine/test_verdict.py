@@ -133,6 +133,15 @@ def test_a_move_the_good_way_leaves_an_old_rollout_settled_earlier() -> None:
     assert "nothing that could do harm has moved since" in verdict.reasons[0].text
 
 
+def test_a_series_at_its_habitual_level_leaves_an_old_rollout_settled_earlier() -> None:
+    """A level the series kept in earlier episodes is its habit, not something that moved since the rollout."""
+    habit = anomaly("db", "latency", metric="query_p99_ms", baseline=5.0, after=9.0)
+    ctx = _rollout_beside(habit).model_copy(update={"chronic": [habit.evidence.cite]})
+    verdict = decide_no_fault(ctx, [])
+    assert verdict is not None and verdict.reasons[0].code == "settled_earlier"
+    assert decide_no_fault(_rollout_beside(habit), []) is None
+
+
 def test_a_share_near_its_limit_or_loss_that_matters_still_blocks_the_verdict() -> None:
     full = anomaly("db", "disk", metric="disk_used_ratio", baseline=0.60, after=0.93, peak=0.95)
     loss = anomaly("db", "packet_loss", metric="packet_loss_ratio", baseline=1e-4, after=0.02, peak=0.05)

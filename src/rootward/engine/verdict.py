@@ -296,10 +296,10 @@ def _settled_earlier(ctx: Context, signals: _Signals, fired: datetime) -> list[R
         text = f"the only anomaly ({a.evidence.excerpt}) had settled by {_clock(until)}, {lead} min before the alert"
         return [Reason("settled_earlier", text, (a.evidence,))]
     changes = [c for c in ctx.changes if (fired - c.time).total_seconds() >= EARLY_CHANGE_S]
-    harmless = {e.cite for o in signals.harmless for e in o.evidence}
-    # A move the good way (connections in use falling) is no harm, as `_sort_signals` reads it.
-    harmful = [a for a in ctx.anomalies if is_bad_direction(a)]
-    if changes and all(a.evidence.cite in harmless for a in harmful):
+    # Since then, only what cannot be harm: a share far from it, the series' habit, a monitor a note
+    # calls noisy, or a move the good way (connections in use falling), as `_sort_signals` reads them.
+    calm = signals.explained - {a.evidence.cite for a, _ in signals.settled}
+    if changes and all(a.evidence.cite in calm for a in ctx.anomalies if is_bad_direction(a)):
         c = max(changes, key=lambda c: c.time)
         lead = int((fired - c.time).total_seconds() // 60)
         since = "nothing that could do harm has moved since" if ctx.anomalies else "nothing has moved since"

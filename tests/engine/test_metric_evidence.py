@@ -6,7 +6,7 @@ from rootward.context.assemble import Context
 from rootward.context.metric_change import JointOnset, MetricChange, SeriesMove
 from rootward.domain.evidence import EvidenceRef, metric_cite
 from rootward.engine.hypotheses import rank_hypotheses, score_entities
-from rootward.engine.metric_evidence import METRIC_CHANGE_WEIGHT, metric_change_strengths
+from rootward.engine.metric_evidence import METRIC_CHANGE_WEIGHT, family_signatures, metric_change_strengths
 from tests.engine.small_incidents import ONSET_S, anomaly, incident
 
 SHOP = {"frontend": "service", "checkout": "service", "payments": "service", "ads": "service"}
@@ -125,3 +125,13 @@ def test_a_latency_change_the_spans_do_not_attribute_to_the_entity_counts_as_pas
     assert untraced["ads"] > untraced["payments"]
     assert traced["ads"] < traced["payments"]  # a resource change stays its own
     assert traced["payments"] == untraced["payments"]
+
+
+def test_a_family_reading_needs_the_way_its_fault_moves_the_series() -> None:
+    """Requests that fell stopped reaching the entity (down, not a surge); latency that fell is no fault's sign."""
+    fewer = moved("ads", "request_rate", 40.0).model_copy(update={"direction": "down"})
+    faster = moved("ads", "latency_p99_ms", 40.0).model_copy(update={"direction": "down"})
+    more = moved("ads", "request_rate", 40.0)
+    assert [s.fault_type for s in family_signatures(fewer)] == ["dependency_down"]
+    assert family_signatures(faster) == []
+    assert [s.fault_type for s in family_signatures(more)] == ["traffic_surge"]

@@ -19,7 +19,7 @@ import networkx as nx
 from rootward.context.anomaly import SYMPTOM_FAMILIES, family_of
 from rootward.context.assemble import Context
 from rootward.context.metric_change import MetricChange, SeriesMove
-from rootward.context.metric_names import is_headroom
+from rootward.context.metric_names import is_headroom, is_success_share
 from rootward.domain.faults import FAMILY_FAULTS
 from rootward.engine.signals import strength
 from rootward.engine.signatures import Signature
@@ -81,7 +81,7 @@ def family_signatures(change: MetricChange) -> list[Signature]:
     a CPU that rose with the latency may be what slowed it, or only a sign of the same cause
     (on Nezha, network delays raise CPU too), so it does not take the first place.
     """
-    fault = FAMILY_FAULTS.get(family_of(change.metric))
+    fault = _family_fault(change)
     if fault is None or change.score < MIN_CHANGE:
         return []
     out = [
@@ -97,6 +97,20 @@ def family_signatures(change: MetricChange) -> list[Signature]:
         reason = f"or its {cause.metric}, which moved {cause.score:.1f} interquartile ranges with it"
         out.append(Signature(second, FAMILY_SIGNATURE_SCORE * 0.5, [cause.evidence, change.evidence], [reason]))
     return out
+
+
+def _family_fault(change: MetricChange) -> str | None:
+    """The fault the series' family names, when it moved the way that fault moves it.
+
+    Latency that fell, errors that fell, CPU that fell are no fault's sign. Requests that fell
+    are: they stopped reaching the entity (refused, a failed handshake, unreachable), which is
+    the dependency down, not a surge.
+    """
+    family = family_of(change.metric)
+    if family == "traffic":
+        return FAMILY_FAULTS[family] if change.direction == "up" else "dependency_down"
+    harmful = "down" if is_headroom(change.metric) or is_success_share(change.metric) else "up"
+    return FAMILY_FAULTS.get(family) if change.direction == harmful else None
 
 
 def _moved_resource(change: MetricChange) -> SeriesMove | None:

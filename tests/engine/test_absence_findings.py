@@ -17,7 +17,7 @@ from rootward.engine.specialists.base import Specialist
 from rootward.engine.specialists.changes import ChangesSpecialist
 from rootward.engine.specialists.metrics import MetricsSpecialist
 from rootward.engine.tools import ToolLayer, context_tools
-from tests.engine.small_incidents import ONSET_S, change, incident
+from tests.engine.small_incidents import ONSET_S, anomaly, change, incident
 
 
 def _flat(service: str, metric: str, family: str) -> ScoredSeries:
@@ -75,3 +75,15 @@ def test_no_deploy_of_the_entity_counts_against_it_when_the_history_records_othe
     found = _check(ChangesSpecialist(), _ctx(changes=True), "deploy_regression")
     assert found.status == "invalidated"
     assert "no deploy change on ads" in found.summary
+
+
+def test_an_expired_certificate_shows_as_requests_that_stopped_arriving_not_as_its_own_errors() -> None:
+    """Clients fail the handshake before a request is served: its traffic falls, its error count may not move."""
+    errors = _flat("ads", "http_5xx_rate", "errors")
+    fell = anomaly("ads", "traffic", metric="request_rate", direction="down", baseline=200.0, after=20.0)
+    rose = anomaly("ads", "traffic", metric="request_rate", baseline=200.0, after=600.0)
+    starved = _ctx(errors, _flat("ads", "request_rate", "traffic")).model_copy(update={"anomalies": [fell]})
+    surged = _ctx(errors, _flat("ads", "request_rate", "traffic")).model_copy(update={"anomalies": [rose]})
+    assert _check(MetricsSpecialist(), starved, "certificate_expiry").status == "validated"
+    assert _check(MetricsSpecialist(), surged, "certificate_expiry").status != "validated"
+    assert _check(MetricsSpecialist(), _ctx(errors), "certificate_expiry").status == "inconclusive"

@@ -234,3 +234,15 @@ def test_a_restart_counter_that_counted_one_restart_is_not_read_as_a_crash_loop(
     assert once[0].fault_type == "deploy_regression"
     assert "only once" in next(s for s in once if s.fault_type == "crash_loop").reasons[0]
     assert again[0].fault_type == "crash_loop"
+
+
+def test_an_alert_named_for_a_mechanism_names_it_and_a_symptoms_alert_does_not() -> None:
+    cert = EvidenceRef("alert", "alerts.json:aa11", "ProbeSSLCertExpired on api")
+    slow = EvidenceRef("alert", "alerts.json:bb22", "HighLatencyP99 on api")
+    profile = EntityProfile("api", "service", True, symptoms=[anomaly("api", "errors", metric="http_5xx_rate")])
+    named = classify(profile, onset=ONSET_S, alerts=[("ProbeSSLCertExpired", cert), ("HighLatencyP99", slow)])
+    assert named[0].fault_type == "certificate_expiry" and named[0].evidence == [cert]
+    looping = classify(profile, onset=ONSET_S, alerts=[("KubePodCrashLooping", cert)])
+    assert looping[0].fault_type == "crash_loop"
+    plain = classify(profile, onset=ONSET_S, alerts=[("HighLatencyP99", slow)])
+    assert [s.fault_type for s in plain] == [s.fault_type for s in classify(profile, onset=ONSET_S)]

@@ -307,6 +307,7 @@ def _signatures(
         changes_recorded=bool(ctx.changes),
         trace=t.hints,
         latency_watched=any(x.service == e and x.family == "latency" for x in ctx.series),
+        alerts=[(a.name, a.evidence) for a in ctx.alerts if a.service == e],
     )
 
 

@@ -143,6 +143,11 @@ UNSLOWED_CPU = 0.5
 SINGLE_RESTART = 0.4
 # Entity kinds of the spec whose failure has one typical form.
 KIND_HINTS: dict[str, str] = {"dns": "dns_failure"}
+# Weight of a mechanism that the name of an alert firing on the entity states (`ProbeSSLCertExpired`):
+# what its monitor saw, but a name, not a measurement (as a kind's typical failure).
+ALERT_NAMED = 0.5
+# Where a CamelCase alert name breaks into words: `ProbeSSLCertExpired` -> `Probe SSL Cert Expired`.
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|[_\-.:]+")
 
 
 class _Signatures:
@@ -175,6 +180,25 @@ def _log_signatures(
             continue  # an entity that is logging its own failures is not simply "down"
         weight = _log_weight(matched) * SPECIFICITY.get(fault, 1.0) * (0.4 if own_voice else 1.0)
         sig.add(fault, weight, [m.evidence for m in matched[:3]], f"others' log templates about it match {fault}")
+
+
+def _alert_signatures(sig: _Signatures, alerts: Sequence[tuple[str, EvidenceRef]]) -> bool:
+    """The mechanisms that alerts firing on the entity are named for (`KubePodCrashLooping`, `DNSErrorsHigh`).
+
+    Read with the log vocabulary, in words and run together (`crash looping`, `crashlooping`); only
+    mechanisms count: a name saying latency, errors or a change (`HighLatencyP99`) is a symptom's.
+    Returns whether any alert named one.
+    """
+    named = False
+    for name, ref in alerts:
+        words = _CAMEL.sub(" ", name).lower()
+        for fault, pattern in LOG_SIGNATURES.items():
+            if SPECIFICITY.get(fault, 1.0) < 0.9:
+                continue
+            if pattern.search(words) or pattern.search(words.replace(" ", "")):
+                sig.add(fault, ALERT_NAMED, [ref], f"the alert that fired on it is named for it ({name})")
+                named = True
+    return named
 
 
 def _one_restart(a: Anomaly) -> bool:
@@ -280,14 +304,15 @@ def _symptom_signatures(
     profile: EntityProfile,
     reach_errors: list[Anomaly],
     *,
-    mechanism_in_logs: bool,
+    mechanism_named: bool,
     resource_cause: bool,
 ) -> None:
-    """Errors read as a code fault, latency without a resource cause as delay on the path."""
+    """Errors read as a code fault, latency without a resource cause as delay on the path, unless its logs
+    or its alerts name a mechanism."""
     own_errors = [a for a in profile.symptoms if a.family == "errors"]
     errors = sorted(own_errors + reach_errors, key=lambda a: -a.score)
     latency = [a for a in profile.symptoms if a.family == "latency"]
-    if errors and not mechanism_in_logs and profile.deployable:
+    if errors and not mechanism_named and profile.deployable:
         w = 0.3 + 0.3 * strength(errors[0].score)
         sig.add(
             "deploy_regression",
@@ -295,7 +320,7 @@ def _symptom_signatures(
             [errors[0].evidence],
             "errors rose (a code fault shows as errors; saturation and delay as latency)",
         )
-    if latency and not resource_cause and not own_errors and not mechanism_in_logs:
+    if latency and not resource_cause and not own_errors and not mechanism_named:
         sig.add(
             "network_latency",
             0.3 * (0.5 + strength(latency[0].score)),
@@ -352,6 +377,7 @@ def classify(
     changes_recorded: bool = False,
     trace: Sequence[FaultHint] = (),
     latency_watched: bool = False,
+    alerts: Sequence[tuple[str, EvidenceRef]] = (),
 ) -> list[Signature]:
     """Fault types for a fault *at* this entity, best first, each with its evidence.
 
@@ -366,12 +392,13 @@ def classify(
     is empty (nothing records deploys), errors are all we have. `trace` are the
     fault types the span change attributed to this entity points at
     (`trace_attribution`). `latency_watched` says the entity has a latency
-    series of its own, so that latency which did not rise is known not to have.
+    series of its own, so that latency which did not rise is known not to have. `alerts` are the
+    (name, cite) of the alerts firing on the entity, whose names may state a mechanism.
     """
     acc = _Signatures()
     own_matches = log_matches(profile.own_logs)
     _log_signatures(acc, profile, borrowed or [], own_matches)
-    mechanism_in_logs = any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in own_matches)
+    mechanism_named = any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in own_matches)
     # A surge that came after the entity's own symptoms is their consequence (retries, failover), not their cause.
     first_symptom = min((a.onset for a in profile.symptoms), default=None)
     surge = [
@@ -383,10 +410,12 @@ def classify(
     unslowed = latency_watched and errored and not any(a.family == "latency" for a in profile.symptoms)
     resource_cause = _metric_signatures(acc, profile, onset, "oom_kill" in own_matches, surge, unslowed_errors=unslowed)
     _traffic_and_change_signatures(acc, profile, surge)
+    # A mechanism its monitor is named for speaks as one its logs name: the symptoms' readings give way.
+    mechanism_named = _alert_signatures(acc, alerts) or mechanism_named
     # What its own logs and resource series name, before the weaker readings of symptoms.
     named = {f: s.score for f, s in acc.by_fault.items() if s.score >= NAMED_MECHANISM}
     _symptom_signatures(
-        acc, profile, list(reach_errors or []), mechanism_in_logs=mechanism_in_logs, resource_cause=resource_cause
+        acc, profile, list(reach_errors or []), mechanism_named=mechanism_named, resource_cause=resource_cause
     )
     for hint in trace:
         _add_trace_hint(acc, hint, named)

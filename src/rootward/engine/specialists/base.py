@@ -19,6 +19,8 @@ from rootward.engine.budget import BudgetExceeded
 from rootward.engine.memory import WorkingMemory
 from rootward.engine.tools import ToolLayer
 
+# Faults that keep requests from arriving: the entity's traffic falls, and a rise is no sign of them.
+FALLING_TRAFFIC: frozenset[str] = frozenset({"certificate_expiry"})
 # Metric families whose movement a fault type predicts at the faulty entity.
 EXPECTED_FAMILIES: dict[str, frozenset[str]] = {
     "cpu_saturation": frozenset({"cpu"}),
@@ -34,7 +36,8 @@ EXPECTED_FAMILIES: dict[str, frozenset[str]] = {
     "db_lock_contention": frozenset({"locks", "latency"}),
     "deploy_regression": frozenset({"errors", "latency"}),
     "config_error": frozenset({"errors", "latency"}),
-    "certificate_expiry": frozenset({"errors"}),
+    # Clients fail the handshake before a request is served: its errors may not count them, its traffic falls.
+    "certificate_expiry": frozenset({"errors", "traffic"}),
     "traffic_surge": frozenset({"traffic"}),
 }
 

@@ -6,7 +6,7 @@ from rootward.context.anomaly import Anomaly, ScoredSeries
 from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Finding
 from rootward.engine.signals import is_bad_direction, strength
-from rootward.engine.specialists.base import EXPECTED_FAMILIES, Specialist, finding
+from rootward.engine.specialists.base import EXPECTED_FAMILIES, FALLING_TRAFFIC, Specialist, finding
 from rootward.engine.tools import ToolLayer
 
 
@@ -22,7 +22,7 @@ class MetricsSpecialist(Specialist):
             return finding(
                 h, "inconclusive", 0.2, f"no metrics for {h.entity}; its fault can only be seen through others"
             )
-        moved: list[Anomaly] = [a for a in result.data if a.family in expected and is_bad_direction(a)]
+        moved: list[Anomaly] = [a for a in result.data if a.family in expected and _as_expected(a, h.fault_type)]
         if moved:
             best = max(moved, key=lambda a: a.score)
             return finding(
@@ -46,3 +46,10 @@ class MetricsSpecialist(Specialist):
                 h, "inconclusive", 0.3, f"{h.entity} {names} did not move; it has no {missing} series of its own"
             )
         return finding(h, "inconclusive", 0.2, f"{h.entity} has no series of the kind {h.fault_type} would move")
+
+
+def _as_expected(a: Anomaly, fault_type: str) -> bool:
+    """Whether the series moved the way the fault moves it: the harmful way, and traffic down where it starves."""
+    if a.family == "traffic" and fault_type in FALLING_TRAFFIC:
+        return a.direction == "down"
+    return is_bad_direction(a)

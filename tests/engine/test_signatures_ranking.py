@@ -162,6 +162,12 @@ def test_a_failing_dns_entity_is_read_as_a_dns_failure() -> None:
     assert "dns_failure" in _faults(profile, onset=ONSET_S)
 
 
+def test_a_resolver_whose_errors_rose_fails_as_dns_not_as_its_code() -> None:
+    errors = anomaly("coredns", "errors", metric="dns_errors_total", score=200.0)
+    profile = EntityProfile("coredns", "dns", True, symptoms=[errors])
+    assert _faults(profile, onset=ONSET_S) == ["dns_failure"]
+
+
 def test_failures_without_any_known_mechanism_fall_back_to_dependency_down() -> None:
     profile = EntityProfile("api", "service", True, own_logs=[log("api", "request failed")])
     sigs = classify(profile, onset=ONSET_S)

@@ -412,6 +412,11 @@ def classify(
     _traffic_and_change_signatures(acc, profile, surge)
     # A mechanism its monitor is named for speaks as one its logs name: the symptoms' readings give way.
     mechanism_named = _alert_signatures(acc, alerts) or mechanism_named
+    hinted = KIND_HINTS.get(profile.kind.lower())
+    if hinted and (profile.abnormal or borrowed):
+        # So does the one failure its kind has: a resolver's errors are names not resolving, not its code.
+        acc.add(hinted, 0.5, [a.evidence for a in profile.symptoms[:1]], f"a {profile.kind} failing fails this way")
+        mechanism_named = True
     # What its own logs and resource series name, before the weaker readings of symptoms.
     named = {f: s.score for f, s in acc.by_fault.items() if s.score >= NAMED_MECHANISM}
     _symptom_signatures(
@@ -428,9 +433,6 @@ def classify(
         # A container killed for memory restarts and backs off: the kill is the mechanism, the loop its echo.
         sig["crash_loop"].score *= 0.5
         sig["crash_loop"].reasons.append("but the restarts follow out-of-memory kills")
-    hinted = KIND_HINTS.get(profile.kind.lower())
-    if hinted and (profile.abnormal or borrowed):
-        acc.add(hinted, 0.5, [a.evidence for a in profile.symptoms[:1]], f"a {profile.kind} failing fails this way")
     if not sig and (profile.symptoms or profile.own_logs or borrowed):
         logs = profile.own_logs + (borrowed or [])
         ev = [a.evidence for a in profile.symptoms[:1]] + [s.evidence for s in logs[:1]]

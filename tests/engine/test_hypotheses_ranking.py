@@ -206,6 +206,25 @@ def test_a_gateway_deployed_just_before_its_failures_is_not_read_as_passing_them
     assert rank_hypotheses(_code_fault_under_a_gateway(gateway_deployed=True))[0].entity == "gateway"
 
 
+def test_a_gateway_deployed_before_whose_failures_began_after_its_dependencys_is_passing_them_on() -> None:
+    """A bad version fails when it rolls out; errors that start two minutes after the callee's came up the calls."""
+    late = incident(
+        kinds=GATEWAY,
+        edges=GATEWAY_EDGES,
+        alerting=["gateway"],
+        anomalies=[anomaly("gateway", "errors", metric="error_rate", score=300.0, starts_s=120)],
+        logs=[
+            log("stations", "RuntimeException: unexpected value in query <*>", onset_count=20),
+            log("orders", "request failed with status 500", onset_count=30),
+            log("routes", "request failed with status 500", onset_count=30),
+        ],
+        changes=[change("gateway", minutes_before=3)],
+    )
+    scores = {s.entity: s for s in score_entities(late)}
+    assert scores["gateway"].victim_of == "orders"
+    assert rank_hypotheses(late)[0].entity == "stations"
+
+
 def _timeouts_in(
     services: list[str],
     edges: list[tuple[str, str, str]],

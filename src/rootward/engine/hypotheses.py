@@ -66,6 +66,8 @@ MAX_HYPOTHESES = 7
 VICTIM_FACTOR = 0.35
 # A caller whose failures began this soon after a failing dependency's is passing them on.
 PROPAGATION_SLACK_S = 60
+# A dependency that was failing at least this long before the caller began to: its failure came first.
+FAILED_FIRST_S = 30
 # Span change attributed to the entity itself: as specific as a resource signal, since the
 # attribution has already taken out what it merely passes on.
 TRACE_WEIGHT = 0.5
@@ -177,18 +179,22 @@ def _passes_on(p: EntityProfile, dp: EntityProfile, own_mechanism: bool, counts_
 
     A caller and its callee failing together is one failure seen twice; the callee
     explains the caller, not the other way round, unless the caller changed just
-    before or sent the callee a surge of load. A caller that counts its errors
+    before or sent the callee a surge of load. A change of its own does not explain
+    failures that began after the callee's had: a bad version fails when it rolls
+    out, not on cue after a dependency. A caller that counts its errors
     (`counts_errors`) and whose count did not move has no failure to pass on:
     its trouble is of another kind (it got slow), which a dependency's errors
     do not explain.
     """
-    if own_mechanism or _fresh_change(p) or any(a.direction == "up" and a.ratio >= 1.5 for a in p.traffic):
+    if own_mechanism or any(a.direction == "up" and a.ratio >= 1.5 for a in p.traffic):
         return False
     if counts_errors and not p.own_logs and not any(a.family == "errors" for a in p.symptoms):
         return False
     failing = bool(dp.own_logs) or any(a.family == "errors" for a in dp.symptoms)
     if not failing or dp.onset is None:
         return False
+    if _fresh_change(p):
+        return p.onset is not None and dp.onset + FAILED_FIRST_S <= p.onset
     return p.onset is None or dp.onset <= p.onset + PROPAGATION_SLACK_S
 
 

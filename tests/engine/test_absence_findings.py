@@ -87,3 +87,14 @@ def test_an_expired_certificate_shows_as_requests_that_stopped_arriving_not_as_i
     assert _check(MetricsSpecialist(), starved, "certificate_expiry").status == "validated"
     assert _check(MetricsSpecialist(), surged, "certificate_expiry").status != "validated"
     assert _check(MetricsSpecialist(), _ctx(errors), "certificate_expiry").status == "inconclusive"
+
+
+def test_a_deploy_long_before_the_onset_is_a_lead_and_a_fresh_one_confirms() -> None:
+    """A bad version fails when it lands: one that sat quiet for an hour does not confirm a regression alone."""
+
+    def deployed(minutes: int) -> Context:
+        return _ctx().model_copy(update={"changes": [change("ads", minutes_before=minutes)]})
+
+    stale = _check(ChangesSpecialist(), deployed(50), "deploy_regression")
+    assert stale.status == "inconclusive" and "too long before to confirm it alone" in stale.summary
+    assert _check(ChangesSpecialist(), deployed(4), "deploy_regression").status == "validated"

@@ -10,6 +10,9 @@ from rootward.engine.specialists.base import Specialist, finding
 from rootward.engine.tools import ToolLayer
 
 CHANGE_FAULTS = {"deploy_regression": ("deploy",), "config_error": ("config", "feature_flag")}
+# A matching change longer than this before the onset is a lead, not a confirmation: a bad version or
+# setting fails when it lands, so one that sat quiet for half an hour needs other evidence to be the cause.
+STALE_CHANGE_S = 30 * 60
 
 
 class ChangesSpecialist(Specialist):
@@ -37,14 +40,12 @@ class ChangesSpecialist(Specialist):
             return finding(h, "inconclusive", 0.15, "the change history records no change of anything in scope")
         matching = [c for c in near if c.kind in kinds]
         if matching:
-            c = matching[0]
+            c = min(matching, key=lambda c: max(0, c.seconds_before_onset))  # the freshest
             minutes = max(0, c.seconds_before_onset) // 60
-            return finding(
-                h,
-                "validated",
-                0.8 if minutes <= 60 else 0.55,
-                f"{c.kind} {c.id} on {h.entity} landed {minutes} min before the onset"
-                + (f" ({c.summary})" if c.summary else ""),
-                [c.evidence],
+            said = f"{c.kind} {c.id} on {h.entity} landed {minutes} min before the onset" + (
+                f" ({c.summary})" if c.summary else ""
             )
+            if c.seconds_before_onset > STALE_CHANGE_S:
+                return finding(h, "inconclusive", 0.35, f"{said}: too long before to confirm it alone", [c.evidence])
+            return finding(h, "validated", 0.8, said, [c.evidence])
         return finding(h, "invalidated", 0.45, f"no {' or '.join(kinds)} change on {h.entity} before the onset")

@@ -38,9 +38,25 @@ def test_callers_unexplained_slowness_makes_the_unwatched_dependency_a_network_l
     assert all(x.entity != "queue-db" for x in ranked)
 
 
-def test_second_hand_evidence_does_not_outrank_the_caller_it_is_read_from() -> None:
+def test_an_unwatched_vendor_takes_its_callers_unexplained_symptoms_as_its_own() -> None:
+    """A third-party API can never report anything: the caller whose own side shows no cause is its victim."""
     scores = {s.entity: s for s in score_entities(_slow_notifier())}
-    assert 0 < scores["sms-vendor"].own < scores["notifier"].own
+    assert scores["notifier"].victim_of == "sms-vendor"
+    assert rank_hypotheses(_slow_notifier())[0].entity == "sms-vendor"
+
+
+def test_second_hand_evidence_of_an_unwatched_store_does_not_outrank_the_caller_it_is_read_from() -> None:
+    """An uninstrumented database is as often its caller's victim as its cause: it gets a share, no more."""
+    ctx = incident(
+        kinds={"web": "service", "notifier": "service", "queue-db": "database"},
+        edges=[("web", "notifier", "depends_on"), ("notifier", "queue-db", "depends_on")],
+        alerting=["notifier"],
+        anomalies=[anomaly("notifier", "latency", metric="latency_p99_ms", baseline=40, after=900)],
+        silent=["queue-db"],
+    )
+    scores = {s.entity: s for s in score_entities(ctx)}
+    assert 0 < scores["queue-db"].own < scores["notifier"].own
+    assert scores["notifier"].victim_of is None
 
 
 def test_a_caller_with_a_cause_of_its_own_casts_no_suspicion_on_what_it_calls() -> None:

@@ -56,7 +56,7 @@ from rootward.engine.signatures import (
     classify,
     log_matches,
 )
-from rootward.engine.silent_dependency import silent_dependency
+from rootward.engine.silent_dependency import silent_dependency, unexplained
 from rootward.engine.trace_attribution import TraceAttribution, attribute_traces
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
 from rootward.worldmodel.predict import explain_score
@@ -256,6 +256,8 @@ def _victim_of(
         dp = profiles.get(d)
         if dp is None:
             continue
+        if _unseen_vendor(g, e, dp) and unexplained(p, incident_onset):
+            return d  # symptoms with no cause of its own, calling a third party we cannot see
         d_evidence = dp.abnormal or bool(borrowed[d])
         if not d_evidence:
             continue
@@ -276,6 +278,15 @@ def _victim_of(
         if quiet and d_loud and not named_here:
             return d
     return None
+
+
+def _unseen_vendor(g: nx.DiGraph, e: str, dp: EntityProfile) -> bool:
+    """Whether `dp` is a third-party API (`kind: external`) that `e` calls directly and that reports nothing.
+
+    Its callers' symptoms are all there is of it. A database or a cache without telemetry is not
+    read so: an uninstrumented store is as often its caller's victim as its cause.
+    """
+    return dp.kind.lower() == "external" and not dp.has_telemetry and g.has_edge(e, dp.entity)
 
 
 def _serves_the_failure(p: EntityProfile, dp: EntityProfile, lent: list[LogSignal]) -> bool:

@@ -11,7 +11,11 @@ metrics-only case, where nothing names anything.
 The evidence is second-hand, so it counts a share of the callers' own symptom
 evidence, scaled by how many of its watched callers show it: enough to put the
 dependency among the hypotheses, rarely enough to outrank a watched entity
-with evidence of its own.
+with evidence of its own. A third-party API (`kind: external`) is the
+exception: it can never report anything, so its callers' symptoms count whole
+(and `hypotheses._victim_of` reads a caller with no cause of its own as its
+victim); an uninstrumented database keeps the share, as it is as often its
+caller's victim as its cause.
 """
 
 from __future__ import annotations
@@ -24,13 +28,15 @@ from rootward.engine.signatures import FRESH_CHANGE_S, Signature
 
 # A share of the callers' symptom evidence: second-hand, never as strong as their own.
 SILENT_SHARE = 0.5
+# A third-party API (`kind: external`) can never report anything: its callers' symptoms are all of it.
+VENDOR_SHARE = 1.0
 # A caller's own resource at least this strong explains its symptoms itself.
 OWN_CAUSE = 0.35
 # A signature read only from others' symptoms is weak: any specific evidence outranks it.
 SILENT_SIGNATURE_SCORE = 0.25
 
 
-def _unexplained(p: EntityProfile, onset: int | None) -> bool:
+def unexplained(p: EntityProfile, onset: int | None) -> bool:
     """Symptoms with nothing of its own behind them: no resource, no failure logs, no fresh change."""
     fresh = any(c.seconds_before_onset <= FRESH_CHANGE_S for c in p.changes)
     return bool(p.symptoms) and p.timely_resource_strength(onset) < OWN_CAUSE and not p.own_logs and not fresh
@@ -51,10 +57,11 @@ def silent_dependency(
     if p is None or p.has_telemetry or entity not in g:
         return 0.0, []
     callers = [profiles[c] for c in g.predecessors(entity) if c in profiles and profiles[c].has_telemetry]
-    sick = [c for c in callers if _unexplained(c, onset)]
+    sick = [c for c in callers if unexplained(c, onset)]
     if not sick:
         return 0.0, []
-    strength = SILENT_SHARE * max(c.symptom_strength for c in sick) * len(sick) / len(callers)
+    share = VENDOR_SHARE if p.kind.lower() == "external" else SILENT_SHARE
+    strength = share * max(c.symptom_strength for c in sick) * len(sick) / len(callers)
     refs = [edges[(c.entity, entity)] for c in sick if (c.entity, entity) in edges]
     families = {a.family for c in sick for a in c.symptoms}
     symptoms = [a.evidence for c in sick for a in c.symptoms][:3]

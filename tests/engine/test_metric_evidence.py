@@ -135,3 +135,10 @@ def test_a_family_reading_needs_the_way_its_fault_moves_the_series() -> None:
     assert [s.fault_type for s in family_signatures(fewer)] == ["dependency_down"]
     assert family_signatures(faster) == []
     assert [s.fault_type for s in family_signatures(more)] == ["traffic_surge"]
+
+
+def test_an_entity_whose_only_move_reads_as_no_fault_is_not_the_leading_suspect() -> None:
+    """A CPU that fell names no fault: the entity it belongs to gets no made-up reading of its own."""
+    fell = moved("ads", "cpu_usage", 80.0).model_copy(update={"direction": "down"})
+    ranked = rank_hypotheses(_coarse(moved("frontend", "latency_p99_ms", 9.0), fell))
+    assert (ranked[0].entity, ranked[0].fault_type) == ("frontend", "network_latency")

@@ -467,7 +467,9 @@ def rank_hypotheses(ctx: Context, limit: int = MAX_HYPOTHESES) -> list[Hypothesi
     scores = score_entities(ctx)
     candidates: list[tuple[float, str, Signature, EntityScore]] = []
     for rank, es in enumerate(scores[:5]):
-        sigs = es.signatures or [Signature("dependency_down", 0.05)]
+        if not es.signatures:
+            continue  # nothing it showed reads as any fault (a host whose CPU fell): no suspect
+        sigs = es.signatures
         top = sigs[0].score or 1.0
         for i, sig in enumerate(sigs[:3]):
             rel = sig.score / top

@@ -18,26 +18,28 @@ from tests.sources.local_http import Reply, free_port, serve
 
 T = datetime(2026, 3, 14, 13, 44, tzinfo=UTC)
 FAST = {"timeout_s": 0.3, "breaker_failures": 2, "breaker_cooldown_s": 60}
+# For a server that answers at once: a loaded CI machine can take longer than 0.3 s to serve even that.
+PATIENT = {**FAST, "timeout_s": 5.0}
 
 
-def _call_loki(url: str) -> Callable[[], object]:
-    source = LokiSource(LokiSettings(base_url=url, **FAST))  # type: ignore[arg-type]
+def _call_loki(url: str, settings: dict[str, float] = FAST) -> Callable[[], object]:
+    source = LokiSource(LokiSettings(base_url=url, **settings))  # type: ignore[arg-type]
     return lambda: source.query("payment", T, T + timedelta(minutes=5))
 
 
-def _call_prometheus(url: str) -> Callable[[], object]:
-    source = PrometheusSource(PrometheusSettings(base_url=url, **FAST))  # type: ignore[arg-type]
+def _call_prometheus(url: str, settings: dict[str, float] = FAST) -> Callable[[], object]:
+    source = PrometheusSource(PrometheusSettings(base_url=url, **settings))  # type: ignore[arg-type]
     return lambda: source.series("payment", T, T + timedelta(minutes=5), "request_rate")
 
 
-def _call_github(url: str) -> Callable[[], object]:
+def _call_github(url: str, settings: dict[str, float] = FAST) -> Callable[[], object]:
     repos = [GitHubRepo(repo="acme/payments")]
-    source = GitHubDeploymentSource(GitHubSettings(base_url=url, repos=repos, **FAST))  # type: ignore[arg-type]
+    source = GitHubDeploymentSource(GitHubSettings(base_url=url, repos=repos, **settings))  # type: ignore[arg-type]
     return lambda: source.recent(None, T, T + timedelta(minutes=5))
 
 
-def _call_kubernetes(url: str) -> Callable[[], object]:
-    source = KubernetesSource(KubernetesSettings(host=url, namespaces=["shop"], **FAST))  # type: ignore[arg-type]
+def _call_kubernetes(url: str, settings: dict[str, float] = FAST) -> Callable[[], object]:
+    source = KubernetesSource(KubernetesSettings(host=url, namespaces=["shop"], **settings))  # type: ignore[arg-type]
     return lambda: source.recent(None, T, T + timedelta(minutes=5))
 
 
@@ -64,7 +66,7 @@ def test_refused_connection_is_a_gap_naming_the_source(name: str) -> None:
 def test_server_error_is_a_gap_with_status_and_body(name: str) -> None:
     failing = serve(lambda _r: Reply(500, "storage is on fire", {"Content-Type": "text/plain"}))
     with failing as (url, _seen), pytest.raises(SourceUnavailable) as info:
-        CONNECTORS[name](url)()
+        CONNECTORS[name](url, PATIENT)()
     assert "500" in str(info.value)
     if name != "Kubernetes":  # the kubernetes client keeps the body in the exception too, but as bytes or str
         assert "storage is on fire" in str(info.value)

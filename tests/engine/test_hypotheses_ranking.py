@@ -101,6 +101,29 @@ def test_errors_right_after_a_deploy_rank_the_deploy_first_and_cite_it() -> None
     assert any("deploy deploy-checkout-v2 before the onset" in r for r in top.rationale)
 
 
+def _alerted_right_after_a_deploy(*, deploy_minutes_before: float) -> Context:
+    """cart alerts right after its deploy, snapshotted before its error series shows the rise; search wobbles."""
+    return incident(
+        kinds={"cart": "service", "search": "service", "127.0.0.1": "host"},
+        edges=[("cart", "127.0.0.1", "runs_on"), ("search", "127.0.0.1", "runs_on")],
+        alerting=["cart"],
+        anomalies=[anomaly("search", "latency", metric="http_latency_p99", score=6.0, baseline=9.9, after=12.1)],
+        changes=[change("cart", minutes_before=deploy_minutes_before)],
+    )
+
+
+def test_an_alert_right_after_its_own_deploy_names_the_deploy_before_its_series_show_the_rise() -> None:
+    top = rank_hypotheses(_alerted_right_after_a_deploy(deploy_minutes_before=0.5))[0]
+    assert (top.entity, top.fault_type) == ("cart", "deploy_regression")
+    assert "changes.json:deploy-cart" in [e.cite for e in top.evidence]
+
+
+def test_an_alert_long_after_its_own_deploy_does_not_make_the_deploy_evidence() -> None:
+    scores = {s.entity: s for s in score_entities(_alerted_right_after_a_deploy(deploy_minutes_before=60))}
+    assert "cart" not in scores
+    assert rank_hypotheses(_alerted_right_after_a_deploy(deploy_minutes_before=60))[0].entity == "search"
+
+
 def test_silent_external_api_named_by_its_callers_is_the_leading_suspect() -> None:
     ctx = incident(
         kinds={"checkout": "service", "stripe": "external"},

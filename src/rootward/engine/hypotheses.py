@@ -174,6 +174,16 @@ def _fresh_change(p: EntityProfile) -> bool:
     return bool(p.symptoms) and any(c.seconds_before_onset <= FRESH_CHANGE_S for c in p.changes)
 
 
+def _alerted_right_after_change(p: EntityProfile, alerted: set[str]) -> bool:
+    """An alert fires on it and it changed just before: the alert is a symptom its own series may not show yet.
+
+    An alerting rule reads its own window at its own resolution; a snapshot taken as it fires can
+    hold too little of the rise for the series to score as an anomaly. The alert says the entity
+    is failing, and its own fresh change is then evidence, not background.
+    """
+    return p.entity in alerted and any(c.seconds_before_onset <= FRESH_CHANGE_S for c in p.changes)
+
+
 def _passes_on(p: EntityProfile, dp: EntityProfile, own_mechanism: bool, counts_errors: bool) -> bool:
     """Its failures name no mechanism and began with or after a failing dependency's: errors travel up the calls.
 
@@ -332,6 +342,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     profiles = entity_profiles(ctx)
     g = _scope_graph(ctx, profiles)
     alerting = set(alert_subjects(ctx)) or set(profiles)
+    alerted = set(ctx.alerting_services)
     abnormal = {e for e, p in profiles.items() if p.abnormal} | alerting
     borrowed = {e: _borrowed(e, p, profiles, g) for e, p in profiles.items()}
     earliest = min((p.onset for p in profiles.values() if p.onset is not None and p.abnormal), default=None)
@@ -361,7 +372,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             + 0.5 * p.timely_resource_strength(incident_onset)
             + 0.35 * p.log_strength
             + (0.7 if not p.has_telemetry else 0.45) * b_strength  # the silent can only be named by others
-            + (0.15 if p.changes and (p.abnormal or b) else 0.0)
+            + (0.15 if p.changes and (p.abnormal or b or _alerted_right_after_change(p, alerted)) else 0.0)
             + shift_term.SHIFT_WEIGHT * shift_term.shift_strength(shifts.get(e, []), p.own_logs)
             + TRACE_WEIGHT * t.own
         )

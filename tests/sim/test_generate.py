@@ -14,6 +14,7 @@ from rootward.domain.faults import FAULT_TYPES
 from rootward.sim.generate import GOLDEN_PER_FAULT, bundle_files, generate, plan_bundles
 from rootward.sim.scenario import build_scenario
 from rootward.sim.topologies import BUILT_IN, load_topology
+from rootward.sim.traces import MAX_SPANS
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -32,6 +33,20 @@ def test_different_seeds_give_different_incidents() -> None:
     _, files_a, _ = bundle_files(BUILT_IN["shop"], "memory_leak", 1, 0)
     _, files_b, _ = bundle_files(BUILT_IN["shop"], "memory_leak", 2, 0)
     assert files_a["alerts.json"] != files_b["alerts.json"] and files_a != files_b
+
+
+def test_a_larger_span_budget_keeps_more_whole_traces(tmp_path: Path) -> None:
+    (small,) = generate(tmp_path / "a", count=1, seed=5, topologies=["shop"], faults=["network_latency"])
+    (large,) = generate(
+        tmp_path / "b", count=1, seed=5, topologies=["shop"], faults=["network_latency"], max_spans=12_000
+    )
+    n_small = len(load_bundle(small.path).spans or ())
+    n_large = len(load_bundle(large.path).spans or ())
+    assert n_small <= MAX_SPANS < n_large <= 12_000
+    others = sorted(p.name for p in small.path.iterdir() if p.is_file() and p.name != "traces.jsonl")
+    assert others == sorted(p.name for p in large.path.iterdir() if p.is_file() and p.name != "traces.jsonl")
+    for name in others:  # only the traces differ
+        assert (small.path / name).read_bytes() == (large.path / name).read_bytes(), name
 
 
 def test_generated_bundles_load_and_follow_the_spec(tmp_path: Path) -> None:

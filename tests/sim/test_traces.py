@@ -145,6 +145,32 @@ def test_network_delay_lengthens_the_calls_into_a_node_not_its_own_work() -> Non
     assert _unchanged(_ratios(v, v.calls("front", "side"), _duration))
 
 
+def test_delay_on_a_services_own_network_lengthens_its_calls_in_and_out_not_its_own_work() -> None:
+    """Delay injected on one pod's interface: its callers wait longer, so does it on what it calls,
+    while what it calls answers as fast as ever and a call between two others is untouched."""
+    sc = _scenario("network_latency", "mid")
+    assert sc.plan.link_delay_ms >= 80
+    v = _spans(sc)
+    into = v.calls("front", "mid")
+    base = _median(_durations(v.before(into)))
+    assert all(r > 1 + 40 / base for r in _ratios(v, into, _duration).values())
+    out = v.calls("mid", "leaf")
+    assert all(r > 1 + 40 / _median(_durations(v.before(out))) for r in _ratios(v, out, _duration).values())
+    assert _unchanged(_ratios(v, v.server("mid"), v.self_ms))
+    assert _unchanged(_ratios(v, v.server("leaf"), _duration))
+    assert _unchanged(_ratios(v, v.calls("front", "side"), _duration))
+
+
+def test_a_leaf_with_a_delayed_network_keeps_its_own_server_latency() -> None:
+    sc = _scenario("network_latency", "side")
+    assert "latency_p99_ms" not in sc.plan.shapes  # it waits on nobody: its server-side latency does not move
+    assert sc.plan.alert is None and not sc.plan.logs  # nothing renegotiates, nothing logs it
+    v = _spans(sc)
+    assert _unchanged(_ratios(v, v.server("side"), _duration))
+    into = v.calls("front", "side")
+    assert all(r > 1 + 40 / _median(_durations(v.before(into))) for r in _ratios(v, into, _duration).values())
+
+
 def test_cpu_contention_lengthens_the_node_self_time_on_every_operation() -> None:
     sc = _scenario("cpu_saturation", "mid")
     v = _spans(sc)
@@ -297,7 +323,7 @@ def test_traces_are_deterministic_for_a_seed() -> None:
 
 def test_traces_leave_the_other_files_of_the_bundle_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
     _, with_traces, _ = bundle_files(BUILT_IN["homelab"], "db_lock_contention", 5, 3)
-    monkeypatch.setattr(render_module, "traces_jsonl", lambda sc, pod_of=None: "")
+    monkeypatch.setattr(render_module, "traces_jsonl", lambda sc, pod_of=None, max_spans=0: "")
     _, without, _ = bundle_files(BUILT_IN["homelab"], "db_lock_contention", 5, 3)
     assert {k: v for k, v in with_traces.items() if k != "traces.jsonl"} == {
         k: v for k, v in without.items() if k != "traces.jsonl"

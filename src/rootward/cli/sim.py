@@ -22,12 +22,18 @@ def generate_cmd(
         None, "--topology", help="Built-in topologies (shop, homelab, pipeline; comma separated) or a YAML file."
     ),
     faults: str | None = typer.Option(None, "--faults", help="Comma-separated fault types (default: all 15)."),
+    max_spans: int = typer.Option(
+        4000,
+        "--max-spans",
+        min=100,
+        help="Spans a bundle holds at most (whole traces are sampled to fit); real bundles often hold 20,000.",
+    ),
 ) -> None:
     """Write COUNT incident bundles with known root causes (truth.json) under OUT."""
     from rootward.sim.generate import generate
 
     try:
-        written = generate(out, count, seed, _split(topology), _split(faults))
+        written = generate(out, count, seed, _split(topology), _split(faults), max_spans)
     except ValueError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None

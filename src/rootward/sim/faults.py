@@ -72,6 +72,7 @@ class FaultPlan:
     notes: str = ""
     metrics_stop: int | None = None
     propagation: str = "up"  # up: to dependents; down: to dependencies (load flows down)
+    link_delay_ms: float = 0.0  # extra time per call into or out of the cause (delay on its own interface)
     start: int = 0  # when the fault began (before onset for ramps)
 
 
@@ -174,7 +175,7 @@ ELIGIBLE: dict[str, Callable[[SimTopology, SimEntity], bool]] = {
     "oom_kill": lambda t, e: e.family in ("service", "database", "cache") and _has_dependents(t, e),
     "crash_loop": lambda t, e: e.family == "service" and _has_dependents(t, e),
     "disk_full": lambda t, e: e.family in ("database", "host", "storage", "queue") and _has_dependents(t, e),
-    "network_latency": lambda t, e: e.family in ("host", "network", "external") and _has_dependents(t, e),
+    "network_latency": lambda t, e: e.family in ("host", "network", "external", "service") and _has_dependents(t, e),
     "packet_loss": lambda t, e: e.family in ("host", "network") and _has_dependents(t, e),
     "dns_failure": lambda t, e: e.family == "dns" and _has_dependents(t, e),
     "dependency_down": lambda t, e: (
@@ -476,6 +477,18 @@ def network_latency(ctx: FaultContext) -> FaultPlan:
 
         plan.caller_message = slow
         plan.notes = f"responses from {c.name} slowed to seconds at {_ts(o)}"
+        plan.alert = None
+    elif c.family == "service":
+        # Delay on the service's own interface, as chaos tools inject it on a pod: every call into or
+        # out of it takes longer, nothing renegotiates and nothing logs it. Its own server-side latency
+        # moves only where it waits on calls out; a leaf's does not move at all.
+        plan.link_delay_ms = rng.uniform(80.0, 400.0)
+        if any(ctx.topo.get(d).family != "dns" for d in c.depends_on):
+            level = max(ctx.baseline("latency_p99_ms").level, 1.0)
+            plan.shapes["latency_p99_ms"] = step(o, 1.0 + plan.link_delay_ms / level, rise_s=30)
+        plan.notes = (
+            f"calls into and out of {c.name} delayed by {plan.link_delay_ms:.0f} ms on its network from {_ts(o)}"
+        )
         plan.alert = None
     else:
         plan.shapes["network_rtt_ms"] = step(o, rng.uniform(60, 300), rise_s=30)

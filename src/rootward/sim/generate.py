@@ -18,6 +18,7 @@ from rootward.sim.faults import eligible_entities
 from rootward.sim.render import render, write_bundle
 from rootward.sim.scenario import build_scenario
 from rootward.sim.topologies import BUILT_IN, SimTopology, load_topology
+from rootward.sim.traces import MAX_SPANS
 
 GOLDEN_SEED = 20260601
 GOLDEN_PER_FAULT = 5  # 15 fault types x 5 = 75 bundles across the 3 built-in topologies
@@ -52,12 +53,14 @@ def plan_bundles(count: int, topologies: Sequence[SimTopology], faults: Sequence
     return out
 
 
-def bundle_files(topo: SimTopology, fault: str, seed: int | str, index: int) -> tuple[str, dict[str, bytes], str]:
+def bundle_files(
+    topo: SimTopology, fault: str, seed: int | str, index: int, max_spans: int = MAX_SPANS
+) -> tuple[str, dict[str, bytes], str]:
     """(bundle id, files, cause) for bundle `index` of a run with `seed`."""
     rng = random.Random(f"rootward-sim/{seed}/{index}/{topo.name}/{fault}")
     bundle_id = f"{topo.name}-{seed}-{index:03d}".lower()
     scenario = build_scenario(topo, fault, rng, bundle_id)
-    return bundle_id, render(scenario, rng), scenario.cause.name
+    return bundle_id, render(scenario, rng, max_spans), scenario.cause.name
 
 
 def generate(
@@ -66,8 +69,9 @@ def generate(
     seed: int | str,
     topologies: Sequence[str] | None = None,
     faults: Sequence[str] | None = None,
+    max_spans: int = MAX_SPANS,
 ) -> list[Generated]:
-    """Write `count` bundles under `out`; returns what was written."""
+    """Write `count` bundles under `out` (each with at most `max_spans` spans); returns what was written."""
     topos = [load_topology(t) for t in topologies] if topologies else list(BUILT_IN.values())
     if faults:
         fault_list = list(faults)
@@ -79,7 +83,7 @@ def generate(
             raise ValueError("no fault type can happen in the given topologies (do entities have dependents?)")
     written: list[Generated] = []
     for index, (topo, fault) in enumerate(plan_bundles(count, topos, fault_list)):
-        bundle_id, files, cause = bundle_files(topo, fault, seed, index)
+        bundle_id, files, cause = bundle_files(topo, fault, seed, index, max_spans)
         path = write_bundle(files, out / bundle_id)
         written.append(Generated(path, topo.name, fault, cause))
     return written

@@ -20,7 +20,7 @@ from rootward.sim.faults import LogEvent, host_of
 from rootward.sim.knowledge import knowledge_for
 from rootward.sim.scenario import AlertSpec, Scenario, _iso
 from rootward.sim.signals import COUNTER_METRICS, Baseline, finish, fmt
-from rootward.sim.traces import traces_jsonl
+from rootward.sim.traces import MAX_SPANS, traces_jsonl
 
 
 def _dumps(obj: Any) -> str:
@@ -228,8 +228,8 @@ def truth_json(sc: Scenario) -> str:
     )
 
 
-def render(sc: Scenario, rng: random.Random) -> dict[str, bytes]:
-    """All files of the bundle; sources listed in `sc.missing` are left out."""
+def render(sc: Scenario, rng: random.Random, max_spans: int = MAX_SPANS) -> dict[str, bytes]:
+    """All files of the bundle; sources listed in `sc.missing` are left out; at most `max_spans` spans."""
     files: dict[str, str] = {
         "incident.yaml": incident_yaml(sc),
         "alerts.json": _dumps(alert_payloads(sc)),
@@ -237,7 +237,7 @@ def render(sc: Scenario, rng: random.Random) -> dict[str, bytes]:
         "metrics.csv": metrics_csv(sc, rng),
         "logs.jsonl": logs_jsonl(sc, rng),
         "changes.json": changes_json(sc),
-        "traces.jsonl": traces_jsonl(sc, _pod),  # its own random stream: the other files do not change
+        "traces.jsonl": traces_jsonl(sc, _pod, max_spans),  # its own random stream: the other files do not change
         "truth.json": truth_json(sc),
     }
     for rel, text in knowledge_for(sc, rng).items():

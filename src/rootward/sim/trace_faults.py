@@ -228,6 +228,8 @@ def _disk_full(sc: Scenario, rng: random.Random, b: Bends) -> None:
 def _network_latency(sc: Scenario, rng: random.Random, b: Bends) -> None:
     if sc.cause.family == "external":
         b.network = Link(frozenset({sc.cause.name}), _ramp(sc.onset, 30.0, rng.uniform(2500.0, 8000.0)))
+    elif sc.plan.link_delay_ms:
+        b.network = Link(frozenset({sc.cause.name}), _ramp(sc.onset, 30.0, sc.plan.link_delay_ms))
     else:
         extra = _rtt_extra(sc)
         b.network = Link(behind(sc.topology, sc.cause.name), _scaled(extra, rng.uniform(1.0, 1.5), 0.0))

@@ -324,6 +324,6 @@ def trace_spans(sc: Scenario, pod_of: PodOf | None = None, max_spans: int = MAX_
     return [span for trace in _sample(traces, max_spans) for span in trace]
 
 
-def traces_jsonl(sc: Scenario, pod_of: PodOf | None = None) -> str:
+def traces_jsonl(sc: Scenario, pod_of: PodOf | None = None, max_spans: int = MAX_SPANS) -> str:
     """`traces.jsonl` of the scenario's bundle."""
-    return traces_bytes(trace_spans(sc, pod_of)).decode("utf-8")
+    return traces_bytes(trace_spans(sc, pod_of, max_spans)).decode("utf-8")

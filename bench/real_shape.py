@@ -1,0 +1,113 @@
+"""Copies of bundles in the shape real fault-injection data has, to check what the method leans on.
+
+    python -m bench.real_shape SRC DST
+
+A simulated bundle carries what a well-kept production stack records: a change
+log, span status and kind, peer attributes, an error series at every service,
+and callers whose failure lines name the callee that failed them. Real
+fault-injection sets (Nezha, RCAEval, the AIOps challenges) have none of that,
+and a method that scores well only because of it will not hold on them. Each
+copy keeps what such sets do have:
+
+- no change record (`changes.json` is `[]`): injecting a fault deploys nothing;
+- spans with timings only: no `status`, `kind` or `attributes`;
+- per service its CPU, memory, latency and request series; an error series
+  only at the alerting entity (a front end's success rate);
+- log lines that name no other entity of the map: a caller says "503 Service
+  Unavailable" or "request failed", not which dependency answered so (each
+  other entity's name becomes `upstream`).
+
+Everything else (alerts, topology, truth) is copied as it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from rootward.bundle.load import load_bundle
+from rootward.context.metric_names import family_of
+
+KEPT_FAMILIES = frozenset({"cpu", "memory", "latency", "traffic"})
+SPAN_KEYS_DROPPED = ("status", "kind", "attributes")
+NAMELESS = "upstream"
+
+
+def _keep_series(row: dict[str, str], alerting: set[str]) -> bool:
+    family = family_of(row["metric"])
+    return family in KEPT_FAMILIES or (family == "errors" and row["service"] in alerting)
+
+
+def _write_metrics(src: Path, dst: Path, alerting: set[str]) -> None:
+    with src.open(newline="") as f, dst.open("w", newline="") as g:
+        out = csv.writer(g)
+        out.writerow(["timestamp", "service", "metric", "value"])
+        for row in csv.DictReader(f):
+            if _keep_series(row, alerting):
+                out.writerow([row["timestamp"], row["service"], row["metric"], row["value"]])
+
+
+def _write_spans(src: Path, dst: Path) -> None:
+    with src.open() as f, dst.open("w") as g:
+        for line in f:
+            span = json.loads(line)
+            for key in SPAN_KEYS_DROPPED:
+                span.pop(key, None)
+            g.write(json.dumps(span) + "\n")
+
+
+def _write_logs(src: Path, dst: Path, entities: list[str]) -> None:
+    if not entities:
+        shutil.copyfile(src, dst)
+        return
+    longest_first = sorted(entities, key=len, reverse=True)
+    names = re.compile(r"(?<![\w-])(" + "|".join(re.escape(n) for n in longest_first) + r")(?![\w-])")
+
+    def nameless(own: str) -> Callable[[re.Match[str]], str]:
+        return lambda m: m.group(0) if m.group(0) == own else NAMELESS
+
+    with src.open() as f, dst.open("w") as g:
+        for line in f:
+            record = json.loads(line)
+            record["message"] = names.sub(nameless(str(record.get("service"))), str(record["message"]))
+            g.write(json.dumps(record) + "\n")
+
+
+def copy_bundle(src: Path, dst: Path) -> None:
+    """One bundle in the real shape, written to `dst` (replaced if it exists)."""
+    bundle = load_bundle(src)
+    entities = list(bundle.topology.entities) if bundle.topology else []
+    alerting = {a.service for a in bundle.alerts}
+    if dst.exists():
+        shutil.rmtree(dst)
+    shutil.copytree(src, dst)
+    (dst / "changes.json").write_text("[]\n")
+    if (src / "traces.jsonl").exists():
+        _write_spans(src / "traces.jsonl", dst / "traces.jsonl")
+    if (src / "metrics.csv").exists():
+        _write_metrics(src / "metrics.csv", dst / "metrics.csv", alerting)
+    if (src / "logs.jsonl").exists():
+        _write_logs(src / "logs.jsonl", dst / "logs.jsonl", entities)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("src", type=Path, help="a directory of bundles")
+    parser.add_argument("dst", type=Path, help="where the copies go (created)")
+    args = parser.parse_args()
+    bundles = sorted(p for p in args.src.iterdir() if (p / "incident.yaml").exists())
+    if not bundles:
+        parser.error(f"{args.src}: no bundles (directories with incident.yaml)")
+    args.dst.mkdir(parents=True, exist_ok=True)
+    for i, src in enumerate(bundles, 1):
+        copy_bundle(src, args.dst / src.name)
+        print(f"[{i}/{len(bundles)}] {src.name}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

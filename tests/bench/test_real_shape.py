@@ -1,0 +1,44 @@
+"""The real-shape copy keeps what real fault-injection data has, and loses what only a simulator records."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from bench.real_shape import NAMELESS, copy_bundle
+
+from rootward.bundle.load import load_bundle
+from rootward.context.metric_names import family_of
+from rootward.sim.generate import generate
+
+
+def test_a_copy_has_no_changes_no_span_status_few_series_and_callers_naming_nobody(tmp_path: Path) -> None:
+    (made,) = generate(tmp_path / "sim", count=1, seed=7, topologies=["shop"], faults=["deploy_regression"])
+    src = made.path
+    copy_bundle(src, tmp_path / "real" / src.name)
+    dst = tmp_path / "real" / src.name
+    bundle = load_bundle(dst)
+    original = load_bundle(src)
+    assert original.changes and bundle.changes == []
+    assert bundle.spans and all(s.status is None and s.kind is None and not s.attributes for s in bundle.spans)
+    assert original.spans is not None and len(bundle.spans) == len(original.spans)
+
+    alerting = {a.service for a in bundle.alerts}
+    with (dst / "metrics.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    families = {(r["service"], family_of(r["metric"])) for r in rows}
+    assert {f for _, f in families} <= {"cpu", "memory", "latency", "traffic", "errors"}
+    assert {s for s, f in families if f == "errors"} <= alerting
+
+    entities = set(bundle.topology.entities) if bundle.topology else set()
+    lines = [json.loads(line) for line in (dst / "logs.jsonl").read_text().splitlines()]
+    before = [json.loads(line) for line in (src / "logs.jsonl").read_text().splitlines()]
+    assert len(lines) == len(before)
+    named = [r for r in before if any(e in r["message"] for e in entities - {r["service"]})]
+    assert named  # the simulator's callers name the callee that failed them ...
+    for record in lines:  # ... and no copied line names another entity of the map
+        words = set(record["message"].replace(":", " ").replace("/", " ").split())
+        assert not (words & (entities - {record["service"]})), record["message"]
+    assert any(NAMELESS in r["message"] for r in lines)
+    assert (dst / "truth.json").read_text() == (src / "truth.json").read_text()

@@ -223,6 +223,39 @@ def test_a_quiet_callee_whose_failures_the_loud_gateway_passes_on_ranks_first() 
     assert scores["orders"].victim_of == "stations"
 
 
+def test_callers_answered_503_by_a_throwing_callee_they_do_not_name_are_its_victims() -> None:
+    """ "Service Unavailable" is what came back from a call, not a mechanism of the caller's own."""
+    ctx = incident(
+        kinds=GATEWAY,
+        edges=GATEWAY_EDGES,
+        alerting=["gateway"],
+        anomalies=[anomaly("gateway", "errors", metric="error_rate", score=300.0)],
+        logs=[
+            log("stations", "Traceback (most recent call last): KeyError: 'zone' in handlers.py", onset_count=40),
+            log("orders", "HttpServerErrorException$ServiceUnavailable: 503 Service Unavailable", onset_count=60),
+            log("routes", "HttpServerErrorException$ServiceUnavailable: 503 Service Unavailable", onset_count=60),
+            log("gateway", "call to upstream failed: status 503 Service Unavailable", onset_count=80),
+        ],
+    )
+    scores = {s.entity: s for s in score_entities(ctx)}
+    assert scores["orders"].victim_of == "stations"
+    assert scores["routes"].victim_of == "stations"
+    assert (rank_hypotheses(ctx)[0].entity, rank_hypotheses(ctx)[0].fault_type) == ("stations", "deploy_regression")
+
+
+def test_a_caller_refused_by_a_callee_that_shows_nothing_keeps_its_own_failures() -> None:
+    """With no failing dependency to pass the refusals on from, the caller's own lines are its own evidence."""
+    ctx = incident(
+        kinds=GATEWAY,
+        edges=GATEWAY_EDGES,
+        alerting=["gateway"],
+        anomalies=[anomaly("gateway", "errors", metric="error_rate", score=300.0)],
+        logs=[log("orders", "connect: connection refused", onset_count=60)],
+    )
+    scores = {s.entity: s for s in score_entities(ctx)}
+    assert scores["orders"].victim_of is None
+
+
 def test_a_gateway_deployed_just_before_its_failures_is_not_read_as_passing_them_on() -> None:
     scores = {s.entity: s for s in score_entities(_code_fault_under_a_gateway(gateway_deployed=True))}
     assert scores["gateway"].victim_of is None

@@ -174,6 +174,12 @@ def _fresh_change(p: EntityProfile) -> bool:
     return bool(p.symptoms) and any(c.seconds_before_onset <= FRESH_CHANGE_S for c in p.changes)
 
 
+# What a caller's failure line can say about the call rather than about itself: "503 Service
+# Unavailable", "connection refused", "no healthy upstream" describe something it called. Such a line
+# is no mechanism of the caller's own; which dependency it is about is for the victim rule to find.
+CALLEE_MECHANISMS = frozenset({"dependency_down"})
+
+
 def _alerted_right_after_change(p: EntityProfile, alerted: set[str]) -> bool:
     """An alert fires on it and it changed just before: the alert is a symptom its own series may not show yet.
 
@@ -261,7 +267,7 @@ def _victim_of(
     counts_errors: bool = False,
 ) -> str | None:
     """The abnormal dependency whose failure `e` is merely passing on, if any (`counts_errors`: e has error series)."""
-    own_mechanism = any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in log_matches(p.own_logs))
+    own_mechanism = any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in log_matches(p.own_logs) if f not in CALLEE_MECHANISMS)
     for d in _dependencies_within(g, e, profiles):
         dp = profiles.get(d)
         if dp is None:

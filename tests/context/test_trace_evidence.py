@@ -111,6 +111,35 @@ def test_too_few_calls_on_either_side_give_no_latency_or_failure_aggregate() -> 
     assert {kind for kind, _ in f} == {"volume", "call_volume", "network_out"}
 
 
+def _sparse_after(after: Phase, calls_after: int) -> dict[tuple[str, str], TraceFinding]:
+    """A well-sampled baseline, then only a few requests after the onset (a sparse edge of a big system)."""
+    rng = random.Random(11)
+    spans: list[Span] = []
+    for side, phase, (lo, hi), n in ((0, Phase(), BASELINE, 60), (1, after, DURING, calls_after)):
+        step = (hi - lo) / (n + 1)
+        for i in range(n):
+            spans += request(side * 100 + i, lo + step * (i + 1), "frontend", CALLS, phase, rng)
+    return {(f.kind, f.where): f for f in trace_findings(spans, baseline=BASELINE, during=DURING)}
+
+
+def test_three_calls_after_the_onset_show_a_call_that_became_many_times_slower() -> None:
+    f = _sparse_after(Phase(network_ms={"cart": 400}), calls_after=3)
+    assert f[("network", "checkout->cart")].up
+    assert f[("network", "checkout->cart")].n_after == 3
+    assert not f[("callee_self_time", "checkout->cart")].changed
+
+
+def test_three_calls_after_the_onset_do_not_make_a_moderate_slowdown_a_change() -> None:
+    """What sixty calls show surely, three only hint at: the shift is shrunk for the few."""
+    assert _sparse_after(Phase(own_ms={"cart": 5.0}), calls_after=60)[("self_time", "cart")].up
+    assert not _sparse_after(Phase(own_ms={"cart": 5.0}), calls_after=3)[("self_time", "cart")].changed
+
+
+def test_two_calls_after_the_onset_give_no_time_aggregate() -> None:
+    f = _sparse_after(Phase(network_ms={"cart": 400}), calls_after=2)
+    assert ("network", "checkout->cart") not in f
+
+
 def test_calls_between_an_early_onset_and_the_compared_stretch_count_on_neither_side() -> None:
     spans = incident_spans(CALLS, "frontend", Phase(), Phase(network_ms={"cart": 80}))
     # Claim the baseline runs up to the middle of the faulty stretch: the faulty calls in it

@@ -70,6 +70,9 @@ Z_CHANGED = 4.0
 # A share whose binomial z reaches this (about one chance in a thousand by luck).
 Z_SHARE = 3.0
 MIN_CALLS = 5
+# Times after the onset may rest on fewer calls: the shift is shrunk by n / (n + MIN_CALLS), so with
+# three calls only a shift of over ten baseline spreads counts (a sparse edge that became ten times slower).
+MIN_CALLS_AFTER = 3
 # A latency change below this fraction of its baseline is not worth an investigator's time.
 MIN_RELATIVE = 0.2
 MIN_SHARE_DELTA = 0.02
@@ -263,7 +266,7 @@ class _Builder:
         ok = ~np.isnan(values)
         b, a = values[ok & ~after], values[ok & after]
         b = _baseline_level(b, at[ok & ~after], self.baseline[1])
-        if b.size >= MIN_CALLS and a.size >= MIN_CALLS:
+        if b.size >= MIN_CALLS and a.size >= MIN_CALLS_AFTER:
             self.add(kind, entity, caller, _shift(b, a), (b.size, a.size), cite)
 
     def share(

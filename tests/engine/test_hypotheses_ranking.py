@@ -256,6 +256,40 @@ def test_a_caller_refused_by_a_callee_that_shows_nothing_keeps_its_own_failures(
     assert scores["orders"].victim_of is None
 
 
+def _timeouts_above_a_callee(*, callee_slow: bool) -> Context:
+    """orders' calls time out; stations, which it calls, got slow a minute earlier (or did not)."""
+    slow = [anomaly("stations", "latency", metric="latency_p99_ms", score=30.0)] if callee_slow else []
+    return incident(
+        kinds=GATEWAY,
+        edges=GATEWAY_EDGES,
+        alerting=["gateway"],
+        anomalies=[
+            *slow,
+            anomaly("orders", "latency", metric="latency_p99_ms", score=40.0, starts_s=60),
+            anomaly("gateway", "latency", metric="latency_p99_ms", score=40.0, starts_s=60),
+        ],
+        logs=[
+            log(
+                "orders",
+                'ResourceAccessException: I/O error on POST request for "<URL>": Read timed out',
+                onset_count=90,
+            )
+        ],
+    )
+
+
+def test_a_caller_whose_calls_time_out_passes_on_a_dependency_that_got_slow_first() -> None:
+    scores = {s.entity: s for s in score_entities(_timeouts_above_a_callee(callee_slow=True))}
+    assert scores["orders"].victim_of == "stations"
+    assert rank_hypotheses(_timeouts_above_a_callee(callee_slow=True))[0].entity == "stations"
+
+
+def test_a_caller_whose_calls_time_out_keeps_them_when_no_dependency_got_slow() -> None:
+    scores = {s.entity: s for s in score_entities(_timeouts_above_a_callee(callee_slow=False))}
+    assert scores["orders"].victim_of is None
+    assert rank_hypotheses(_timeouts_above_a_callee(callee_slow=False))[0].entity == "orders"
+
+
 def test_a_gateway_deployed_just_before_its_failures_is_not_read_as_passing_them_on() -> None:
     scores = {s.entity: s for s in score_entities(_code_fault_under_a_gateway(gateway_deployed=True))}
     assert scores["gateway"].victim_of is None

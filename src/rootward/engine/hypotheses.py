@@ -200,18 +200,25 @@ def _passes_on(p: EntityProfile, dp: EntityProfile, own_mechanism: bool, counts_
     out, not on cue after a dependency. A caller that counts its errors
     (`counts_errors`) and whose count did not move has no failure to pass on:
     its trouble is of another kind (it got slow), which a dependency's errors
-    do not explain.
+    do not explain. A caller whose failures are calls that timed out passes on a
+    dependency that got slow: a timeout is a callee's slowness seen as an error.
     """
     if own_mechanism or any(a.direction == "up" and a.ratio >= 1.5 for a in p.traffic):
         return False
     if counts_errors and not p.own_logs and not any(a.family == "errors" for a in p.symptoms):
         return False
     failing = bool(dp.own_logs) or any(a.family == "errors" for a in dp.symptoms)
+    failing = failing or (_timed_out(p) and any(a.family == "latency" for a in dp.symptoms))
     if not failing or dp.onset is None:
         return False
     if _fresh_change(p):
         return p.onset is not None and dp.onset + FAILED_FIRST_S <= p.onset
     return p.onset is None or dp.onset <= p.onset + PROPAGATION_SLACK_S
+
+
+def _timed_out(p: EntityProfile) -> bool:
+    """Its failure lines say a call did not finish in time (`Read timed out`, `context deadline exceeded`)."""
+    return "network_latency" in log_matches(p.own_logs)
 
 
 def _points_at(profile: EntityProfile, dependency: str) -> bool:

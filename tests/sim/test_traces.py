@@ -211,6 +211,21 @@ def test_code_fault_in_a_leaf_originates_errors_there_and_callers_surface_them(
         assert child.status == "ok"
 
 
+def test_a_wrong_answer_is_raised_in_the_callers_own_spans_while_the_callees_look_fine() -> None:
+    sc = _scenario("deploy_regression", "leaf", accept=lambda s: s.plan.wrong_answers > 0)
+    assert "error_rate" not in sc.plan.shapes and sc.plan.alert is None  # it counts no error of its own
+    v = _spans(sc)
+    assert _error_share(v.after(v.server("leaf"))) == 0.0
+    assert _unchanged(_ratios(v, v.server("leaf"), _duration))
+    mid = v.server("mid")
+    failed = [s for s in v.after(mid) if s.status == "error"]
+    assert _error_share(v.after(mid)) > 0.15 and _error_share(v.before(mid)) == 0.0
+    # the error is mid's own: the call to leaf it made just before succeeded
+    for span in failed:
+        calls = sorted(v.children_of(span), key=_epoch)
+        assert calls and calls[-1].attributes.get("peer.service") == "leaf" and calls[-1].status == "ok"
+
+
 def test_dependency_down_shows_errored_client_spans_and_no_server_span() -> None:
     sc = _scenario("dependency_down", "db")
     v = _spans(sc)

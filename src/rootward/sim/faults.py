@@ -73,6 +73,7 @@ class FaultPlan:
     metrics_stop: int | None = None
     propagation: str = "up"  # up: to dependents; down: to dependencies (load flows down)
     link_delay_ms: float = 0.0  # extra time per call into or out of the cause (delay on its own interface)
+    wrong_answers: float = 0.0  # share of the cause's answers its callers cannot use (a wrong return value)
     start: int = 0  # when the fault began (before onset for ramps)
 
 
@@ -903,6 +904,23 @@ _REGRESSION_LINES = {
 }
 
 
+# What a caller raises on an answer it cannot use: the value is wrong, nothing names who sent it.
+_WRONG_ANSWER_LINES = {
+    "java": "java.lang.IllegalStateException: unexpected response: field 'amount' is null",
+    "go": "handler error: decode response: json: cannot unmarshal string into Go struct field Quote.amount of type float64",
+    "node": "TypeError: Cannot read properties of null (reading 'items')",
+    "python": "ValueError: could not convert string to float: ''",
+    "php": "PHP Warning:  Undefined array key \"amount\" in /var/www/html/lib/Quote.php on line 57",
+    "rust": "error: invalid type: null, expected f64 at line 1 column 42",
+    "dotnet": "System.InvalidOperationException: Nullable object must have a value.",
+}
+
+
+def _wrong_answer(caller: SimEntity, callee: str, rng: random.Random) -> tuple[str, str]:
+    del callee, rng  # the line says what was wrong with the answer, not who gave it
+    return "ERROR", _WRONG_ANSWER_LINES.get(caller.software, _WRONG_ANSWER_LINES["go"])
+
+
 def deploy_regression(ctx: FaultContext) -> FaultPlan:
     rng, c, o = ctx.rng, ctx.cause, ctx.onset
     old, new = _version(rng)
@@ -933,7 +951,11 @@ def deploy_regression(ctx: FaultContext) -> FaultPlan:
             ),
         }
     )
-    slow = rng.random() < 0.3
+    variant = rng.random()
+    slow = variant < 0.3
+    # A new version that answers, but wrongly (a field left null, a unit changed): it logs nothing and
+    # counts no error of its own; its callers raise on what it returned (a fault injector's "wrong return").
+    wrong = not slow and variant < 0.55
     if slow:
         plan.shapes["latency_p99_ms"] = step(o, rng.uniform(6, 12), rise_s=60)
         plan.shapes["cpu_usage"] = step(o, rng.uniform(1.8, 2.6), rise_s=60)
@@ -948,6 +970,9 @@ def deploy_regression(ctx: FaultContext) -> FaultPlan:
                 f"slow query detected: SELECT * FROM items WHERE order_id = $1 executed {r.randint(40, 400)} times in one request (N+1) version={new}",
             ),
         )
+    elif wrong:
+        plan.wrong_answers = rng.uniform(0.3, 0.7)
+        plan.caller_message = _wrong_answer
     else:
         plan.shapes["error_rate"] = add_step(o, rng.uniform(0.2, 0.5), rise_s=60)
         cls = rng.choice(("PriceRule", "Discount", "TaxRule", "Coupon"))
@@ -968,10 +993,11 @@ def deploy_regression(ctx: FaultContext) -> FaultPlan:
         )
     )
     plan.shapes["restarts_total"] = counter_steps([when + 30], 0.0)
-    plan.alert = ("HighErrorRate" if not slow else "HighLatencyP99", "critical")
+    plan.alert = None if wrong else ("HighErrorRate" if not slow else "HighLatencyP99", "critical")
     plan.alert_at = o + rng.randint(60, 300)
     plan.alert_prob = 0.4
-    plan.notes = f"{c.name} {new} deployed at {_ts(when)} introduced {'an N+1 query' if slow else 'a null dereference'}"
+    bug = "an N+1 query" if slow else "wrong answers its callers raise on" if wrong else "a null dereference"
+    plan.notes = f"{c.name} {new} deployed at {_ts(when)} introduced {bug}"
     return plan
 
 

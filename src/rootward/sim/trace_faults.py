@@ -16,7 +16,9 @@ does. The places are:
 - `lookup`: the entity's outgoing calls fail to resolve their callee (DNS);
 - `pool`: before calling a callee the entity waits for a pooled connection,
   and sometimes times out (the error is the caller's own);
-- `surge`: extra requests entering at the entity.
+- `surge`: extra requests entering at the entity;
+- `wrong`: the entity answers, but its callers cannot use the answer and fail in
+  their own code right after the call (a wrong return value).
 
 Each is a function of time, taken where it can be from the metric shapes the
 fault plan already bends (`FaultPlan.shapes`), so traces and metrics tell the
@@ -92,6 +94,7 @@ class Bends:
     lookup: dict[str, Refusal] = field(default_factory=dict)
     pool: dict[str, Pool] = field(default_factory=dict)
     surge: tuple[str, Profile] | None = None  # (entry entity, extra traffic as a multiple of its usual)
+    wrong: dict[str, Profile] = field(default_factory=dict)  # chance a caller cannot use the entity's answer
 
 
 # --- profiles from the plan's metric shapes -------------------------------------------------
@@ -287,12 +290,15 @@ def _db_lock_contention(sc: Scenario, rng: random.Random, b: Bends) -> None:
 
 
 def _code_fault(sc: Scenario, rng: random.Random, b: Bends) -> None:
-    """A deploy regression or a bad config: the cause's own handler fails (or slows), callers surface it."""
+    """A deploy regression or a bad config: the cause's own handler fails (or slows), callers surface it;
+    or it answers wrongly, and its callers fail on the answer in their own code."""
     shapes = sc.plan.shapes
     if "latency_p99_ms" in shapes:
         b.slow[sc.cause.name] = _factor(shapes["latency_p99_ms"])
     if "error_rate" in shapes:
         b.fail[sc.cause.name] = Failure(_clip(_added(shapes["error_rate"])), "unhandled exception in handler")
+    if sc.plan.wrong_answers:
+        b.wrong[sc.cause.name] = _ramp(sc.onset, 60.0, sc.plan.wrong_answers)
 
 
 def _certificate_expiry(sc: Scenario, rng: random.Random, b: Bends) -> None:

@@ -162,6 +162,11 @@ class _Tracer:
             if outcome.error:
                 surfaced, message = True, message or f"call to {call.callee} failed"
                 break
+            wrong = self.bends.wrong.get(call.callee)
+            if wrong is not None and self.rng.random() < wrong(t):
+                failure = Failure(lambda _: 1.0, "cannot use the answer: unexpected null")  # raised in its own code
+                message = failure.message
+                break
             if i + 1 < len(op.calls):
                 t += segments[i + 1]
         end = t + segments[-1]

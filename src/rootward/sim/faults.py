@@ -910,7 +910,7 @@ _WRONG_ANSWER_LINES = {
     "go": "handler error: decode response: json: cannot unmarshal string into Go struct field Quote.amount of type float64",
     "node": "TypeError: Cannot read properties of null (reading 'items')",
     "python": "ValueError: could not convert string to float: ''",
-    "php": "PHP Warning:  Undefined array key \"amount\" in /var/www/html/lib/Quote.php on line 57",
+    "php": 'PHP Warning:  Undefined array key "amount" in /var/www/html/lib/Quote.php on line 57',
     "rust": "error: invalid type: null, expected f64 at line 1 column 42",
     "dotnet": "System.InvalidOperationException: Nullable object must have a value.",
 }

@@ -12,7 +12,7 @@ from rootward.context.trace_evidence import trace_findings
 from rootward.engine.hypotheses import rank_hypotheses, score_entities
 from rootward.engine.trace_attribution import TraceAttribution, attribute_traces
 from tests.context.span_factory import BASELINE, DURING, Phase, incident_spans
-from tests.engine.small_incidents import incident
+from tests.engine.small_incidents import change, incident
 
 SHOP = {"frontend": ["checkout", "catalog"], "checkout": ["payment", "cart"]}
 # `auth` is on every path: everyone calls it, and it calls its user database.
@@ -195,6 +195,26 @@ def test_one_caller_raising_after_one_callee_stays_its_own_fault_with_the_callee
     assert by["checkout"].victim_of is None and by["checkout"].own > 0.9
     assert 0.0 < by["payment"].own <= 0.5
     assert by["frontend"].victim_of == "checkout"
+
+
+def _one_caller_raising(changed: Sequence[str]) -> Context:
+    """checkout raises right after payment's answers (only checkout asks payment); `changed` were deployed."""
+    ctx = _context(SHARED, Phase(wrong_answers=frozenset({"payment"})))
+    return ctx.model_copy(update={"changes": [change(name, minutes_before=20) for name in changed]})
+
+
+def test_one_caller_raising_after_a_callee_deployed_before_it_passes_on_the_callees_wrong_answers() -> None:
+    scores = {s.entity: s for s in score_entities(_one_caller_raising(["payment"]))}
+    assert scores["checkout"].victim_of == "payment"
+    ranked = rank_hypotheses(_one_caller_raising(["payment"]))
+    assert (ranked[0].entity, ranked[0].fault_type) == ("payment", "deploy_regression")
+    assert "changes.json:deploy-payment" in [e.cite for e in ranked[0].evidence]
+
+
+def test_one_caller_raising_after_a_callee_keeps_its_errors_when_it_was_deployed_too() -> None:
+    scores = {s.entity: s for s in score_entities(_one_caller_raising(["payment", "checkout"]))}
+    assert scores["checkout"].victim_of is None
+    assert rank_hypotheses(_one_caller_raising(["payment", "checkout"]))[0].entity == "checkout"
 
 
 def test_a_callee_asked_differently_by_callers_cut_short_elsewhere_gets_no_code_path_credit() -> None:

@@ -57,6 +57,7 @@ from rootward.engine.signatures import (
     log_matches,
 )
 from rootward.engine.silent_dependency import silent_dependency, unexplained
+from rootward.engine.specialists.changes import STALE_CHANGE_S
 from rootward.engine.trace_attribution import TraceAttribution, attribute_traces
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
 from rootward.worldmodel.predict import explain_score
@@ -214,6 +215,24 @@ def _passes_on(p: EntityProfile, dp: EntityProfile, own_mechanism: bool, counts_
     if _fresh_change(p):
         return p.onset is not None and dp.onset + FAILED_FIRST_S <= p.onset
     return p.onset is None or dp.onset <= p.onset + PROPAGATION_SLACK_S
+
+
+def _fails_after_a_fresh_change(e: str, p: EntityProfile, profiles: dict[str, EntityProfile], ctx: Context) -> str | None:
+    """The dependency right after whose answers its own spans fail, when that one just changed and it did not.
+
+    Errors raised in a caller's own code right after a call (or its calls ending there) read two
+    ways: the caller's bug, or an answer it cannot use. One caller alone cannot tell them apart;
+    a change of the dependency not long before (`STALE_CHANGE_S`), and none of the caller's, does.
+    """
+    if any(c.seconds_before_onset <= STALE_CHANGE_S for c in p.changes):
+        return None
+    for f in ctx.trace_findings:
+        if f.caller != e or f.kind not in ("errors_after", "last_call") or not f.up:
+            continue
+        dp = profiles.get(f.entity)
+        if dp is not None and any(0 <= c.seconds_before_onset <= STALE_CHANGE_S for c in dp.changes):
+            return f.entity
+    return None
 
 
 def _timed_out(p: EntityProfile) -> bool:
@@ -385,7 +404,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             + 0.5 * p.timely_resource_strength(incident_onset)
             + 0.35 * p.log_strength
             + (0.7 if not p.has_telemetry else 0.45) * b_strength  # the silent can only be named by others
-            + (0.15 if p.changes and (p.abnormal or b or _alerted_right_after_change(p, alerted)) else 0.0)
+            + (0.15 if p.changes and (p.abnormal or b or t.own > 0 or _alerted_right_after_change(p, alerted)) else 0.0)
             + shift_term.SHIFT_WEIGHT * shift_term.shift_strength(shifts.get(e, []), p.own_logs)
             + TRACE_WEIGHT * t.own
         )
@@ -401,7 +420,11 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         else:
             coverage = 1.0  # without a graph nothing can be said about propagation: own evidence decides
         counts_errors = e in error_watched
-        victim_of = _victim_of(e, p, g, profiles, borrowed, incident_onset, b_strength, counts_errors) or t.victim_of
+        victim_of = (
+            _victim_of(e, p, g, profiles, borrowed, incident_onset, b_strength, counts_errors)
+            or t.victim_of
+            or _fails_after_a_fresh_change(e, p, profiles, ctx)
+        )
         reasons = [f"own evidence {own:.2f}", f"explains {coverage:.0%} of the abnormal graph"] + t.reasons
         if world is not None and world.has_entity(e):
             likelihood = explain_score(world, e, abnormal)

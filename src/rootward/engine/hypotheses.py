@@ -217,7 +217,9 @@ def _passes_on(p: EntityProfile, dp: EntityProfile, own_mechanism: bool, counts_
     return p.onset is None or dp.onset <= p.onset + PROPAGATION_SLACK_S
 
 
-def _fails_after_a_fresh_change(e: str, p: EntityProfile, profiles: dict[str, EntityProfile], ctx: Context) -> str | None:
+def _fails_after_a_fresh_change(
+    e: str, p: EntityProfile, profiles: dict[str, EntityProfile], ctx: Context
+) -> str | None:
     """The dependency right after whose answers its own spans fail, when that one just changed and it did not.
 
     Errors raised in a caller's own code right after a call (or its calls ending there) read two

@@ -94,7 +94,9 @@ def _errors_from_first_rise(metrics_csv: str) -> tuple[str, int]:
 
 def test_an_error_series_born_at_the_fault_is_the_causes_change(tmp_path: Path) -> None:
     # A bad deploy without its logs and traces: the metric signal alone.
-    root, cause = metrics_bundle(tmp_path, "deploy_regression", "absent", without=("logs.jsonl", "traces.jsonl"))
+    root, cause = metrics_bundle(
+        tmp_path, "deploy_regression", "absent-d", without=("logs.jsonl", "traces.jsonl"), moves="error_rate"
+    )
     metrics = root / "metrics.csv"
     sparse, cut = _errors_from_first_rise(metrics.read_text())
     assert cut

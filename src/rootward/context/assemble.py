@@ -26,6 +26,7 @@ from rootward.context.log_length import clipped
 from rootward.context.log_levels import with_stated_level
 from rootward.context.log_shifts import LogShift, log_shifts
 from rootward.context.log_signals import LogSignal, log_signals
+from rootward.context.log_span_status import with_log_status
 from rootward.context.metric_change import JointOnset, MetricChange, metric_changes
 from rootward.context.pod_series import alerts_by_workload, records_by_workload, series_by_workload
 from rootward.context.recovery import AlertState, alert_states, current_firings, recovery_of
@@ -39,7 +40,7 @@ from rootward.domain.evidence import EvidenceRef, alert_cite, knowledge_cite
 from rootward.domain.incident import IncidentMeta
 from rootward.domain.knowledge import Document
 from rootward.domain.pod_names import spans_by_workload
-from rootward.domain.telemetry import MetricSeries
+from rootward.domain.telemetry import LogRecord, MetricSeries
 from rootward.domain.topology import Topology
 from rootward.sources.base import SourceSet, SourceUnavailable
 
@@ -238,8 +239,8 @@ def assemble_context(
 
     telemetry: dict[str, list[str]] = {}
     _mark(telemetry, (s.service for s in series), reachable, "metrics")
-    logs, shifts, redacted = _log_evidence(sources, window, known, reachable, telemetry, gaps)
-    traces = _traces(sources, window, series, reachable, telemetry, gaps, known)
+    logs, shifts, redacted, records = _log_evidence(sources, window, known, reachable, telemetry, gaps)
+    traces = _traces(sources, window, series, reachable, telemetry, gaps, known, records)
     scope = base
     if has_topology:
         scope = _followed(topology, alerting, base, anomalies, logs, shifts, traces, hops)
@@ -344,11 +345,12 @@ def _log_evidence(
     reachable: set[str],
     telemetry: dict[str, list[str]],
     gaps: list[str],
-) -> tuple[list[LogSignal], list[LogShift], int]:
-    """Failure signals and template shifts of the reachable services' logs, and the lines redacted."""
+) -> tuple[list[LogSignal], list[LogShift], int, list[LogRecord]]:
+    """Failure signals and template shifts of the reachable services' logs, the lines redacted, and the
+    records read (which also say in which span each line was written: `context.log_span_status`)."""
     if sources.logs is None:
         gaps.append("no logs: no log source configured")
-        return [], [], 0
+        return [], [], 0, []
     try:
         raw = sources.logs.query(None, window.baseline_start, window.end)
         # A level only in the text counts; a pod's lines are its workload's; a stack trace split
@@ -359,7 +361,7 @@ def _log_evidence(
         )
     except SourceUnavailable as exc:
         gaps.append(f"no logs: {_reason(exc, 'logs.jsonl')}")
-        return [], [], 0
+        return [], [], 0, []
     _mark(telemetry, (r.service for r in records), reachable, "logs")
     in_reach = [r for r in records if r.service in reachable]
     onset_at, start, end = window.onset or window.start, window.baseline_start, window.end
@@ -369,7 +371,7 @@ def _log_evidence(
     shifts = log_shifts(in_reach, onset=onset_at, baseline_start=start, end=end, coverage=covered)
     if not records:
         gaps.append(f"no logs in the incident window ({start:%H:%M}-{end:%H:%M}) for any service")
-    return logs, shifts, redacted
+    return logs, shifts, redacted, records
 
 
 def _changes(sources: SourceSet, members: set[str], window: IncidentWindow, gaps: list[str]) -> list[ChangeItem]:
@@ -414,8 +416,12 @@ def _traces(
     telemetry: dict[str, list[str]],
     gaps: list[str],
     known: set[str],
+    records: Sequence[LogRecord] = (),
 ) -> list[TraceFinding]:
-    """Span aggregates before vs after the onset; a missing trace source is a named gap."""
+    """Span aggregates before vs after the onset; a missing trace source is a named gap.
+
+    Spans with no status of their own take it from the log lines written in them (`records`).
+    """
     if sources.traces is None:
         gaps.append("no traces: no trace source configured")
         return []
@@ -429,6 +435,7 @@ def _traces(
         gaps.append(f"no spans in the incident window ({span}) for any service")
         return []
     _mark(telemetry, dict.fromkeys(s.service for s in spans), reachable, "traces")
+    spans = with_log_status(spans, records)
     metric_onset = window.onset is not None and window.onset <= window.fired_at
     # Without a metric onset before the alert, the spans' own change point (context.trace_onset).
     spans_onset = None if metric_onset else trace_onset(spans, window.baseline_start, window.fired_at)

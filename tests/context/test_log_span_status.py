@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 
+from rootward.bundle.load import load_bundle
+from rootward.bundle.write import write_logs
+from rootward.context.assemble import assemble_context
 from rootward.context.log_span_status import MIN_NAMED_SPANS, ids_of, with_log_status
 from rootward.context.trace_evidence import trace_findings
 from rootward.domain.telemetry import LogRecord, Span
 from rootward.engine.trace_attribution import attribute_traces
-from tests.context.span_factory import BASELINE, DURING, FIRED_AT, Phase, incident_spans
+from rootward.sources.bundle import bundle_sources
+from tests.context.span_factory import BASELINE, DURING, FIRED_AT, Phase, incident_spans, write_traced_bundle
 
 # pricing is asked by checkout and catalog; when its answers are wrong, both raise right after them.
 SHARED = {"frontend": ["checkout", "catalog"], "checkout": ["pricing", "payment"], "catalog": ["pricing"]}
@@ -49,10 +54,11 @@ def _timings_only(spans: Sequence[Span]) -> list[Span]:
 def test_a_span_whose_service_logged_an_error_in_it_failed_and_one_with_other_lines_did_not() -> None:
     traced = incident_spans(SHARED, "frontend", Phase(), Phase(failing=frozenset({"payment"})))
     marked = with_log_status(_timings_only(traced), _logs_of(traced))
-    truth = {s.span_id + s.trace_id: s.status for s in traced if s.kind == "server"}
-    for span in marked:
-        key = span.span_id + span.trace_id
-        assert span.status == truth.get(key)  # servers as they were; client spans, which logged nothing, unknown
+    for truth, span in zip(traced, marked, strict=True):
+        if truth.kind == "server":  # every server span wrote a line: as the tracer saw it
+            assert span.status == truth.status
+        else:  # nobody logs in a client span: it failed with the answer under it, else it is unknown
+            assert span.status == ("error" if truth.status == "error" else None)
 
 
 def test_a_tracers_own_status_is_never_overridden() -> None:
@@ -83,3 +89,17 @@ def test_wrong_answers_are_placed_from_the_logs_as_from_a_tracers_status() -> No
         assert by["checkout"].victim_of == "pricing" and by["catalog"].victim_of == "pricing"
     bare = attribute_traces(trace_findings(_timings_only(traced), baseline=BASELINE, during=DURING))
     assert bare["checkout"].victim_of is None  # without the lines, the shape of the calls alone does not say it
+
+
+def test_an_investigated_bundle_reads_its_spans_status_from_its_logs(tmp_path: Path) -> None:
+    traced = incident_spans(SHARED, "frontend", Phase(), Phase(failing=frozenset({"payment"})))
+    root = write_traced_bundle(tmp_path / "b", _timings_only(traced), SHARED)
+    write_logs(root, [replace(line, ts=s.start) for line, s in zip(_logs_of(traced), _servers(traced), strict=True)])
+    bundle = load_bundle(root)
+    found = {(f.kind, f.where): f for f in assemble_context(bundle_sources(bundle), bundle.meta).trace_findings}
+    assert found[("origin_errors", "payment")].up
+    assert not found[("origin_errors", "checkout")].changed  # it only passed payment's errors on
+
+
+def _servers(spans: Sequence[Span]) -> list[Span]:
+    return [s for s in spans if s.kind == "server"]

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from rootward.context.logs import ERROR_LEVELS
-from rootward.domain.telemetry import LogRecord, Span
+from rootward.domain.telemetry import LogRecord, Span, SpanStatus
 
 # `SpanID: 00f067aa0ba902b7`, `span_id=00f0...`, `"spanId": "00f0..."`, `span.id=...`; the same for traces.
 _IDS_IN_TEXT = re.compile(r"""\b(span|trace)[ _.-]?id\b["']?\s*[:=]\s*["']?([0-9a-f]{8,32})\b""", re.IGNORECASE)
@@ -77,10 +77,28 @@ def with_log_status(spans: Sequence[Span], logs: Iterable[LogRecord]) -> list[Sp
     matched = {i: k for i, s in enumerate(spans) if (k := _key_of(s, named)) is not None}
     if len(matched) < MIN_NAMED_SPANS:
         return list(spans)
+    status: dict[int, SpanStatus] = {i: "error" if key in failed else "ok" for i, key in matched.items()}
+    _pass_failures_up(spans, status)
     out = list(spans)
-    for i, key in matched.items():
-        out[i] = replace(spans[i], status="error" if key in failed else "ok")
+    for i, value in status.items():
+        out[i] = replace(spans[i], status=value)
     return out
+
+
+def _pass_failures_up(spans: Sequence[Span], status: dict[int, SpanStatus]) -> None:
+    """A span no line names whose child failed failed too: a client span is as good as its callee's answer.
+
+    Without it, the caller's client span (where nobody logs) would read as a call that went well, and
+    the error would seem to begin in the caller's own span above it.
+    """
+    index = {(s.trace_id, s.span_id): i for i, s in enumerate(spans)}
+    failing = [i for i, value in status.items() if value == "error"]
+    while failing:
+        child = spans[failing.pop()]
+        parent = index.get((child.trace_id, child.parent_id)) if child.parent_id else None
+        if parent is not None and parent not in status:
+            status[parent] = "error"
+            failing.append(parent)
 
 
 def _key_of(span: Span, named: set[Key]) -> Key | None:

@@ -18,6 +18,12 @@ copy keeps what such sets do have:
   other entity's name becomes `upstream`).
 
 Everything else (alerts, topology, truth) is copied as it is.
+
+With `--span-logs`, each service also logs a line in every span it served
+(`TraceID: ... SpanID: ... request failed|handled <operation>`, at ERROR where
+the span failed), as services whose logs carry the span do while their tracer
+records timings only; `--span-logs=bare` writes the same lines without the ids,
+to tell what the ids add from what the lines add.
 """
 
 from __future__ import annotations
@@ -52,13 +58,35 @@ def _write_metrics(src: Path, dst: Path, alerting: set[str]) -> None:
                 out.writerow([row["timestamp"], row["service"], row["metric"], row["value"]])
 
 
-def _write_spans(src: Path, dst: Path) -> None:
+def _write_spans(src: Path, dst: Path) -> list[dict[str, str]]:
+    """Writes the spans with timings only; returns a log line for each span a service served."""
+    served: list[dict[str, str]] = []
     with src.open() as f, dst.open("w") as g:
         for line in f:
             span = json.loads(line)
+            if span.get("kind") in ("server", "consumer"):
+                failed = span.get("status") == "error"
+                served.append(
+                    {
+                        "ts": span["start"],
+                        "service": span["service"],
+                        "level": "ERROR" if failed else "INFO",
+                        "ids": f"TraceID: {span['trace_id']} SpanID: {span['span_id']} ",
+                        "message": f"request {'failed' if failed else 'handled'} {span.get('operation', '')}".strip(),
+                    }
+                )
             for key in SPAN_KEYS_DROPPED:
                 span.pop(key, None)
             g.write(json.dumps(span) + "\n")
+    return served
+
+
+def _append_span_logs(dst: Path, served: list[dict[str, str]], with_ids: bool) -> None:
+    with dst.open("a") as g:
+        for line in served:
+            ids = line["ids"] if with_ids else ""
+            record = {"ts": line["ts"], "service": line["service"], "level": line["level"]}
+            g.write(json.dumps({**record, "message": ids + line["message"]}) + "\n")
 
 
 def _write_logs(src: Path, dst: Path, entities: list[str]) -> None:
@@ -78,8 +106,8 @@ def _write_logs(src: Path, dst: Path, entities: list[str]) -> None:
             g.write(json.dumps(record) + "\n")
 
 
-def copy_bundle(src: Path, dst: Path) -> None:
-    """One bundle in the real shape, written to `dst` (replaced if it exists)."""
+def copy_bundle(src: Path, dst: Path, span_logs: str = "") -> None:
+    """One bundle in the real shape, written to `dst` (replaced if it exists); `span_logs`: "", "ids" or "bare"."""
     bundle = load_bundle(src)
     entities = list(bundle.topology.entities) if bundle.topology else []
     alerting = {a.service for a in bundle.alerts}
@@ -87,25 +115,34 @@ def copy_bundle(src: Path, dst: Path) -> None:
         shutil.rmtree(dst)
     shutil.copytree(src, dst)
     (dst / "changes.json").write_text("[]\n")
-    if (src / "traces.jsonl").exists():
-        _write_spans(src / "traces.jsonl", dst / "traces.jsonl")
+    served = _write_spans(src / "traces.jsonl", dst / "traces.jsonl") if (src / "traces.jsonl").exists() else []
     if (src / "metrics.csv").exists():
         _write_metrics(src / "metrics.csv", dst / "metrics.csv", alerting)
     if (src / "logs.jsonl").exists():
         _write_logs(src / "logs.jsonl", dst / "logs.jsonl", entities)
+    if span_logs:
+        _append_span_logs(dst / "logs.jsonl", served, with_ids=span_logs == "ids")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("src", type=Path, help="a directory of bundles")
     parser.add_argument("dst", type=Path, help="where the copies go (created)")
+    parser.add_argument(
+        "--span-logs",
+        nargs="?",
+        const="ids",
+        default="",
+        choices=["ids", "bare"],
+        help="also log a line in every span a service served (with the span's ids, or bare)",
+    )
     args = parser.parse_args()
     bundles = sorted(p for p in args.src.iterdir() if (p / "incident.yaml").exists())
     if not bundles:
         parser.error(f"{args.src}: no bundles (directories with incident.yaml)")
     args.dst.mkdir(parents=True, exist_ok=True)
     for i, src in enumerate(bundles, 1):
-        copy_bundle(src, args.dst / src.name)
+        copy_bundle(src, args.dst / src.name, args.span_logs)
         print(f"[{i}/{len(bundles)}] {src.name}", flush=True)
 
 

@@ -42,3 +42,19 @@ def test_a_copy_has_no_changes_no_span_status_few_series_and_callers_naming_nobo
         assert not (words & (entities - {record["service"]})), record["message"]
     assert any(NAMELESS in r["message"] for r in lines)
     assert (dst / "truth.json").read_text() == (src / "truth.json").read_text()
+
+
+def test_span_logs_add_a_line_per_served_span_with_its_ids_or_bare(tmp_path: Path) -> None:
+    (made,) = generate(tmp_path / "sim", count=1, seed=7, topologies=["shop"], faults=["dependency_down"])
+    src = made.path
+    served = [s for s in load_bundle(src).spans or () if s.kind in ("server", "consumer")]
+    before = len((src / "logs.jsonl").read_text().splitlines())
+    for mode in ("ids", "bare"):
+        copy_bundle(src, tmp_path / mode / src.name, mode)
+        lines = [json.loads(x) for x in (tmp_path / mode / src.name / "logs.jsonl").read_text().splitlines()]
+        added = lines[before:]
+        assert len(added) == len(served)
+        failed = {s.span_id for s in served if s.status == "error"}
+        assert failed and sum(r["level"] == "ERROR" for r in added) == len(failed)
+        with_ids = [r for r in added if r["message"].startswith("TraceID: ")]
+        assert len(with_ids) == (len(added) if mode == "ids" else 0)

@@ -7,6 +7,8 @@ from dataclasses import asdict
 
 from rootward.context.anomaly import Anomaly, ScoredSeries
 from rootward.context.assemble import Context
+from rootward.context.changes import ChangeItem
+from rootward.context.log_signals import LogSignal
 from rootward.engine.hypotheses import MAX_HYPOTHESES, MIN_HYPOTHESES, rank_hypotheses, score_entities
 from tests.engine.small_incidents import ONSET_S, anomaly, change, incident, log
 
@@ -198,20 +200,28 @@ GATEWAY_EDGES = [
 ]
 
 
-def _code_fault_under_a_gateway(*, gateway_deployed: bool = False) -> Context:
-    """stations throws; its callers and the gateway in front of them log generic failures naming nobody."""
+def _under_the_gateway(logs: list[LogSignal], changes: Sequence[ChangeItem] = ()) -> Context:
+    """An incident of GATEWAY alerting at its front, whose error rate rose, with these failure logs."""
     return incident(
         kinds=GATEWAY,
         edges=GATEWAY_EDGES,
         alerting=["gateway"],
         anomalies=[anomaly("gateway", "errors", metric="error_rate", score=300.0)],
-        logs=[
+        logs=logs,
+        changes=changes,
+    )
+
+
+def _code_fault_under_a_gateway(*, gateway_deployed: bool = False) -> Context:
+    """stations throws; its callers and the gateway in front of them log generic failures naming nobody."""
+    return _under_the_gateway(
+        [
             log("stations", "RuntimeException: unexpected value in query <*>", onset_count=20),
             log("orders", "request failed with status 500", onset_count=30),
             log("routes", "request failed with status 500", onset_count=30),
             log("gateway", "upstream returned 500 for <*>", onset_count=80),
         ],
-        changes=[change("gateway", minutes_before=3)] if gateway_deployed else [],
+        [change("gateway", minutes_before=3)] if gateway_deployed else [],
     )
 
 
@@ -224,18 +234,14 @@ def test_a_quiet_callee_whose_failures_the_loud_gateway_passes_on_ranks_first() 
 
 
 def test_callers_answered_503_by_a_throwing_callee_they_do_not_name_are_its_victims() -> None:
-    """ "Service Unavailable" is what came back from a call, not a mechanism of the caller's own."""
-    ctx = incident(
-        kinds=GATEWAY,
-        edges=GATEWAY_EDGES,
-        alerting=["gateway"],
-        anomalies=[anomaly("gateway", "errors", metric="error_rate", score=300.0)],
-        logs=[
+    """A 503 is what came back from a call, not a mechanism of the caller's own."""
+    ctx = _under_the_gateway(
+        [
             log("stations", "Traceback (most recent call last): KeyError: 'zone' in handlers.py", onset_count=40),
             log("orders", "HttpServerErrorException$ServiceUnavailable: 503 Service Unavailable", onset_count=60),
             log("routes", "HttpServerErrorException$ServiceUnavailable: 503 Service Unavailable", onset_count=60),
             log("gateway", "call to upstream failed: status 503 Service Unavailable", onset_count=80),
-        ],
+        ]
     )
     scores = {s.entity: s for s in score_entities(ctx)}
     assert scores["orders"].victim_of == "stations"
@@ -245,13 +251,7 @@ def test_callers_answered_503_by_a_throwing_callee_they_do_not_name_are_its_vict
 
 def test_a_caller_refused_by_a_callee_that_shows_nothing_keeps_its_own_failures() -> None:
     """With no failing dependency to pass the refusals on from, the caller's own lines are its own evidence."""
-    ctx = incident(
-        kinds=GATEWAY,
-        edges=GATEWAY_EDGES,
-        alerting=["gateway"],
-        anomalies=[anomaly("gateway", "errors", metric="error_rate", score=300.0)],
-        logs=[log("orders", "connect: connection refused", onset_count=60)],
-    )
+    ctx = _under_the_gateway([log("orders", "connect: connection refused", onset_count=60)])
     scores = {s.entity: s for s in score_entities(ctx)}
     assert scores["orders"].victim_of is None
 

@@ -50,25 +50,19 @@ from rootward.engine.metric_evidence import (
 from rootward.engine.signals import EntityProfile, entity_profiles, mentions
 from rootward.engine.signatures import (
     FRESH_CHANGE_S,
-    KIND_HINTS,
-    SPECIFICITY,
     Signature,
     classify,
     log_matches,
 )
-from rootward.engine.silent_dependency import silent_dependency, unexplained
-from rootward.engine.specialists.changes import STALE_CHANGE_S
+from rootward.engine.silent_dependency import silent_dependency
 from rootward.engine.trace_attribution import TraceAttribution, attribute_traces
+from rootward.engine.victims import fails_after_a_fresh_change, victim_of_dependency
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
 from rootward.worldmodel.predict import explain_score
 
 MIN_HYPOTHESES = 3
 MAX_HYPOTHESES = 7
 VICTIM_FACTOR = 0.35
-# A caller whose failures began this soon after a failing dependency's is passing them on.
-PROPAGATION_SLACK_S = 60
-# A dependency that was failing at least this long before the caller began to: its failure came first.
-FAILED_FIRST_S = 30
 # Span change attributed to the entity itself: as specific as a resource signal, since the
 # attribution has already taken out what it merely passes on.
 TRACE_WEIGHT = 0.5
@@ -132,55 +126,6 @@ def _lendable(p: EntityProfile, hosted: bool, profiles: dict[str, EntityProfile]
     return out
 
 
-def _dependencies_within(g: nx.DiGraph, entity: str, profiles: dict[str, EntityProfile]) -> list[str]:
-    """Direct dependencies, and the dependencies of those that have no telemetry of their own
-    (a VM between a service and its hypervisor is often invisible)."""
-    if entity not in g:
-        return []
-    direct = list(g.successors(entity))
-    hosts = [h for h in nx.descendants(g, entity) if _runs_on_chain(g, entity, h)]
-    deeper = hosts + [
-        d2
-        for d in direct
-        if d in profiles and not profiles[d].has_telemetry
-        for d2 in g.successors(d)
-        if d2 not in direct and d2 != entity
-    ]
-    return direct + deeper
-
-
-def _runs_on_chain(g: nx.DiGraph, entity: str, target: str) -> bool:
-    """Whether `target` hosts `entity` through runs_on edges only (service -> VM -> hypervisor)."""
-    node = entity
-    seen = {entity}
-    while True:
-        hosts = [t for t in g.successors(node) if g.edges[node, t].get("relation") == "runs_on"]
-        if not hosts or hosts[0] in seen:
-            return False
-        node = hosts[0]
-        if node == target:
-            return True
-        seen.add(node)
-
-
-def _own_change_explains(p: EntityProfile) -> bool:
-    matched = log_matches(p.own_logs)
-    # Only config: its failure words (credentials, invalid settings) are specific, while
-    # "exception" appears in any Java error and cannot tie a failure to a deploy.
-    return any(c.kind in ("config", "feature_flag") and "config_error" in matched for c in p.changes)
-
-
-def _fresh_change(p: EntityProfile) -> bool:
-    """A change of its own shortly before (or at) the onset, at an entity showing symptoms."""
-    return bool(p.symptoms) and any(c.seconds_before_onset <= FRESH_CHANGE_S for c in p.changes)
-
-
-# What a caller's failure line can say about the call rather than about itself: "503 Service
-# Unavailable", "connection refused", "no healthy upstream" describe something it called. Such a line
-# is no mechanism of the caller's own; which dependency it is about is for the victim rule to find.
-CALLEE_MECHANISMS = frozenset({"dependency_down"})
-
-
 def _alerted_right_after_change(p: EntityProfile, alerted: set[str]) -> bool:
     """An alert fires on it and it changed just before: the alert is a symptom its own series may not show yet.
 
@@ -189,61 +134,6 @@ def _alerted_right_after_change(p: EntityProfile, alerted: set[str]) -> bool:
     is failing, and its own fresh change is then evidence, not background.
     """
     return p.entity in alerted and any(c.seconds_before_onset <= FRESH_CHANGE_S for c in p.changes)
-
-
-def _passes_on(p: EntityProfile, dp: EntityProfile, own_mechanism: bool, counts_errors: bool) -> bool:
-    """Its failures name no mechanism and began with or after a failing dependency's: errors travel up the calls.
-
-    A caller and its callee failing together is one failure seen twice; the callee
-    explains the caller, not the other way round, unless the caller changed just
-    before or sent the callee a surge of load. A change of its own does not explain
-    failures that began after the callee's had: a bad version fails when it rolls
-    out, not on cue after a dependency. A caller that counts its errors
-    (`counts_errors`) and whose count did not move has no failure to pass on:
-    its trouble is of another kind (it got slow), which a dependency's errors
-    do not explain. A caller whose failures are calls that timed out passes on a
-    dependency that got slow: a timeout is a callee's slowness seen as an error.
-    """
-    if own_mechanism or any(a.direction == "up" and a.ratio >= 1.5 for a in p.traffic):
-        return False
-    if counts_errors and not p.own_logs and not any(a.family == "errors" for a in p.symptoms):
-        return False
-    failing = bool(dp.own_logs) or any(a.family == "errors" for a in dp.symptoms)
-    failing = failing or (_timed_out(p) and any(a.family == "latency" for a in dp.symptoms))
-    if not failing or dp.onset is None:
-        return False
-    if _fresh_change(p):
-        return p.onset is not None and dp.onset + FAILED_FIRST_S <= p.onset
-    return p.onset is None or dp.onset <= p.onset + PROPAGATION_SLACK_S
-
-
-def _fails_after_a_fresh_change(
-    e: str, p: EntityProfile, profiles: dict[str, EntityProfile], ctx: Context
-) -> str | None:
-    """The dependency right after whose answers its own spans fail, when that one just changed and it did not.
-
-    Errors raised in a caller's own code right after a call (or its calls ending there) read two
-    ways: the caller's bug, or an answer it cannot use. One caller alone cannot tell them apart;
-    a change of the dependency not long before (`STALE_CHANGE_S`), and none of the caller's, does.
-    """
-    if any(c.seconds_before_onset <= STALE_CHANGE_S for c in p.changes):
-        return None
-    for f in ctx.trace_findings:
-        if f.caller != e or f.kind not in ("errors_after", "last_call") or not f.up:
-            continue
-        dp = profiles.get(f.entity)
-        if dp is not None and any(0 <= c.seconds_before_onset <= STALE_CHANGE_S for c in dp.changes):
-            return f.entity
-    return None
-
-
-def _timed_out(p: EntityProfile) -> bool:
-    """Its failure lines say a call did not finish in time (`Read timed out`, `context deadline exceeded`)."""
-    return "network_latency" in log_matches(p.own_logs)
-
-
-def _points_at(profile: EntityProfile, dependency: str) -> bool:
-    return any(mentions(s, dependency) for s in profile.own_logs)
 
 
 def world_graph(topology: Subgraph) -> WorldGraph:
@@ -282,63 +172,6 @@ def _reach(
     # A dependent whose failure logs name another dependency is explained by that one,
     # unless a fault here could reach it through the named one.
     return {x for x in reach if x == e or not points[x] or any(y == e or e in below[y] for y in points[x])}
-
-
-def _victim_of(
-    e: str,
-    p: EntityProfile,
-    g: nx.DiGraph,
-    profiles: dict[str, EntityProfile],
-    borrowed: dict[str, list[LogSignal]],
-    incident_onset: int | None,
-    b_strength: float,
-    counts_errors: bool = False,
-) -> str | None:
-    """The abnormal dependency whose failure `e` is merely passing on, if any (`counts_errors`: e has error series)."""
-    own_mechanism = any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in log_matches(p.own_logs) if f not in CALLEE_MECHANISMS)
-    for d in _dependencies_within(g, e, profiles):
-        dp = profiles.get(d)
-        if dp is None:
-            continue
-        if _unseen_vendor(g, e, dp) and unexplained(p, incident_onset):
-            return d  # symptoms with no cause of its own, calling a third party we cannot see
-        d_evidence = dp.abnormal or bool(borrowed[d])
-        if not d_evidence:
-            continue
-        d_res = dp.timely_resource_strength(incident_onset)
-        stronger = d_res >= 0.35 and d_res > p.timely_resource_strength(incident_onset) + 0.1
-        stronger = stronger and not own_mechanism  # it names its own failure mode: not merely a guest
-        if not stronger and _own_change_explains(p):
-            continue  # it changed just before and fails the way that change would: its own change explains it
-        if _points_at(p, d) or stronger or _passes_on(p, dp, own_mechanism, counts_errors):
-            return d
-        if _serves_the_failure(p, dp, borrowed[d]):
-            return d
-        named_here = b_strength >= 0.5  # callers keep naming this entity: it is not just passing a failure on
-        d_loud = bool(dp.resources) or sum(x.onset_count for x in dp.own_logs + borrowed[d]) >= 5
-        # Quiet beside a loud dependency reads as its victim, unless it changed just before its own
-        # symptoms: a fresh deploy or config change is evidence of its own, not silence.
-        quiet = not p.resources and not p.own_logs and not _fresh_change(p)
-        if quiet and d_loud and not named_here:
-            return d
-    return None
-
-
-def _unseen_vendor(g: nx.DiGraph, e: str, dp: EntityProfile) -> bool:
-    """Whether `dp` is a third-party API (`kind: external`) that `e` calls directly and that reports nothing.
-
-    Its callers' symptoms are all there is of it. A database or a cache without telemetry is not
-    read so: an uninstrumented store is as often its caller's victim as its cause.
-    """
-    return dp.kind.lower() == "external" and not dp.has_telemetry and g.has_edge(e, dp.entity)
-
-
-def _serves_the_failure(p: EntityProfile, dp: EntityProfile, lent: list[LogSignal]) -> bool:
-    """Whether `p` logs the one failure `dp`'s kind has, as other clients of it do: a resolver's clients
-    all failing to resolve names are its victims, whatever names they were resolving."""
-    fault = KIND_HINTS.get(dp.kind)
-    shared = [s for s in p.own_logs if s in lent]
-    return fault is not None and fault in log_matches(shared)
 
 
 def _signatures(
@@ -423,9 +256,9 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             coverage = 1.0  # without a graph nothing can be said about propagation: own evidence decides
         counts_errors = e in error_watched
         victim_of = (
-            _victim_of(e, p, g, profiles, borrowed, incident_onset, b_strength, counts_errors)
+            victim_of_dependency(e, p, g, profiles, borrowed, incident_onset, b_strength, counts_errors)
             or t.victim_of
-            or _fails_after_a_fresh_change(e, p, profiles, ctx)
+            or fails_after_a_fresh_change(e, p, profiles, ctx)
         )
         reasons = [f"own evidence {own:.2f}", f"explains {coverage:.0%} of the abnormal graph"] + t.reasons
         if world is not None and world.has_entity(e):

@@ -13,7 +13,7 @@ evidence, scaled by how many of its watched callers show it: enough to put the
 dependency among the hypotheses, rarely enough to outrank a watched entity
 with evidence of its own. A third-party API (`kind: external`) is the
 exception: it can never report anything, so its callers' symptoms count whole
-(and `hypotheses._victim_of` reads a caller with no cause of its own as its
+(and `victims.victim_of_dependency` reads a caller with no cause of its own as its
 victim); an uninstrumented database keeps the share, as it is as often its
 caller's victim as its cause.
 """

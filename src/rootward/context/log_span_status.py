@@ -8,7 +8,8 @@ say which span they were written in: OpenTelemetry's log correlation puts
 (`TraceID: 4bf92f3577b34da6 SpanID: 00f067aa0ba902b7`, `span_id=...`,
 `"spanId": "..."`). A span in which its service logged an error failed; one in
 which it logged only other lines ran without an error as far as anyone can
-tell; a span no line names keeps its unknown status.
+tell; a span no line names keeps its unknown status, unless a span under it
+failed (nobody logs in a client span, and a call is as good as its answer).
 
 A tracer's own status is never overridden: the logs are read only when no span
 says ok or error. A chronic error (a service that logs ERROR on every request,

@@ -19,11 +19,14 @@ copy keeps what such sets do have:
 
 Everything else (alerts, topology, truth) is copied as it is.
 
-With `--span-logs`, each service also logs a line in every span it served
-(`TraceID: ... SpanID: ... request failed|handled <operation>`, at ERROR where
-the span failed), as services whose logs carry the span do while their tracer
-records timings only; `--span-logs=bare` writes the same lines without the ids,
-to tell what the ids add from what the lines add.
+With `--span-logs`, each service also logs two lines in every span it served
+(`TraceID: ... SpanID: ... handling <operation>` as it starts, and
+`... request failed|handled <operation>` as it ends, at ERROR where the span
+failed), as services whose logs carry the span do while their tracer records
+timings only. A span that answered wrongly (a wrong return value) logs no end
+line: its code returned early, the way Nezha's TrainTicket root causes show as
+a missing transition between two log statements. `--span-logs=bare` writes the
+same lines without the ids, to tell what the ids add from what the lines add.
 """
 
 from __future__ import annotations
@@ -34,10 +37,13 @@ import json
 import re
 import shutil
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from rootward.bundle.load import load_bundle
 from rootward.context.metric_names import family_of
+from rootward.sim.traces import WRONG_ANSWER_KEY
 
 KEPT_FAMILIES = frozenset({"cpu", "memory", "latency", "traffic"})
 SPAN_KEYS_DROPPED = ("status", "kind", "attributes")
@@ -58,23 +64,34 @@ def _write_metrics(src: Path, dst: Path, alerting: set[str]) -> None:
                 out.writerow([row["timestamp"], row["service"], row["metric"], row["value"]])
 
 
+def _served_lines(span: dict[str, Any]) -> list[dict[str, str]]:
+    """What a service logs in a span it served: a line as it starts, and one as it ends.
+
+    The end line says how it ended: `handled` (INFO) or `failed` (ERROR). A span
+    that answered wrongly (the simulator's mark) took another path and returned
+    early, so it logs no end line, as a method cut short by a wrong return does.
+    """
+    ids = f"TraceID: {span['trace_id']} SpanID: {span['span_id']} "
+    operation = span.get("operation", "")
+    start = datetime.fromisoformat(str(span["start"]).replace("Z", "+00:00"))
+    end = start + timedelta(milliseconds=float(span.get("duration_ms", 0.0)))
+    line = {"service": span["service"], "ids": ids}
+    out = [{**line, "ts": span["start"], "level": "INFO", "message": f"handling {operation}".strip()}]
+    if span.get("attributes", {}).get(WRONG_ANSWER_KEY):
+        return out
+    failed = span.get("status") == "error"
+    ended = {"ts": end.isoformat().replace("+00:00", "Z"), "level": "ERROR" if failed else "INFO"}
+    return [*out, {**line, **ended, "message": f"request {'failed' if failed else 'handled'} {operation}".strip()}]
+
+
 def _write_spans(src: Path, dst: Path) -> list[dict[str, str]]:
-    """Writes the spans with timings only; returns a log line for each span a service served."""
+    """Writes the spans with timings only; returns the log lines of the spans the services served."""
     served: list[dict[str, str]] = []
     with src.open() as f, dst.open("w") as g:
         for line in f:
             span = json.loads(line)
             if span.get("kind") in ("server", "consumer"):
-                failed = span.get("status") == "error"
-                served.append(
-                    {
-                        "ts": span["start"],
-                        "service": span["service"],
-                        "level": "ERROR" if failed else "INFO",
-                        "ids": f"TraceID: {span['trace_id']} SpanID: {span['span_id']} ",
-                        "message": f"request {'failed' if failed else 'handled'} {span.get('operation', '')}".strip(),
-                    }
-                )
+                served += _served_lines(span)
             for key in SPAN_KEYS_DROPPED:
                 span.pop(key, None)
             g.write(json.dumps(span) + "\n")

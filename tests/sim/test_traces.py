@@ -19,7 +19,7 @@ from rootward.sim import render as render_module
 from rootward.sim.generate import bundle_files, generate
 from rootward.sim.scenario import Scenario, build_scenario
 from rootward.sim.topologies import BUILT_IN, topology_from_dict
-from rootward.sim.traces import MAX_SPANS, trace_spans, traces_jsonl
+from rootward.sim.traces import MAX_SPANS, WRONG_ANSWER_KEY, trace_spans, traces_jsonl
 from rootward.sim.vary import vary_bundle
 
 # front (h1) calls mid (h2) and side (h1); mid calls leaf (h3) and db (h3); leaf calls an external api.
@@ -224,6 +224,11 @@ def test_a_wrong_answer_is_raised_in_the_callers_own_spans_while_the_callees_loo
     for span in failed:
         calls = sorted(v.children_of(span), key=_epoch)
         assert calls and calls[-1].attributes.get("peer.service") == "leaf" and calls[-1].status == "ok"
+        # the answer under that call was made wrong at leaf, which the simulator marks (no tracer would)
+        answers = v.children_of(calls[-1])
+        assert answers and all(a.attributes.get(WRONG_ANSWER_KEY) is True for a in answers)
+    marked = [s for s in v.server("leaf") if s.attributes.get(WRONG_ANSWER_KEY)]
+    assert marked and not v.before(marked)  # only after the fault began
 
 
 def test_dependency_down_shows_errored_client_spans_and_no_server_span() -> None:

@@ -32,6 +32,8 @@ from rootward.sim.trace_faults import Bends, Failure, bends_for
 from rootward.sim.trace_graph import Call, CallGraph, TracedEntity, build_call_graph
 
 MAX_SPANS = 4000
+# The simulator's mark on a span that answered wrongly: what the injector knows, no tracer records.
+WRONG_ANSWER_KEY = "sim.wrong_answer"
 _FILL = 0.8  # share of the span budget the healthy sample is sized for (a surge or retries add more)
 _MAX_REQUESTS = 1500
 _BEFORE_S = 1800  # traces start this long before the onset at most: an even before/after split
@@ -57,6 +59,7 @@ class _Request:
 class _Outcome:
     end: float  # epoch seconds
     error: bool
+    wrong: bool = False  # answered, but with a value its caller cannot use
 
 
 def _when(t: float) -> datetime:
@@ -142,6 +145,10 @@ class _Tracer:
     ) -> _Outcome:
         op = entity.operations[op_index]
         span_id = self._span_id()
+        wrongly = self.bends.wrong.get(entity.name)
+        # A wrong answer is decided where it is made: this call's code took another path and returns a
+        # value its caller cannot use (the span records nothing of it; the simulator marks it for tools).
+        wrong = wrongly is not None and self.rng.random() < wrongly(start)
         failure = self._own_failure(entity.name, op.write, start)
         fail_at = self.rng.randint(0, len(op.calls)) if failure else -1
         segments = self._self_segments(entity, op.self_ms, len(op.calls), start)
@@ -162,8 +169,7 @@ class _Tracer:
             if outcome.error:
                 surfaced, message = True, message or f"call to {call.callee} failed"
                 break
-            wrong = self.bends.wrong.get(call.callee)
-            if wrong is not None and self.rng.random() < wrong(t):
+            if outcome.wrong:
                 failure = Failure(lambda _: 1.0, "cannot use the answer: unexpected null")  # raised in its own code
                 message = failure.message
                 break
@@ -179,10 +185,12 @@ class _Tracer:
             attributes.update(_store_attributes(entity, op.name))
         if error:
             attributes["error.message"] = message
+        elif wrong:
+            attributes[WRONG_ANSWER_KEY] = True
         self._emit(
             req, entity, span_id, parent, start, end, operation=op.name, kind=kind, error=error, attributes=attributes
         )
-        return _Outcome(end, error)
+        return _Outcome(end, error, wrong=wrong and not error)
 
     def _leg(self, crosses: bool, t: float) -> tuple[float, bool]:
         """(ms lost to retransmissions, connection reset) on one leg of a call through a lossy link.
@@ -258,6 +266,7 @@ class _Tracer:
         lost = "i/o timeout (tcp retransmits)" if lost_out >= _CLIENT_TIMEOUT_MS else ""
         lost = "read: connection reset by peer" if reset else lost
         error = outcome.error or bool(lost)
+        wrong = outcome.wrong and not error
         if (callee.family == "service" or not callee.serves) and not lost:
             attributes["http.status_code"] = 500 if outcome.error else 200
         if error:
@@ -265,7 +274,7 @@ class _Tracer:
         self._emit(
             req, caller, span_id, parent, start, end, operation=op.name, kind=kind, error=error, attributes=attributes
         )
-        return _Outcome(end, error)
+        return _Outcome(end, error, wrong=wrong)
 
 
 def _store_attributes(entity: TracedEntity, operation: str) -> dict[str, str]:

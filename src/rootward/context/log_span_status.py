@@ -20,7 +20,7 @@ before/after comparison of `trace_evidence` does not read it as a change.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 
 from rootward.context.logs import ERROR_LEVELS
@@ -75,7 +75,7 @@ def with_log_status(spans: Sequence[Span], logs: Iterable[LogRecord]) -> list[Sp
         named.add(key)
         if record.level.upper() in ERROR_LEVELS:
             failed.add(key)
-    matched = {i: k for i, s in enumerate(spans) if (k := _key_of(s, named)) is not None}
+    matched = {i: k for i, s in enumerate(spans) if (k := span_key(s, named)) is not None}
     if len(matched) < MIN_NAMED_SPANS:
         return list(spans)
     status: dict[int, SpanStatus] = {i: "error" if key in failed else "ok" for i, key in matched.items()}
@@ -102,7 +102,7 @@ def _pass_failures_up(spans: Sequence[Span], status: dict[int, SpanStatus]) -> N
             failing.append(parent)
 
 
-def _key_of(span: Span, named: set[Key]) -> Key | None:
+def span_key(span: Span, named: Collection[Key]) -> Key | None:
     """The key under which lines named the span: with its trace id, or with none."""
     span_id = span.span_id.lower()
     for key in ((span.service, span.trace_id.lower(), span_id), (span.service, "", span_id)):

@@ -22,7 +22,7 @@ operation for a call that was never answered.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -40,6 +40,7 @@ class ServiceCalls:
 
     service: np.ndarray  # service code
     caller: np.ndarray  # caller's service code, NO_CALLER for roots
+    op: np.ndarray  # operation code of the entry span: what the caller asked for
     at: np.ndarray  # epoch seconds the entry span started
     total_ms: np.ndarray  # entry span duration: how long the service took to answer
     self_ms: np.ndarray  # the service's own work in this call: its spans' self time, calls out excluded
@@ -86,6 +87,9 @@ class SpanGraph:
     has_status: bool  # some span says ok or error; otherwise failures cannot be told
     paths: CodePaths | None = None
     operations: tuple[str, ...] = ()  # operation code -> name
+    # Which log templates each call's service logged in it (`op` is a template code), when lines name spans.
+    logged: CodePaths | None = None
+    templates: tuple[str, ...] = ()  # template code -> template
 
     def operation(self, code: int) -> str:
         return self.operations[code].partition("\x00")[2]
@@ -199,8 +203,11 @@ class _Spans:
     peer: np.ndarray
 
 
-def span_graph(spans: Sequence[Span]) -> SpanGraph:
-    """The calls and call edges in `spans`; a span whose parent is not among them starts a call of its own."""
+def span_graph(spans: Sequence[Span], logged: Mapping[int, Iterable[str]] | None = None) -> SpanGraph:
+    """The calls and call edges in `spans`; a span whose parent is not among them starts a call of its own.
+
+    `logged`: per span index, the log templates its service wrote in it (`context.log_span_paths`).
+    """
     codes = _Codes()
     ops = _Codes()
     ids = {(s.trace_id, s.span_id): i for i, s in enumerate(spans)}
@@ -221,11 +228,21 @@ def span_graph(spans: Sequence[Span]) -> SpanGraph:
     has_status = any(s.status is not None for s in spans)
     if n == 0:
         return _empty(codes, has_status)
-    graph = _graph(codes, replace(columns, parent=_acyclic(columns.parent)), has_status)
-    return replace(graph, operations=tuple(ops.names))
+    graph, call_of = _graph(codes, replace(columns, parent=_acyclic(columns.parent)), has_status)
+    graph = replace(graph, operations=tuple(ops.names))
+    return _with_logged(graph, call_of, logged) if logged else graph
 
 
-def _graph(codes: _Codes, c: _Spans, has_status: bool) -> SpanGraph:
+def _with_logged(graph: SpanGraph, call_of: np.ndarray, logged: Mapping[int, Iterable[str]]) -> SpanGraph:
+    """The graph with, per call, the templates its service logged in any of its spans of that call."""
+    templates = _Codes()
+    pairs = {(int(call_of[i]), templates.code(t)) for i, found in logged.items() for t in found if call_of[i] >= 0}
+    rows = np.array(sorted(pairs), dtype=np.int64).reshape(-1, 2)
+    return replace(graph, logged=CodePaths(rows[:, 0], rows[:, 1]), templates=tuple(templates.names))
+
+
+def _graph(codes: _Codes, c: _Spans, has_status: bool) -> tuple[SpanGraph, np.ndarray]:
+    """The graph, and per span the row of the service call it belongs to."""
     n = c.svc.size
     parent = c.parent
     has_parent = parent >= 0
@@ -253,11 +270,11 @@ def _graph(codes: _Codes, c: _Spans, has_status: bool) -> SpanGraph:
     row[e] = np.arange(e.size)
     edges = _edges(c, exit_, cross, self_ms, own_self, row[entry_of])
     fanout = np.bincount(edges.call[edges.call >= 0], minlength=e.size)
-    calls = ServiceCalls(c.svc[e], psvc[e], c.start[e], c.dur[e], own_self[e], c.err[e], own_origin[e], fanout)
+    calls = ServiceCalls(c.svc[e], psvc[e], c.op[e], c.start[e], c.dur[e], own_self[e], c.err[e], own_origin[e], fanout)
     inner = np.nonzero(local & ~entry)[0]
     pairs = np.unique(row[entry_of[inner]] * (int(c.op.max()) + 1) + c.op[inner])
     paths = CodePaths(pairs // (int(c.op.max()) + 1), pairs % (int(c.op.max()) + 1))
-    return SpanGraph(tuple(codes.names), calls, edges, has_status, paths)
+    return SpanGraph(tuple(codes.names), calls, edges, has_status, paths), row[entry_of]
 
 
 def _last_of(call: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -323,7 +340,7 @@ def _empty(codes: _Codes, has_status: bool) -> SpanGraph:
     b = np.zeros(0, dtype=bool)
     return SpanGraph(
         tuple(codes.names),
-        ServiceCalls(i, i, f, f, f, b, b, i),
+        ServiceCalls(i, i, i, f, f, f, b, b, i),
         EdgeCalls(i, i, f, f, f, f, f, f, b, b, i, b),
         has_status,
     )

@@ -19,7 +19,7 @@ cite forms `traces.jsonl:<service>@<start>-<end>` and
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from statistics import NormalDist
 from typing import Literal
@@ -40,6 +40,7 @@ TraceKind = Literal[
     "origin_errors",  # service: share of calls in which a failure originated in its own spans
     "volume",  # service: share of all calls that are calls into it
     "code_path",  # service: share of its calls that ran one of its own inner operations (the one that moved most)
+    "log_path",  # service: share of its calls of one operation, not failed, that logged a template (most moved)
     "fanout",  # service: calls out per call (median)
     "network_in",  # service: time of the calls into it that its spans do not cover, all callers pooled
     "network_out",  # service: time of its calls out that the callees' spans do not cover, all callees pooled
@@ -87,6 +88,7 @@ _WHAT: dict[str, str] = {
     "origin_errors": "share of calls with a failure originating in its own spans",
     "volume": "share of all calls",
     "code_path": "share of its calls that ran its own operation",
+    "log_path": "share of its calls that did not fail and logged",
     "fanout": "calls out per call",
     "network_in": "time in the calls into it that its spans do not cover (network, queue; all callers)",
     "network_out": "time in its calls out that the callees' spans do not cover (all callees)",
@@ -313,6 +315,7 @@ def _services(b: _Builder) -> None:
         if c.fanout[mine].any():
             b.times("fanout", name, None, c.fanout[mine].astype(np.float64), after, cite, at)
         _code_path(b, name, mine, after_all, cite)
+        _log_path(b, name, mine, after_all, cite)
 
 
 def _pooled_network(b: _Builder) -> None:
@@ -355,6 +358,41 @@ def _code_path(b: _Builder, name: str, mine: np.ndarray, after: np.ndarray, cite
         changed = best[3] and abs(best[2]) >= bonferroni_z(tries)
         stats = (best[0], best[1], best[2], changed)
         b.add("code_path", name, None, stats, (nb, na), cite, f" ({b.graph.operation(best_op)})")
+
+
+def _log_path(b: _Builder, name: str, mine: np.ndarray, after: np.ndarray, cite: str) -> None:
+    """The log template whose share of one operation's calls moved most, among calls that did not fail.
+
+    Calls that failed are left out: they log their failure, which the error shares
+    already read, and a caller that fails on a wrong answer stops logging what it
+    logs when it succeeds. What is left is a service whose calls succeed as before
+    yet run other code (a wrong return value, an early return). Per operation served,
+    so callers asking for other operations move nothing here.
+    """
+    logged, calls = b.graph.logged, b.graph.calls
+    if logged is None:
+        return
+    fine = mine & ~calls.failed & ~calls.originated
+    here = fine[logged.call]
+    best: tuple[float, float, float, bool] | None = None
+    best_key, sizes, tries = (-1, -1), (0, 0), 0
+    for op in np.unique(calls.op[fine]):
+        of_op = fine & (calls.op == op)
+        nb, na = int((of_op & ~after).sum()), int((of_op & after).sum())
+        if nb < MIN_CALLS or na < MIN_CALLS:
+            continue
+        rows = here & of_op[logged.call]
+        for template in np.unique(logged.op[rows]):
+            tries += 1
+            hit = logged.call[rows & (logged.op == template)]
+            stats = _share(int((~after[hit]).sum()), nb, int(after[hit].sum()), na)
+            if best is None or abs(stats[2]) > abs(best[2]):
+                best, best_key, sizes = stats, (int(op), int(template)), (nb, na)
+    if best is not None:
+        changed = best[3] and abs(best[2]) >= bonferroni_z(tries)
+        op, template = best_key
+        detail = f" '{b.graph.templates[template]}' in {b.graph.operation(op) or 'its calls'}"
+        b.add("log_path", name, None, (best[0], best[1], best[2], changed), sizes, cite, detail)
 
 
 def bonferroni_z(tries: int) -> float:
@@ -441,19 +479,26 @@ def _last_call(b: _Builder, caller: int, callee: int, endings: _Endings, cite: s
 
 
 def trace_findings(
-    spans: Sequence[Span], *, baseline: tuple[datetime, datetime], during: tuple[datetime, datetime]
+    spans: Sequence[Span],
+    *,
+    baseline: tuple[datetime, datetime],
+    during: tuple[datetime, datetime],
+    logged: Mapping[int, Iterable[str]] | None = None,
 ) -> list[TraceFinding]:
     """Every service and call edge aggregate, calls starting in `baseline` against calls starting in `during`.
 
     Spans outside both still link calls (a parent before the baseline's end keeps its children's
-    caller); calls that start between the two windows are compared on neither side.
+    caller); calls that start between the two windows are compared on neither side. `logged`: per
+    span index, the log templates its service wrote in it (`context.log_span_paths`).
     """
     lo, hi = min(baseline[0], during[0]), max(baseline[1], during[1])
-    inside = [s for s in spans if lo <= s.start <= hi]
-    if not inside:
+    keep = [i for i, s in enumerate(spans) if lo <= s.start <= hi]
+    if not keep:
         return []
+    inside = [spans[i] for i in keep]
+    moved = {j: logged[i] for j, i in enumerate(keep) if i in logged} if logged else None
     window = (baseline[0].timestamp(), baseline[1].timestamp())
-    builder = _Builder(span_graph(inside), window, (during[0].timestamp(), during[1].timestamp()))
+    builder = _Builder(span_graph(inside, moved), window, (during[0].timestamp(), during[1].timestamp()))
     _services(builder)
     _pooled_network(builder)
     _edges(builder)

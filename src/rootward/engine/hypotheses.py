@@ -279,8 +279,25 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             sigs = family_signatures(change)
         sigs = sigs or silent_sigs
         out.append(EntityScore(e, score, own, coverage, victim_of, sigs, reasons))
+    rank_below_causes(out, {e: t.victim_of for e, t in traces.items() if t.victim_of})
     out.sort(key=lambda s: (-s.score, s.entity))
     return out
+
+
+def rank_below_causes(scores: list[EntityScore], traced: dict[str, str]) -> None:
+    """A service whose trouble the spans show coming from one callee ranks below that callee.
+
+    The spans tie its symptoms to the callee's: time or failures spent in calls to it, or
+    errors raised right after its changed answers. Everything it shows is then the callee's
+    fault seen again, and the louder it is, the more of that it shows: a discount alone lets
+    a loud victim outrank a quiet cause.
+    """
+    by_entity = {s.entity: s for s in scores}
+    for s in scores:
+        cause = by_entity.get(traced.get(s.entity, ""))
+        if cause is not None and s.victim_of == cause.entity and s.score >= cause.score:
+            s.score = cause.score * VICTIM_FACTOR
+            s.reasons.append(f"ranked below {cause.entity}, whose answers its spans show it suffering")
 
 
 def _alternatives(

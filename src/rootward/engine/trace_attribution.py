@@ -17,7 +17,9 @@ findings (`context.trace_evidence`) are read as causes and effects:
   caller's own side (a starved service, its own network);
 * **other code paths**: the share of a service's calls that run one of its own
   inner operations moved: saturation slows operations, only different code (or
-  data) changes which of them run;
+  data) changes which of them run; likewise the share of one operation's calls
+  that still succeed and log a given line (`log_path`): a wrong return value
+  or an early return fails nothing where it happens, but skips lines;
 * **errors where they originate**: the deepest errored span whose children did
   not error; the callers that surface them are victims;
 * **a dependency down**: client calls to it that no span of it answered;
@@ -32,9 +34,11 @@ findings (`context.trace_evidence`) are read as causes and effects:
   otherwise (callers asking for other pages move the share too, and one
   caller's own fault stops its work after some call as well);
 * **a common cause**: when several callers' calls end at the same callee more
-  often, and errors originate in those callers' own spans, the callee's answers
+  often, or one caller's do at a callee whose own code took other paths at the
+  onset, and errors originate in those callers' own spans, the callee's answers
   are what they fail on (a wrong return value raises in the caller): the
-  callers are its victims, however many errors they raise;
+  callers are its victims, however many errors they raise, unless their own
+  work changed more than the callee's;
 * **victims**: a service whose latency rose while its own work did not, by the
   time it spent calling one dependency (or whose errors came from a call out).
 
@@ -89,6 +93,7 @@ class TraceAttribution:
     reasons: list[str] = field(default_factory=list)
     evidence: list[EvidenceRef] = field(default_factory=list)
     symptomatic: bool = False  # its latency or errors moved the harmful way, whoever caused it
+    work: float = 0.0  # the strongest change of its own work (times, network, code paths), failures aside
 
     def credit(self, hint: FaultHint) -> None:
         self.hints.append(hint)
@@ -243,6 +248,23 @@ def _own(ix: _Index, a: TraceAttribution, support: dict[str, float]) -> None:
         # requests (callers asking for something else): half the weight of an error's origin.
         moved = CODE_PATH_SHARE * min(1.0, abs(path.after - path.before) / FULL_SHARE)
         a.credit(FaultHint("deploy_regression", moved, (path.evidence,), f"{e}'s code takes other paths"))
+    logged = ix.of(e, "log_path")
+    if logged is not None and logged.changed:
+        # Calls that still succeed log other lines than the same operation's calls did before:
+        # its code returns early or branches elsewhere (a wrong return value looks just so).
+        moved = CODE_PATH_SHARE * min(1.0, abs(logged.after - logged.before) / FULL_SHARE)
+        reason = f"{e}'s calls that succeed log other lines than before: its code takes another path"
+        a.credit(FaultHint("deploy_regression", moved, (logged.evidence,), reason))
+
+
+def _other_paths(ix: _Index, e: str) -> bool:
+    """Whether `e`'s own code took other paths at the onset (inner operations or log lines), not its callers'."""
+    logged = ix.of(e, "log_path")
+    if logged is not None and logged.changed:
+        return True
+    path, volume = ix.of(e, "code_path"), ix.of(e, "volume")
+    asked_differently = (volume is not None and volume.changed) or _cut_short_elsewhere(ix, e)
+    return path is not None and path.changed and not asked_differently
 
 
 def _cut_short_elsewhere(ix: _Index, e: str) -> bool:
@@ -321,9 +343,10 @@ def _endings(ix: _Index, callee: str) -> list[TraceFinding]:
 
 
 def _common_cause(ix: _Index, e: str) -> TraceFinding | None:
-    """The callee that `e`'s calls now end at and that other callers' calls end at too, if any."""
+    """The callee that `e`'s calls now end at and that other callers' calls end at too, or whose own
+    code took other paths at the same time, if any."""
     mine = [f for f in ix.out_of(e, "last_call") + ix.out_of(e, "errors_after") if f.up]
-    shared = [f for f in mine if len(_endings(ix, f.entity)) >= MIN_SHARED_CALLERS]
+    shared = [f for f in mine if len(_endings(ix, f.entity)) >= MIN_SHARED_CALLERS or _other_paths(ix, f.entity)]
     return max(shared, key=lambda f: (share_strength(f), f.entity), default=None)
 
 
@@ -348,11 +371,12 @@ def _passed_on(ix: _Index, a: TraceAttribution, by: dict[str, TraceAttribution])
         if not (origin and origin.up):
             candidates += [(f.after - f.before, f.entity, f) for f in ix.out_of(e, "call_errors") if f.up]
     common = _common_cause(ix, e) if failing else None
-    if common is not None and by[common.entity].own * VICTIM_MARGIN >= a.own:
+    if common is not None and by[common.entity].own * VICTIM_MARGIN >= a.work:
         # Errors raised in its own spans, right after the answer of a callee that several
-        # callers now stop at: the callee's answers are what it fails on.
+        # callers now stop at, or whose code just took other paths: the callee's answers are
+        # what it fails on, unless its own work changed more than the callee's did.
         a.victim_of = common.entity
-        a.reasons.append(f"its errors follow {common.entity}'s answers, as its other callers' do")
+        a.reasons.append(f"its errors follow {common.entity}'s answers, which changed at the onset")
         a.evidence.append(common.evidence)
         return
     if not candidates:
@@ -373,6 +397,7 @@ def attribute_traces(findings: Iterable[TraceFinding]) -> dict[str, TraceAttribu
     support = {e: 1.0 if _starved(ix, e) else _support(ix, e) for e in by}
     for a in by.values():
         _own(ix, a, support)
+        a.work = a.own
         _own_failures(ix, a)
         _unseen_callee(ix, a)
     for a in by.values():

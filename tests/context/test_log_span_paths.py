@@ -1,0 +1,97 @@
+"""A call's code path read from the lines its service logged in its spans: a wrong return shows where it is made."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from rootward.bundle.load import load_bundle
+from rootward.bundle.write import write_logs
+from rootward.context.assemble import assemble_context
+from rootward.context.log_span_paths import logged_templates
+from rootward.context.log_span_status import MIN_NAMED_SPANS, with_log_status
+from rootward.context.trace_evidence import trace_findings
+from rootward.domain.telemetry import LogRecord, Span
+from rootward.engine.hypotheses import score_entities
+from rootward.engine.trace_attribution import attribute_traces
+from rootward.sources.bundle import bundle_sources
+from tests.context.span_factory import BASELINE, DURING, ONSET, Phase, incident_spans, write_traced_bundle
+
+# pricing has one caller: when checkout raises right after its answers, one caller alone cannot say whose fault it is.
+CHAIN = {"frontend": ["checkout"], "checkout": ["pricing", "payment"]}
+
+
+def _path_logs(spans: Sequence[Span], returns_early: frozenset[str] = frozenset()) -> list[LogRecord]:
+    """A start line and an end line per server span (ERROR where it failed); after the onset, the
+    services in `returns_early` return before their end line, as a method cut short by a wrong return."""
+    out = []
+    for s in spans:
+        if s.kind != "server":
+            continue
+        ids = f"TraceID: {s.trace_id} SpanID: {s.span_id}"
+        out.append(LogRecord(s.start, s.service, f"{ids} handling {s.operation}", "INFO"))
+        if s.service in returns_early and s.start >= ONSET:
+            continue
+        failed = s.status == "error"
+        message = f"{ids} request {'failed' if failed else 'handled'} {s.operation}"
+        out.append(LogRecord(s.start, s.service, message, "ERROR" if failed else "INFO"))
+    return out
+
+
+def _timings_only(spans: Sequence[Span]) -> list[Span]:
+    return [replace(s, status=None, kind=None) for s in spans]
+
+
+def _wrong_pricing() -> tuple[list[Span], list[LogRecord]]:
+    traced = incident_spans(CHAIN, "frontend", Phase(), Phase(wrong_answers=frozenset({"pricing"})))
+    return traced, _path_logs(traced, returns_early=frozenset({"pricing"}))
+
+
+def test_each_span_gets_the_templates_its_own_service_logged_in_it() -> None:
+    traced, logs = _wrong_pricing()
+    spans = _timings_only(traced)
+    logged = logged_templates(spans, logs)
+    servers = [i for i, s in enumerate(traced) if s.kind == "server"]
+    assert set(logged) == set(servers)  # nobody logs in a client span
+    early = [i for i in servers if traced[i].service == "pricing" and traced[i].start >= ONSET]
+    assert early and all(len(logged[i]) == 1 for i in early)
+    assert all(len(logged[i]) == 2 for i in servers if i not in early)
+    elsewhere = [replace(line, service="someone-else") for line in logs]
+    assert logged_templates(spans, elsewhere) == {}
+    assert logged_templates(spans, logs[: MIN_NAMED_SPANS - 1]) == {}
+
+
+def test_a_callee_whose_calls_skip_a_line_is_the_cause_its_one_caller_raises_on() -> None:
+    traced, logs = _wrong_pricing()
+    spans = with_log_status(_timings_only(traced), logs)
+    found = trace_findings(spans, baseline=BASELINE, during=DURING, logged=logged_templates(spans, logs))
+    path = {f.entity: f for f in found if f.kind == "log_path"}
+    assert path["pricing"].changed and path["pricing"].before == 1.0 and path["pricing"].after == 0.0
+    # Every call of checkout fails after the onset: none is left whose path could have moved.
+    assert "checkout" not in path or not path["checkout"].changed
+    by = attribute_traces(found)
+    assert by["checkout"].victim_of == "pricing"
+    assert by["pricing"].hints[0].fault_type == "deploy_regression"
+    blind = attribute_traces(trace_findings(spans, baseline=BASELINE, during=DURING))
+    assert blind["checkout"].victim_of is None  # without the lines' paths, checkout's errors are its own
+
+
+def test_the_same_lines_at_a_lower_rate_are_no_other_path() -> None:
+    """Fewer calls after the onset change no call's path: nothing is read as a code fault."""
+    traced = incident_spans(CHAIN, "frontend", Phase(), Phase(), per_side=60)
+    fewer = [s for s in traced if s.start < ONSET or int(s.trace_id, 16) % 2 == 0]
+    logs = _path_logs(fewer)
+    found = trace_findings(fewer, baseline=BASELINE, during=DURING, logged=logged_templates(fewer, logs))
+    assert not any(f.changed for f in found if f.kind == "log_path")
+
+
+def test_an_investigated_bundle_ranks_the_callee_above_the_caller_that_raises(tmp_path: Path) -> None:
+    traced, logs = _wrong_pricing()
+    root = write_traced_bundle(tmp_path / "b", _timings_only(traced), CHAIN)
+    write_logs(root, logs)
+    bundle = load_bundle(root)
+    ranked = score_entities(assemble_context(bundle_sources(bundle), bundle.meta))
+    assert ranked[0].entity == "pricing"
+    checkout = next(s for s in ranked if s.entity == "checkout")
+    assert checkout.victim_of == "pricing"

@@ -22,19 +22,24 @@ from tests.context.span_factory import BASELINE, DURING, ONSET, Phase, incident_
 CHAIN = {"frontend": ["checkout"], "checkout": ["pricing", "payment"]}
 
 
-def _path_logs(spans: Sequence[Span], returns_early: frozenset[str] = frozenset()) -> list[LogRecord]:
+def _path_logs(
+    spans: Sequence[Span], returns_early: frozenset[str] = frozenset(), falls_back: frozenset[str] = frozenset()
+) -> list[LogRecord]:
     """A start line and an end line per server span (ERROR where it failed); after the onset, the
-    services in `returns_early` return before their end line, as a method cut short by a wrong return."""
+    services in `returns_early` return before their end line, as a method cut short by a wrong return,
+    and those in `falls_back` log a fallback instead of failing (a caller branching on a bad answer)."""
     out = []
     for s in spans:
         if s.kind != "server":
             continue
         ids = f"TraceID: {s.trace_id} SpanID: {s.span_id}"
         out.append(LogRecord(s.start, s.service, f"{ids} handling {s.operation}", "INFO"))
-        if s.service in returns_early and s.start >= ONSET:
+        after = s.start >= ONSET
+        if s.service in returns_early and after:
             continue
         failed = s.status == "error"
-        message = f"{ids} request {'failed' if failed else 'handled'} {s.operation}"
+        outcome = "served a cached default for" if s.service in falls_back and after else "handled"
+        message = f"{ids} request {'failed' if failed else outcome} {s.operation}"
         out.append(LogRecord(s.start, s.service, message, "ERROR" if failed else "INFO"))
     return out
 
@@ -95,3 +100,22 @@ def test_an_investigated_bundle_ranks_the_callee_above_the_caller_that_raises(tm
     assert ranked[0].entity == "pricing"
     checkout = next(s for s in ranked if s.entity == "checkout")
     assert checkout.victim_of == "pricing"
+
+
+def test_a_caller_that_branches_on_a_changed_answer_passes_the_change_up_from_its_callee() -> None:
+    """No span fails: pricing returns early, checkout falls back on what it got. Answers travel up,
+    so of the two path changes on the edge, the callee's is the origin."""
+    traced = incident_spans(CHAIN, "frontend", Phase(), Phase())
+    logs = _path_logs(traced, returns_early=frozenset({"pricing"}), falls_back=frozenset({"checkout"}))
+    spans = with_log_status(_timings_only(traced), logs)
+    found = trace_findings(spans, baseline=BASELINE, during=DURING, logged=logged_templates(spans, logs))
+    assert {f.entity for f in found if f.kind == "log_path" and f.changed} == {"pricing", "checkout"}
+    by = attribute_traces(found)
+    assert by["checkout"].victim_of == "pricing" and by["pricing"].victim_of is None
+    # The callee alone changed nothing: the caller's own branch is its own.
+    own = _path_logs(traced, falls_back=frozenset({"checkout"}))
+    spans = with_log_status(_timings_only(traced), own)
+    alone = attribute_traces(
+        trace_findings(spans, baseline=BASELINE, during=DURING, logged=logged_templates(spans, own))
+    )
+    assert alone["checkout"].victim_of is None and alone["checkout"].own > 0

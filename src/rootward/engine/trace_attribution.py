@@ -389,6 +389,30 @@ def _passed_on(ix: _Index, a: TraceAttribution, by: dict[str, TraceAttribution])
         a.evidence.append(finding.evidence)
 
 
+def _path_passed_up(ix: _Index, a: TraceAttribution, by: dict[str, TraceAttribution]) -> None:
+    """A service whose calls took other paths, as did those of a callee it calls, passes the callee's change on.
+
+    A wrong return value or an exception changes an answer, and answers travel up: the
+    caller branches on what it got (logs a fallback, returns a failure of its own) without
+    failing anything a tracer sees. What travels down is fewer calls (work cut short), which
+    moves a callee's volume, not which lines its calls of one operation log. So of two path
+    changes on one call edge the callee's is the origin, unless the caller's own work changed
+    more than the callee's did.
+    """
+    e = a.entity
+    errors = ix.of(e, "errors")
+    if a.victim_of is not None or (errors is not None and errors.up) or not _other_paths(ix, e):
+        return  # a failing caller is read by its errors (`_passed_on`)
+    changed = [c for c in sorted(_neighbours(ix, e, callers=False)) if c in by and _other_paths(ix, c)]
+    if not changed:
+        return
+    callee = max(changed, key=lambda c: by[c].own)
+    if by[callee].own * VICTIM_MARGIN >= a.work:
+        a.victim_of = callee
+        a.reasons.append(f"its calls took other paths as {callee}'s did: the change came up from {callee}")
+        a.evidence += [f.evidence for f in (ix.of(callee, "log_path"), ix.of(callee, "code_path")) if f is not None]
+
+
 def attribute_traces(findings: Iterable[TraceFinding]) -> dict[str, TraceAttribution]:
     """Per entity seen in the traces: what change is its own, and whose victim it is."""
     ix = _Index(list(findings))
@@ -402,6 +426,8 @@ def attribute_traces(findings: Iterable[TraceFinding]) -> dict[str, TraceAttribu
         _unseen_callee(ix, a)
     for a in by.values():
         _passed_on(ix, a, by)
+    for a in by.values():
+        _path_passed_up(ix, a, by)
     for a in by.values():
         a.hints.sort(key=lambda h: (-h.score, h.fault_type))
     return by

@@ -82,12 +82,17 @@ def test_a_callee_whose_calls_skip_a_line_is_the_cause_its_one_caller_raises_on(
     assert blind["checkout"].victim_of is None  # without the lines' paths, checkout's errors are its own
 
 
-def test_the_same_lines_at_a_lower_rate_are_no_other_path() -> None:
-    """Fewer calls after the onset change no call's path: nothing is read as a code fault."""
+def test_fewer_calls_or_fewer_logged_minutes_are_no_other_path() -> None:
+    """Fewer calls after the onset, or a log source that starts late, change no call's path."""
     traced = incident_spans(CHAIN, "frontend", Phase(), Phase(), per_side=60)
     fewer = [s for s in traced if s.start < ONSET or int(s.trace_id, 16) % 2 == 0]
     logs = _path_logs(fewer)
     found = trace_findings(fewer, baseline=BASELINE, during=DURING, logged=logged_templates(fewer, logs))
+    assert not any(f.changed for f in found if f.kind == "log_path")
+    # A log source that starts later than the traces leaves early calls without lines: no path moved either.
+    late = [line for line in _path_logs(traced) if line.ts >= BASELINE[0] + (BASELINE[1] - BASELINE[0]) / 2]
+    found = trace_findings(traced, baseline=BASELINE, during=DURING, logged=logged_templates(traced, late))
+    assert [f for f in found if f.kind == "log_path"]
     assert not any(f.changed for f in found if f.kind == "log_path")
 
 

@@ -367,12 +367,16 @@ def _log_path(b: _Builder, name: str, mine: np.ndarray, after: np.ndarray, cite:
     already read, and a caller that fails on a wrong answer stops logging what it
     logs when it succeeds. What is left is a service whose calls succeed as before
     yet run other code (a wrong return value, an early return). Per operation served,
-    so callers asking for other operations move nothing here.
+    so callers asking for other operations move nothing here. Only calls in which the
+    service logged something count: a log source that covers less of the window than
+    the traces (it started later, it sampled) would otherwise change every share.
     """
     logged, calls = b.graph.logged, b.graph.calls
     if logged is None:
         return
-    fine = mine & ~calls.failed & ~calls.originated
+    named = np.zeros(calls.service.size, dtype=bool)
+    named[logged.call] = True
+    fine = mine & named & ~calls.failed & ~calls.originated
     here = fine[logged.call]
     best: tuple[float, float, float, bool] | None = None
     best_key, sizes, tries = (-1, -1), (0, 0), 0

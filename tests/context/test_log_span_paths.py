@@ -10,7 +10,7 @@ from rootward.bundle.load import load_bundle
 from rootward.bundle.write import write_logs
 from rootward.context.assemble import assemble_context
 from rootward.context.log_span_paths import logged_templates
-from rootward.context.log_span_status import MIN_NAMED_SPANS, with_log_status
+from rootward.context.log_span_status import MIN_NAMED_SPANS, named_lines, with_log_status
 from rootward.context.trace_evidence import trace_findings
 from rootward.domain.telemetry import LogRecord, Span
 from rootward.engine.hypotheses import score_entities
@@ -56,21 +56,21 @@ def _wrong_pricing() -> tuple[list[Span], list[LogRecord]]:
 def test_each_span_gets_the_templates_its_own_service_logged_in_it() -> None:
     traced, logs = _wrong_pricing()
     spans = _timings_only(traced)
-    logged = logged_templates(spans, logs)
+    logged = logged_templates(spans, named_lines(logs))
     servers = [i for i, s in enumerate(traced) if s.kind == "server"]
     assert set(logged) == set(servers)  # nobody logs in a client span
     early = [i for i in servers if traced[i].service == "pricing" and traced[i].start >= ONSET]
     assert early and all(len(logged[i]) == 1 for i in early)
     assert all(len(logged[i]) == 2 for i in servers if i not in early)
     elsewhere = [replace(line, service="someone-else") for line in logs]
-    assert logged_templates(spans, elsewhere) == {}
-    assert logged_templates(spans, logs[: MIN_NAMED_SPANS - 1]) == {}
+    assert logged_templates(spans, named_lines(elsewhere)) == {}
+    assert logged_templates(spans, named_lines(logs[: MIN_NAMED_SPANS - 1])) == {}
 
 
 def test_a_callee_whose_calls_skip_a_line_is_the_cause_its_one_caller_raises_on() -> None:
     traced, logs = _wrong_pricing()
     spans = with_log_status(_timings_only(traced), logs)
-    found = trace_findings(spans, baseline=BASELINE, during=DURING, logged=logged_templates(spans, logs))
+    found = trace_findings(spans, baseline=BASELINE, during=DURING, logged=logged_templates(spans, named_lines(logs)))
     path = {f.entity: f for f in found if f.kind == "log_path"}
     assert path["pricing"].changed and path["pricing"].before == 1.0 and path["pricing"].after == 0.0
     # Every call of checkout fails after the onset: none is left whose path could have moved.
@@ -87,11 +87,11 @@ def test_fewer_calls_or_fewer_logged_minutes_are_no_other_path() -> None:
     traced = incident_spans(CHAIN, "frontend", Phase(), Phase(), per_side=60)
     fewer = [s for s in traced if s.start < ONSET or int(s.trace_id, 16) % 2 == 0]
     logs = _path_logs(fewer)
-    found = trace_findings(fewer, baseline=BASELINE, during=DURING, logged=logged_templates(fewer, logs))
+    found = trace_findings(fewer, baseline=BASELINE, during=DURING, logged=logged_templates(fewer, named_lines(logs)))
     assert not any(f.changed for f in found if f.kind == "log_path")
     # A log source that starts later than the traces leaves early calls without lines: no path moved either.
     late = [line for line in _path_logs(traced) if line.ts >= BASELINE[0] + (BASELINE[1] - BASELINE[0]) / 2]
-    found = trace_findings(traced, baseline=BASELINE, during=DURING, logged=logged_templates(traced, late))
+    found = trace_findings(traced, baseline=BASELINE, during=DURING, logged=logged_templates(traced, named_lines(late)))
     assert [f for f in found if f.kind == "log_path"]
     assert not any(f.changed for f in found if f.kind == "log_path")
 
@@ -113,7 +113,7 @@ def test_a_caller_that_branches_on_a_changed_answer_passes_the_change_up_from_it
     traced = incident_spans(CHAIN, "frontend", Phase(), Phase())
     logs = _path_logs(traced, returns_early=frozenset({"pricing"}), falls_back=frozenset({"checkout"}))
     spans = with_log_status(_timings_only(traced), logs)
-    found = trace_findings(spans, baseline=BASELINE, during=DURING, logged=logged_templates(spans, logs))
+    found = trace_findings(spans, baseline=BASELINE, during=DURING, logged=logged_templates(spans, named_lines(logs)))
     assert {f.entity for f in found if f.kind == "log_path" and f.changed} == {"pricing", "checkout"}
     by = attribute_traces(found)
     assert by["checkout"].victim_of == "pricing" and by["pricing"].victim_of is None
@@ -121,6 +121,6 @@ def test_a_caller_that_branches_on_a_changed_answer_passes_the_change_up_from_it
     own = _path_logs(traced, falls_back=frozenset({"checkout"}))
     spans = with_log_status(_timings_only(traced), own)
     alone = attribute_traces(
-        trace_findings(spans, baseline=BASELINE, during=DURING, logged=logged_templates(spans, own))
+        trace_findings(spans, baseline=BASELINE, during=DURING, logged=logged_templates(spans, named_lines(own)))
     )
     assert alone["checkout"].victim_of is None and alone["checkout"].own > 0

@@ -27,7 +27,7 @@ from rootward.context.log_levels import with_stated_level
 from rootward.context.log_shifts import LogShift, log_shifts
 from rootward.context.log_signals import LogSignal, log_signals
 from rootward.context.log_span_paths import logged_templates
-from rootward.context.log_span_status import with_log_status
+from rootward.context.log_span_status import named_lines, status_from_lines
 from rootward.context.metric_change import JointOnset, MetricChange, metric_changes
 from rootward.context.pod_series import alerts_by_workload, records_by_workload, series_by_workload
 from rootward.context.recovery import AlertState, alert_states, current_firings, recovery_of
@@ -436,8 +436,9 @@ def _traces(
         gaps.append(f"no spans in the incident window ({span}) for any service")
         return []
     _mark(telemetry, dict.fromkeys(s.service for s in spans), reachable, "traces")
-    spans = with_log_status(spans, records)
-    logged = logged_templates(spans, records)  # the code path of each call, from its lines
+    lines = named_lines(records)  # lines that say which span they were written in
+    spans = status_from_lines(spans, lines)
+    logged = logged_templates(spans, lines)  # the code path of each call, from its lines
     metric_onset = window.onset is not None and window.onset <= window.fired_at
     # Without a metric onset before the alert, the spans' own change point (context.trace_onset).
     spans_onset = None if metric_onset else trace_onset(spans, window.baseline_start, window.fired_at)

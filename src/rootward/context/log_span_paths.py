@@ -9,7 +9,7 @@ root causes of Nezha's TrainTicket faults are exactly such transitions between
 two log statements), or one it never reached now is.
 
 So each span is given the templates its own service logged in it (lines name
-their span as in `context.log_span_status`), and `context.span_graph` turns
+their span as in `context.log_span_status`, and are read once for both), and `context.span_graph` turns
 them into, per call into a service, the templates it logged: a log statement is
 to this reading what an inner operation is to `code_path`. `trace_evidence`
 then compares, per operation served, the share of calls that logged each
@@ -18,34 +18,40 @@ template before and after the onset (`log_path`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
-from rootward.context.log_span_status import MIN_NAMED_SPANS, ids_of, span_key
+from rootward.context.log_span_status import MIN_NAMED_SPANS, Key, span_key
 from rootward.context.logs import assign_templates
 from rootward.domain.telemetry import LogRecord, Span
 
 
-def logged_templates(spans: Sequence[Span], logs: Iterable[LogRecord]) -> dict[int, frozenset[str]]:
+def logged_templates(spans: Sequence[Span], lines: Sequence[tuple[Key, LogRecord]]) -> dict[int, frozenset[str]]:
     """Per span (its index in `spans`), the templates its own service logged in it; {} when too few are named.
 
-    Templates are found per service (`context.logs.assign_templates`, the same clustering as
-    everywhere), over the lines that name a span: a line without one says nothing of any call.
+    `lines` are the lines that name a span (`log_span_status.named_lines`). Only those naming
+    one of `spans` are clustered: a line whose span the trace store did not keep says nothing of
+    any call compared. Templates are found per service (`context.logs.assign_templates`, the
+    same clustering as everywhere).
     """
     if not spans:
         return {}
-    by_service: dict[str, list[tuple[tuple[str, str, str], str]]] = {}
-    for record in logs:
-        trace_id, span_id = ids_of(record)
-        if span_id:
-            by_service.setdefault(record.service, []).append(((record.service, trace_id, span_id), record.message))
-    named: dict[tuple[str, str, str], set[str]] = {}
-    for lines in by_service.values():
-        assignment, templates = assign_templates(message for _, message in lines)
-        for (key, _), cluster in zip(lines, assignment, strict=True):
+    full = {(s.service, s.trace_id.lower(), s.span_id.lower()) for s in spans}
+    short = {(s.service, s.span_id.lower()) for s in spans}
+    by_service: dict[str, list[tuple[Key, str]]] = {}
+    for key, record in lines:
+        service, trace_id, span_id = key
+        if key in full or (not trace_id and (service, span_id) in short):
+            by_service.setdefault(service, []).append((key, record.message))
+    if sum(len(found) for found in by_service.values()) < MIN_NAMED_SPANS:
+        return {}
+    named: dict[Key, set[str]] = {}
+    for found in by_service.values():
+        assignment, templates = assign_templates(message for _, message in found)
+        for (key, _), cluster in zip(found, assignment, strict=True):
             named.setdefault(key, set()).add(templates[cluster])
     out: dict[int, frozenset[str]] = {}
     for i, span in enumerate(spans):
-        found = span_key(span, named.keys())
-        if found is not None:
-            out[i] = frozenset(named[found])
+        found_key = span_key(span, named.keys())
+        if found_key is not None:
+            out[i] = frozenset(named[found_key])
     return out if len(out) >= MIN_NAMED_SPANS else {}

@@ -55,8 +55,27 @@ def ids_of(record: LogRecord) -> tuple[str, str]:
     return trace, span
 
 
+def named_lines(logs: Iterable[LogRecord]) -> list[tuple[Key, LogRecord]]:
+    """The lines that name the span they were written in, each with the key it names it by.
+
+    Read once per investigation: both the status (`with_log_status`) and the code path of a
+    call (`context.log_span_paths`) come from the same lines.
+    """
+    out = []
+    for record in logs:
+        trace_id, span_id = ids_of(record)
+        if span_id:
+            out.append(((record.service, trace_id, span_id), record))
+    return out
+
+
 def with_log_status(spans: Sequence[Span], logs: Iterable[LogRecord]) -> list[Span]:
-    """The spans, each one its service's log lines name marked failed (an error line) or ok (none).
+    """The spans, each one its service's log lines name marked failed (an error line) or ok (none)."""
+    return status_from_lines(spans, named_lines(logs))
+
+
+def status_from_lines(spans: Sequence[Span], lines: Sequence[tuple[Key, LogRecord]]) -> list[Span]:
+    """`with_log_status` from lines already read by `named_lines`.
 
     A line counts for a span of its own service only (a line that prints the caller's span id, as
     some propagators log it, says nothing of that span), and within the trace it names, if it names
@@ -67,11 +86,7 @@ def with_log_status(spans: Sequence[Span], logs: Iterable[LogRecord]) -> list[Sp
         return list(spans)
     named: set[Key] = set()
     failed: set[Key] = set()
-    for record in logs:
-        trace_id, span_id = ids_of(record)
-        if not span_id:
-            continue
-        key = (record.service, trace_id, span_id)
+    for key, record in lines:
         named.add(key)
         if record.level.upper() in ERROR_LEVELS:
             failed.add(key)

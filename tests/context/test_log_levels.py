@@ -52,16 +52,28 @@ def test_words_in_the_message_are_not_a_level(line: str) -> None:
     assert stated_level(line) == ""
 
 
-def test_a_record_with_a_level_keeps_it() -> None:
+def test_a_record_with_a_level_keeps_it_unless_it_is_a_shippers_default() -> None:
     ts = datetime(2026, 3, 14, tzinfo=UTC)
-    record = LogRecord(ts, "api", "ERROR: this text is quoted from a client", level="INFO")
-    assert with_stated_level(record) is record
-    bare = LogRecord(ts, "api", "16:48:42.468 ERROR c.e.Api boom")
+    line = "16:48:42.468 ERROR c.e.Api boom"
+    for level in ("WARN", "DEBUG", "ERROR", "NOTICE"):  # the shipper parsed it: authoritative
+        record = LogRecord(ts, "api", line, level=level)
+        assert with_stated_level(record) is record
+    bare = LogRecord(ts, "api", line)
     assert with_stated_level(bare).level == "ERROR"
+    # Cloud Logging's INFO / DEFAULT for unparsed stdout: the line's own head knows better ...
+    for default in ("INFO", "info", "DEFAULT"):
+        assert with_stated_level(LogRecord(ts, "api", line, level=default)).level == "ERROR"
+    # ... but only when it says something more severe.
+    quiet = LogRecord(ts, "api", "16:48:42.468 DEBUG c.e.Api cache warm", level="INFO")
+    assert with_stated_level(quiet) is quiet
+    prose = LogRecord(ts, "api", "user asked why ERROR 42 appeared", level="INFO")
+    assert with_stated_level(prose) is prose
 
 
-def test_a_bundle_without_level_fields_reads_the_same_failures(tmp_path: Path) -> None:
-    """Levels moved from the field into logback-style text: the same services show failing templates."""
+@pytest.mark.parametrize("shipped", ["", "INFO"])
+def test_a_bundle_without_level_fields_reads_the_same_failures(tmp_path: Path, shipped: str) -> None:
+    """Levels moved from the field into logback-style text, the field left out or set to a shipper's
+    default INFO: the same services show failing templates."""
     source = EXAMPLES / "shop-disk-full-03"
     copy = tmp_path / "b"
     shutil.copytree(source, copy)
@@ -69,6 +81,8 @@ def test_a_bundle_without_level_fields_reads_the_same_failures(tmp_path: Path) -
     for row in rows:
         level = row.pop("level", "")
         row["message"] = f"14:31:02.118 {level or 'INFO':5s} main {row['message']}"
+        if shipped:
+            row["level"] = shipped
     (copy / "logs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
     def failing(path: Path) -> set[tuple[str, str]]:

@@ -12,7 +12,12 @@ error-level signal. So the level is read off the line's head, where every
 one of those formats puts it; a word deeper in the text ("... returned
 ERROR 42 to the client") is content, not severity, and is left alone.
 
-A record that has a level keeps it: the shipper's field is authoritative.
+A record that has a level keeps it: the shipper's field is authoritative,
+except where it is only the shipper's default. Cloud Logging gives every
+non-JSON stdout line INFO (or DEFAULT), and many tailers and converters write
+INFO for a line they did not parse; a line whose own head says ERROR or WARN
+then states its severity better than the field does. So a record at such a
+default level takes a *more severe* level its head states, never a milder one.
 """
 
 from __future__ import annotations
@@ -58,8 +63,12 @@ _GLOG = re.compile(r"^([IWEF])\d{4} \d{2}:\d{2}:\d{2}")
 _GLOG_LEVELS = {"I": "INFO", "W": "WARN", "E": "ERROR", "F": "FATAL"}
 
 
-def stated_level(message: str) -> str:
-    """The canonical level the line's head states ("" when it states none)."""
+def stated_level(message: str, *, before_prose: bool = False) -> str:
+    """The canonical level the line's head states ("" when it states none).
+
+    `before_prose`: only a level that comes before any lower-case word counts (a timestamp,
+    a pid, a bracket may precede it), for overruling a field rather than filling a gap.
+    """
     head = message[:HEAD_CHARS]
     if m := _GLOG.match(head):
         return _GLOG_LEVELS[m.group(1)]
@@ -67,15 +76,25 @@ def stated_level(message: str) -> str:
         return _CANONICAL[m.group(1).lower()]
     prose = False  # a lower-case word came first: a bracketed lower-case level after it is text
     for token in head.split()[:HEAD_TOKENS]:
+        if prose and before_prose:
+            return ""
         if m := _UPPER.match(token) or (None if prose else _BRACKETED.match(token)):
             return _CANONICAL[m.group(1).lower()]
         prose = prose or _WORD.match(token) is not None
     return ""
 
 
+# Levels a shipper writes for a line it did not parse: the text may know better.
+DEFAULT_LEVELS = frozenset({"INFO", "DEFAULT", "UNSPECIFIED"})
+# Stated levels that outrank a shipper's default.
+SEVERE = frozenset({"WARN", "ERROR", "FATAL", "CRITICAL", "ALERT", "EMERG", "PANIC"})
+
+
 def with_stated_level(record: LogRecord) -> LogRecord:
-    """The record, with the level its text states when the record itself carries none."""
-    if record.level:
+    """The record, with the level its text states when the record carries none (or only a default)."""
+    if record.level and record.level.upper() not in DEFAULT_LEVELS:
         return record
-    level = stated_level(record.message)
+    level = stated_level(record.message, before_prose=bool(record.level))
+    if record.level and level not in SEVERE:
+        return record
     return replace(record, level=level) if level else record

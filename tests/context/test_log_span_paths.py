@@ -124,3 +124,26 @@ def test_a_caller_that_branches_on_a_changed_answer_passes_the_change_up_from_it
         trace_findings(spans, baseline=BASELINE, during=DURING, logged=logged_templates(spans, named_lines(own)))
     )
     assert alone["checkout"].victim_of is None and alone["checkout"].own > 0
+
+
+def test_a_caller_whose_failure_lines_name_no_span_is_the_victim_of_a_callee_that_changed_path(
+    tmp_path: Path,
+) -> None:
+    """Its spans look fine, its error lines say in no span which call failed and name nothing:
+    the callee whose calls took another path at the same time is what it fails on."""
+    traced = incident_spans(CHAIN, "frontend", Phase(), Phase())
+    logs = _path_logs(traced, returns_early=frozenset({"pricing"}))
+    step = (DURING[1] - DURING[0]) / 40
+    logs += [
+        LogRecord(
+            DURING[0] + step * i, "checkout", "IllegalStateException: unexpected response: field is null", "ERROR"
+        )
+        for i in range(40)
+    ]
+    root = write_traced_bundle(tmp_path / "b", _timings_only(traced), CHAIN)
+    write_logs(root, sorted(logs, key=lambda line: line.ts))
+    bundle = load_bundle(root)
+    ranked = score_entities(assemble_context(bundle_sources(bundle), bundle.meta))
+    checkout = next(s for s in ranked if s.entity == "checkout")
+    assert checkout.victim_of == "pricing"
+    assert ranked[0].entity == "pricing"

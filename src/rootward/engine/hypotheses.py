@@ -56,7 +56,7 @@ from rootward.engine.signatures import (
 )
 from rootward.engine.silent_dependency import silent_dependency
 from rootward.engine.trace_attribution import TraceAttribution, attribute_traces
-from rootward.engine.victims import fails_after_a_fresh_change, victim_of_dependency
+from rootward.engine.victims import fails_after_a_fresh_change, fails_on_changed_answers, victim_of_dependency
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
 from rootward.worldmodel.predict import explain_score
 
@@ -259,6 +259,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             victim_of_dependency(e, p, g, profiles, borrowed, incident_onset, b_strength, counts_errors)
             or t.victim_of
             or fails_after_a_fresh_change(e, p, profiles, ctx)
+            or fails_on_changed_answers(e, p, g, traces)
         )
         reasons = [f"own evidence {own:.2f}", f"explains {coverage:.0%} of the abnormal graph"] + t.reasons
         if world is not None and world.has_entity(e):

@@ -94,6 +94,7 @@ class TraceAttribution:
     evidence: list[EvidenceRef] = field(default_factory=list)
     symptomatic: bool = False  # its latency or errors moved the harmful way, whoever caused it
     work: float = 0.0  # the strongest change of its own work (times, network, code paths), failures aside
+    other_paths: bool = False  # its own code took other paths at the onset (`_other_paths`)
 
     def credit(self, hint: FaultHint) -> None:
         self.hints.append(hint)
@@ -421,7 +422,7 @@ def attribute_traces(findings: Iterable[TraceFinding]) -> dict[str, TraceAttribu
     support = {e: 1.0 if _starved(ix, e) else _support(ix, e) for e in by}
     for a in by.values():
         _own(ix, a, support)
-        a.work = a.own
+        a.work, a.other_paths = a.own, _other_paths(ix, a.entity)
         _own_failures(ix, a)
         _unseen_callee(ix, a)
     for a in by.values():

@@ -9,7 +9,8 @@ the calls; timeouts are a slow callee seen as errors); when it is a client of a
 resolver failing the way every client does; when it has symptoms and no cause
 of its own beside a third party that reports nothing; or when its own spans fail
 right after the answers of a dependency that changed shortly before while it
-did not. Pure functions over the entity profiles (`engine/signals.py`).
+did not, or whose code took other paths while its own did not. Pure functions over
+the entity profiles (`engine/signals.py`) and the trace attribution.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from rootward.engine.signals import EntityProfile, mentions
 from rootward.engine.signatures import FRESH_CHANGE_S, KIND_HINTS, SPECIFICITY, log_matches
 from rootward.engine.silent_dependency import unexplained
 from rootward.engine.specialists.changes import STALE_CHANGE_S
+from rootward.engine.trace_attribution import TraceAttribution
 
 # A caller whose failures began this soon after a failing dependency's is passing them on.
 PROPAGATION_SLACK_S = 60
@@ -123,6 +125,35 @@ def fails_after_a_fresh_change(
     return None
 
 
+def fails_on_changed_answers(
+    e: str, p: EntityProfile, g: nx.DiGraph, traced: dict[str, TraceAttribution]
+) -> str | None:
+    """The dependency whose code took other paths at the onset, when `e` only logs failures that name nothing.
+
+    A wrong return value changes what a service answers, and its callers fail on it: they
+    log a failure of their own code that names neither a mechanism nor the sender. The
+    spans then show the callee's calls logging other lines (or running other operations)
+    while nothing of the caller's own work changed. Read so only when the caller's lines
+    name no mechanism of its own and it did not change shortly before.
+    """
+    if not p.own_logs or _own_mechanism(p) or any(c.seconds_before_onset <= STALE_CHANGE_S for c in p.changes):
+        return None
+    mine = traced.get(e)
+    if mine is not None and mine.work > 0:
+        return None
+    changed = [
+        d
+        for d in (g.successors(e) if e in g else ())
+        if (t := traced.get(d)) is not None and t.other_paths and t.victim_of is None
+    ]
+    return max(changed, key=lambda d: (traced[d].own, d), default=None)
+
+
+def _own_mechanism(p: EntityProfile) -> bool:
+    """Its failure lines name a mechanism of its own (not only what came back from a call)."""
+    return any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in log_matches(p.own_logs) if f not in CALLEE_MECHANISMS)
+
+
 def _timed_out(p: EntityProfile) -> bool:
     """Its failure lines say a call did not finish in time (`Read timed out`, `context deadline exceeded`)."""
     return "network_latency" in log_matches(p.own_logs)
@@ -143,7 +174,7 @@ def victim_of_dependency(
     counts_errors: bool = False,
 ) -> str | None:
     """The abnormal dependency whose failure `e` is merely passing on, if any (`counts_errors`: e has error series)."""
-    own_mechanism = any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in log_matches(p.own_logs) if f not in CALLEE_MECHANISMS)
+    own_mechanism = _own_mechanism(p)
     for d in _dependencies_within(g, e, profiles):
         dp = profiles.get(d)
         if dp is None:

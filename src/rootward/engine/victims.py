@@ -79,7 +79,9 @@ def _fresh_change(p: EntityProfile) -> bool:
     return bool(p.symptoms) and any(c.seconds_before_onset <= FRESH_CHANGE_S for c in p.changes)
 
 
-def _passes_on(p: EntityProfile, dp: EntityProfile, own_mechanism: bool, counts_errors: bool) -> bool:
+def _passes_on(
+    p: EntityProfile, dp: EntityProfile, own_mechanism: bool, counts_errors: bool, traced_own: bool = False
+) -> bool:
     """Its failures name no mechanism and began with or after a failing dependency's: errors travel up the calls.
 
     A caller and its callee failing together is one failure seen twice; the callee
@@ -90,9 +92,13 @@ def _passes_on(p: EntityProfile, dp: EntityProfile, own_mechanism: bool, counts_
     (`counts_errors`) and whose count did not move has no failure to pass on:
     its trouble is of another kind (it got slow), which a dependency's errors
     do not explain. A caller whose failures are calls that timed out passes on a
-    dependency that got slow: a timeout is a callee's slowness seen as an error.
+    dependency that got slow: a timeout is a callee's slowness seen as an error. One
+    with no failure or symptom at all whose spans show a change of its own
+    (`traced_own`) has nothing to pass on: that change is its own.
     """
     if own_mechanism or any(a.direction == "up" and a.ratio >= 1.5 for a in p.traffic):
+        return False
+    if traced_own and not p.own_logs and not p.symptoms:
         return False
     if counts_errors and not p.own_logs and not any(a.family == "errors" for a in p.symptoms):
         return False
@@ -172,8 +178,13 @@ def victim_of_dependency(
     incident_onset: int | None,
     b_strength: float,
     counts_errors: bool = False,
+    traced_own: bool = False,
 ) -> str | None:
-    """The abnormal dependency whose failure `e` is merely passing on, if any (`counts_errors`: e has error series)."""
+    """The abnormal dependency whose failure `e` is merely passing on, if any.
+
+    `counts_errors`: e has error series; `traced_own`: the spans attribute a change to e itself
+    (its own work, its code paths, errors originating in it), which is evidence of its own.
+    """
     own_mechanism = _own_mechanism(p)
     for d in _dependencies_within(g, e, profiles):
         dp = profiles.get(d)
@@ -189,15 +200,16 @@ def victim_of_dependency(
         stronger = stronger and not own_mechanism  # it names its own failure mode: not merely a guest
         if not stronger and _own_change_explains(p):
             continue  # it changed just before and fails the way that change would: its own change explains it
-        if _points_at(p, d) or stronger or _passes_on(p, dp, own_mechanism, counts_errors):
+        if _points_at(p, d) or stronger or _passes_on(p, dp, own_mechanism, counts_errors, traced_own):
             return d
         if _serves_the_failure(p, dp, borrowed[d]):
             return d
         named_here = b_strength >= 0.5  # callers keep naming this entity: it is not just passing a failure on
         d_loud = bool(dp.resources) or sum(x.onset_count for x in dp.own_logs + borrowed[d]) >= 5
         # Quiet beside a loud dependency reads as its victim, unless it changed just before its own
-        # symptoms: a fresh deploy or config change is evidence of its own, not silence.
-        quiet = not p.resources and not p.own_logs and not _fresh_change(p)
+        # symptoms (a fresh deploy or config change is evidence of its own, not silence), or its
+        # spans show a change of its own (a wrong answer is quiet everywhere else).
+        quiet = not p.resources and not p.own_logs and not _fresh_change(p) and not traced_own
         if quiet and d_loud and not named_here:
             return d
     return None

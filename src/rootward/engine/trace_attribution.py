@@ -40,7 +40,12 @@ findings (`context.trace_evidence`) are read as causes and effects:
   callers are its victims, however many errors they raise, unless their own
   work changed more than the callee's;
 * **victims**: a service whose latency rose while its own work did not, by the
-  time it spent calling one dependency (or whose errors came from a call out).
+  time it spent calling one dependency (or whose errors came from a call out);
+* **unharmed calls**: a caller's calls to a callee that the spans timed and
+  counted failures of after the onset, with nothing on them changed the way a
+  fault changes them (slower, failing, unanswered, the caller stopping or
+  raising right after): a caller with a change of its own in its spans is not
+  passing on that callee's trouble (`engine/victims.py`).
 
 A hub on every path gets no credit for being on every path: what a service
 scores here comes only from the change attributed to it.
@@ -95,6 +100,7 @@ class TraceAttribution:
     symptomatic: bool = False  # its latency or errors moved the harmful way, whoever caused it
     work: float = 0.0  # the strongest change of its own work (times, network, code paths), failures aside
     other_paths: bool = False  # its own code took other paths at the onset (`_other_paths`)
+    unharmed_callees: frozenset[str] = frozenset()  # callees whose calls from it did not change (`_unharmed_callees`)
 
     def credit(self, hint: FaultHint) -> None:
         self.hints.append(hint)
@@ -414,6 +420,17 @@ def _path_passed_up(ix: _Index, a: TraceAttribution, by: dict[str, TraceAttribut
         a.evidence += [f.evidence for f in (ix.of(callee, "log_path"), ix.of(callee, "code_path")) if f is not None]
 
 
+def _unharmed_callees(ix: _Index, e: str) -> frozenset[str]:
+    """The callees whose calls from `e` the spans timed and counted failures of, with nothing changed.
+
+    Nothing changed means no finding on the edge moved the way a fault moves it: slower, failing,
+    unanswered, the caller stopping or raising right after the call.
+    """
+    timed = {f.entity for f in ix.out_of(e, "call_latency")} & {f.entity for f in ix.out_of(e, "call_errors")}
+    harmed = {f.entity for fs in ix.edges.values() for f in fs if f.caller == e and f.harmful}
+    return frozenset(timed - harmed)
+
+
 def attribute_traces(findings: Iterable[TraceFinding]) -> dict[str, TraceAttribution]:
     """Per entity seen in the traces: what change is its own, and whose victim it is."""
     ix = _Index(list(findings))
@@ -431,4 +448,5 @@ def attribute_traces(findings: Iterable[TraceFinding]) -> dict[str, TraceAttribu
         _path_passed_up(ix, a, by)
     for a in by.values():
         a.hints.sort(key=lambda h: (-h.score, h.fault_type))
+        a.unharmed_callees = _unharmed_callees(ix, a.entity)
     return by

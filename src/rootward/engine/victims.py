@@ -19,7 +19,7 @@ import networkx as nx
 
 from rootward.context.assemble import Context
 from rootward.context.log_signals import LogSignal
-from rootward.engine.signals import EntityProfile, mentions
+from rootward.engine.signals import MIN_BLAME_LINES, EntityProfile, mentions
 from rootward.engine.signatures import FRESH_CHANGE_S, KIND_HINTS, SPECIFICITY, log_matches
 from rootward.engine.silent_dependency import unexplained
 from rootward.engine.specialists.changes import STALE_CHANGE_S
@@ -111,6 +111,12 @@ def _passes_on(
     return p.onset is None or dp.onset <= p.onset + PROPAGATION_SLACK_S
 
 
+def _clearly_failing(dp: EntityProfile) -> bool:
+    """Failure lines repeated since the onset (one retry says little), or an error series that rose."""
+    lines = sum(s.onset_count for s in dp.own_logs) >= MIN_BLAME_LINES
+    return lines or any(a.family == "errors" for a in dp.symptoms)
+
+
 def fails_after_a_fresh_change(
     e: str, p: EntityProfile, profiles: dict[str, EntityProfile], ctx: Context
 ) -> str | None:
@@ -179,17 +185,23 @@ def victim_of_dependency(
     b_strength: float,
     counts_errors: bool = False,
     traced_own: bool = False,
+    unharmed_calls: frozenset[str] = frozenset(),
 ) -> str | None:
     """The abnormal dependency whose failure `e` is merely passing on, if any.
 
     `counts_errors`: e has error series; `traced_own`: the spans attribute a change to e itself
-    (its own work, its code paths, errors originating in it), which is evidence of its own.
+    (its own work, its code paths, errors originating in it), which is evidence of its own;
+    `unharmed_calls`: dependencies whose calls from e the spans timed after the onset, unchanged
+    (failures included). With a change of e's own in its spans, such a dependency that barely
+    failed (a retry line or two, no error series) is not what e passes on: nothing came over the
+    calls. Spans can miss what failed (sampled traces, a client that never connected writes no
+    span), so they clear neither a dependency clearly failing nor a caller with no change of its own.
     """
     own_mechanism = _own_mechanism(p)
     for d in _dependencies_within(g, e, profiles):
         dp = profiles.get(d)
-        if dp is None:
-            continue
+        if dp is None or (traced_own and d in unharmed_calls and not _clearly_failing(dp)):
+            continue  # its spans show a change of its own, nothing came over its calls to d, and d barely failed
         if _unseen_vendor(g, e, dp) and unexplained(p, incident_onset):
             return d  # symptoms with no cause of its own, calling a third party we cannot see
         d_evidence = dp.abnormal or bool(borrowed[d])

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from rootward.context.log_shifts import LogShift
 from rootward.context.log_signals import LogSignal, names_failure
 from rootward.context.logs import ERROR_LEVELS, WARN_LEVELS
-from rootward.engine.signatures import LOG_SIGNATURES, SPECIFICITY, Signature
+from rootward.engine.signatures import SPECIFICITY, Signature, faults_named
 
 # Weight of the shift strength in an entity's own evidence (beside 0.35 for failure logs).
 SHIFT_WEIGHT = 0.3
@@ -96,7 +96,7 @@ def shifts_by_entity(shifts: Sequence[LogShift]) -> dict[str, list[LogShift]]:
 
 def _fault_of(template: str) -> str:
     """The most specific mechanism the template's words name, or a code fault when they name none."""
-    named = [fault for fault, pattern in LOG_SIGNATURES.items() if pattern.search(template)]
+    named = faults_named(template)
     if not named:
         return CODE_FAULT
     return max(named, key=lambda f: (SPECIFICITY.get(f, 1.0), f))

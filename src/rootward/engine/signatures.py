@@ -115,12 +115,22 @@ def _log_weight(signals: list[LogSignal]) -> float:
     return min(1.0, 0.35 + math.log1p(n) / math.log1p(60)) if n else 0.0
 
 
+# The name of an object printed with its fields, `HTTPConnectionPool(host='api', port=80)`: it says
+# where something happened, not what (urllib3 puts its pool's in front of every timeout and refusal).
+_OBJECT_NAME = re.compile(r"\b[A-Za-z_][\w.]*(?=\(\s*\w+\s*=)")
+
+
+def faults_named(template: str) -> list[str]:
+    """The faults whose words the template says, object names printed with their fields left out."""
+    text = _OBJECT_NAME.sub("", template)
+    return [fault for fault, pattern in LOG_SIGNATURES.items() if pattern.search(text)]
+
+
 def log_matches(signals: list[LogSignal]) -> dict[str, list[LogSignal]]:
     out: dict[str, list[LogSignal]] = {}
     for s in signals:
-        for fault, pattern in LOG_SIGNATURES.items():
-            if pattern.search(s.template):
-                out.setdefault(fault, []).append(s)
+        for fault in faults_named(s.template):
+            out.setdefault(fault, []).append(s)
     return out
 
 

@@ -12,7 +12,7 @@ from rootward.context.log_shifts import LogShift
 from rootward.context.log_signals import LogSignal
 from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Finding
-from rootward.engine.signatures import LOG_SIGNATURES
+from rootward.engine.signatures import LOG_SIGNATURES, faults_named
 from rootward.engine.specialists.base import Specialist, finding
 from rootward.engine.tools import ToolLayer
 
@@ -41,17 +41,16 @@ class LogsSpecialist(Specialist):
     manifest = frozenset({"log_templates", "log_shifts", "log_mentions", "dependent_logs"})
 
     def check(self, h: Hypothesis, tools: ToolLayer) -> Finding | None:
-        pattern = LOG_SIGNATURES.get(h.fault_type)
         own = self.call(tools, "log_templates", entity=h.entity)
         failing: list[LogSignal] = [s for s in own.data if s.changed and s.is_failure]
-        if pattern is not None:
-            matched = [s for s in failing if pattern.search(s.template)]
+        if h.fault_type in LOG_SIGNATURES:
+            matched = [s for s in failing if h.fault_type in faults_named(s.template)]
             if not matched:
                 mentions = self.call(tools, "log_mentions", entity=h.entity)
-                matched = [s for s in mentions.data if pattern.search(s.template)]
+                matched = [s for s in mentions.data if h.fault_type in faults_named(s.template)]
             if not matched and own.status == "no_data":
                 shared = self.call(tools, "dependent_logs", entity=h.entity)
-                matched = [s for s in shared.data if pattern.search(s.template)]
+                matched = [s for s in shared.data if h.fault_type in faults_named(s.template)]
             if matched:
                 n = sum(s.onset_count for s in matched)
                 lead = matched[0]

@@ -1,0 +1,49 @@
+"""What a failure line's words name: the claim, not the names of the objects printed in it."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import networkx as nx
+
+from rootward.context.log_signals import LogSignal
+from rootward.engine.signals import EntityProfile
+from rootward.engine.signatures import faults_named
+from rootward.engine.victims import victim_of_dependency
+from tests.engine.small_incidents import ONSET_S, anomaly, log
+
+# urllib3 prints its pool in front of every timeout and refusal, whatever happened.
+URLLIB3_TIMEOUT = (
+    "requests.exceptions.ReadTimeout: HTTPConnectionPool(host='upstream', port=<NUM>): Read timed out. "
+    "(read timeout=<NUM>)"
+)
+
+
+def test_an_object_printed_with_its_fields_names_where_not_what() -> None:
+    assert "connection_pool_exhaustion" not in faults_named(URLLIB3_TIMEOUT)
+    assert "network_latency" in faults_named(URLLIB3_TIMEOUT)
+    refused = "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='api', port=443): Connection refused"
+    assert "dependency_down" in faults_named(refused)
+    assert "connection_pool_exhaustion" not in faults_named(refused)
+
+
+def test_the_fields_of_a_printed_object_and_named_pools_still_speak() -> None:
+    assert "disk_full" in faults_named("write failed: OSError(errno=28, strerror='No space left on device')")
+    assert "connection_pool_exhaustion" in faults_named("Connection pool is full, discarding connection: api")
+    hikari = "HikariPool-1 - Connection is not available, request timed out after <NUM>ms."
+    assert "connection_pool_exhaustion" in faults_named(hikari)
+    apache = "ConnectionPoolTimeoutException: Timeout waiting for connection from pool"
+    assert "connection_pool_exhaustion" in faults_named(apache)
+
+
+def test_a_caller_timing_out_through_urllib3_passes_on_its_slow_dependency() -> None:
+    """Read as pool exhaustion, the line was a mechanism of the caller's own, and the caller no victim."""
+    timeouts = log("tracking", URLLIB3_TIMEOUT, onset_count=80)
+    profiles = {
+        "tracking": EntityProfile("tracking", "service", True, own_logs=[timeouts], onset=ONSET_S + 90),
+        "geo": EntityProfile("geo", "service", True, symptoms=[anomaly("geo", "latency")], onset=ONSET_S),
+    }
+    g = nx.DiGraph()
+    g.add_edge("tracking", "geo", relation="depends_on")
+    borrowed: dict[str, list[LogSignal]] = defaultdict(list)
+    assert victim_of_dependency("tracking", profiles["tracking"], g, profiles, borrowed, ONSET_S, 0.0) == "geo"

@@ -385,6 +385,31 @@ def test_services_on_one_node_timing_out_on_a_callee_they_name_do_not_blame_the_
     assert ranked[0].entity == "payments"
 
 
+def test_a_line_saying_why_it_was_slow_lends_its_node_only_that_reason() -> None:
+    """A cache slow because its CPU is throttled, and a neighbour timing out on it, share no network fault."""
+    kinds = {"frontend": "service", "pricing": "service", "rates-cache": "cache", "k-3": "node"}
+    edges = [
+        ("frontend", "pricing", "depends_on"),
+        ("pricing", "rates-cache", "depends_on"),
+        ("pricing", "k-3", "runs_on"),
+        ("rates-cache", "k-3", "runs_on"),
+    ]
+    throttled = "slow request: handler took <NUM> (threshold <NUM>) cpu_throttled_ratio=<NUM>"
+    ctx = incident(
+        kinds=kinds,
+        edges=edges,
+        alerting=["frontend"],
+        logs=[
+            log("rates-cache", throttled, onset_count=35, severity="warning"),
+            log("pricing", "redis upstream:<NUM>: i/o timeout", onset_count=66),
+        ],
+        silent=["k-3"],
+    )
+    scores = score_entities(ctx)
+    assert scores[0].entity == "rates-cache"
+    assert "k-3" not in {s.entity for s in scores}
+
+
 def _slow_caller_beside_a_blipping_dependency(*, caller_counts_errors: bool) -> Context:
     """The caller got much slower; its dependency's latency and errors blipped a little, a bit earlier."""
     ctx = incident(

@@ -50,9 +50,10 @@ from rootward.engine.metric_evidence import (
 from rootward.engine.signals import EntityProfile, entity_profiles, mentions
 from rootward.engine.signatures import (
     FRESH_CHANGE_S,
+    SPECIFICITY,
     Signature,
     classify,
-    log_matches,
+    faults_named,
 )
 from rootward.engine.silent_dependency import silent_dependency
 from rootward.engine.trace_attribution import TraceAttribution, attribute_traces
@@ -118,11 +119,16 @@ def _lendable(p: EntityProfile, hosted: bool, profiles: dict[str, EntityProfile]
 
     Only faults of a shared resource; for what a host runs, also slow round trips that name no
     other entity: a service timing out on a call it names is that callee's victim, not its node's.
+    A line speaks only for the most specific of these it names: "slow request ... cpu_throttled"
+    says why it was slow, and is no slow round trip to share with a neighbour timing out.
     """
-    out = {f: m for f, m in log_matches(p.own_logs).items() if f in SHARED_FAULTS}
-    if hosted:
-        unnamed = [s for s in p.own_logs if not any(mentions(s, y) for y in profiles if y != p.entity)]
-        out.update({f: m for f, m in log_matches(unnamed).items() if f in HOSTED_FAULTS and f not in out})
+    out: dict[str, list[LogSignal]] = {}
+    for s in p.own_logs:
+        named = [f for f in faults_named(s.template) if f in SHARED_FAULTS]
+        if hosted and not any(mentions(s, y) for y in profiles if y != p.entity):
+            named += [f for f in faults_named(s.template) if f in HOSTED_FAULTS and f not in named]
+        if named:
+            out.setdefault(max(named, key=lambda f: (SPECIFICITY.get(f, 1.0), f)), []).append(s)
     return out
 
 

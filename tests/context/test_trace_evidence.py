@@ -10,10 +10,13 @@ from pathlib import Path
 
 from rootward.bundle.cites import BundleCiteResolver
 from rootward.bundle.load import load_bundle
+from rootward.bundle.write import write_alerts, write_incident
 from rootward.context.assemble import assemble_context
 from rootward.context.span_graph import route_of
 from rootward.context.trace_evidence import Z_SHARE, TraceFinding, bonferroni_z, compared_windows, trace_findings
 from rootward.context.window import incident_window, with_onset
+from rootward.domain.alert import Alert, Severity
+from rootward.domain.incident import IncidentMeta
 from rootward.domain.telemetry import Span
 from rootward.sources.bundle import bundle_sources
 from tests.context.span_factory import BASELINE, DURING, Phase, incident_spans, request, write_traced_bundle
@@ -221,6 +224,36 @@ def test_the_one_sampling_interval_before_the_onset_is_compared_as_after() -> No
     (base_lo, base_hi), (after_lo, after_hi) = compared_windows(window, step)
     assert base_hi == DURING[0] - step == after_lo  # nothing of that interval on the baseline side
     assert after_hi > DURING[0] and base_lo < base_hi
+
+
+def test_an_onset_between_a_groups_first_and_last_alert_is_this_incidents() -> None:
+    """A job alert fired (and resolved) minutes before the fault; the fault's own alerts joined after it."""
+    onset = DURING[0]
+    early = onset - timedelta(minutes=8)  # the group's first alert, before anything of the fault
+    step = timedelta(minutes=1)
+    alone = with_onset(incident_window(early), onset)
+    (_, base_hi), (after_lo, _) = compared_windows(alone, step)
+    assert base_hi < onset - step  # an onset after the only alert is none of this incident's: a guess
+    grouped = alone.model_copy(update={"last_alert": onset + timedelta(minutes=3)})
+    assert grouped.alerted_by == onset + timedelta(minutes=3)
+    (_, base_hi), (after_lo, after_hi) = compared_windows(grouped, step)
+    assert base_hi == onset - step == after_lo and after_hi > onset
+
+
+def test_spans_are_compared_at_an_onset_after_a_groups_first_alert(tmp_path: Path) -> None:
+    """The group's first alert fired on its own 8 minutes before cart's network slowed; the latency alert later."""
+    spans = incident_spans(CALLS, "frontend", Phase(), Phase(network_ms={"cart": 80}))
+    root = write_traced_bundle(tmp_path / "b", spans, CALLS)
+    early = DURING[0] - timedelta(minutes=8)
+    write_incident(root, IncidentMeta("traced-02", "Job failed", early, early - timedelta(minutes=30), DURING[1]))
+    job = Alert("fp0", "KubeJobFailed", "catalog", Severity.P3, "resolved", early, {"service": "catalog"})
+    slow = Alert("fp1", "HighLatency", "frontend", Severity.P1, "firing", DURING[1], {"service": "frontend"})
+    write_alerts(root, [job, slow])
+    bundle = load_bundle(root)
+    ctx = assemble_context(bundle_sources(bundle), bundle.meta)
+    assert ctx.window.alerted_by == DURING[1]
+    network = {f.where: f for f in ctx.trace_findings if f.kind == "network"}
+    assert network["checkout->cart"].up
 
 
 def _spans_over(phases: list[tuple[Phase, datetime, datetime, int]]) -> list[Span]:

@@ -191,6 +191,7 @@ def assemble_context(
     )
     if last_alert + after > window.end:
         window = window.model_copy(update={"end": last_alert + after})
+    window = window.model_copy(update={"last_alert": last_alert})
     data_start = min(meta.window_start, window.baseline_start - timedelta(minutes=30))
     data_end = max(meta.window_end, window.end)
 
@@ -439,9 +440,9 @@ def _traces(
     lines = named_lines(records)  # lines that say which span they were written in
     spans = status_from_lines(spans, lines)
     logged = logged_templates(spans, lines)  # the code path of each call, from its lines
-    metric_onset = window.onset is not None and window.onset <= window.fired_at
-    # Without a metric onset before the alert, the spans' own change point (context.trace_onset).
-    spans_onset = None if metric_onset else trace_onset(spans, window.baseline_start, window.fired_at)
+    metric_onset = window.onset is not None and window.onset <= window.alerted_by
+    # Without a metric onset before the alerts, the spans' own change point (context.trace_onset).
+    spans_onset = None if metric_onset else trace_onset(spans, window.baseline_start, window.alerted_by)
     baseline, during = compared_windows(window, _sample_step(series), spans_onset)
     return trace_findings(spans, baseline=baseline, during=during, logged=logged)
 

@@ -515,8 +515,9 @@ def compared_windows(
     """The baseline and the stretch after the onset that spans are compared over.
 
     The baseline ends where the fault may have begun: an onset found in samples `resolution`
-    apart lies up to one interval after the real one (and an onset after the alert is none of
-    this incident's). The stretch after it runs up to the alert, when the fault was surely at
+    apart lies up to one interval after the real one (and an onset after the group's last alert
+    is none of this incident's; one between its first and last alerts is: a group's first alert
+    may have fired on its own). The stretch after it runs up to the alert, when the fault was surely at
     work, as long as metric change points use, and takes in that one interval before the
     onset too: a sampled series shows a change at the first sample after it, so the calls of
     that interval are the fault's first, and often the only ones a sparse trace store kept.
@@ -527,10 +528,11 @@ def compared_windows(
     (`trace_onset`, passed as `spans_onset`) is the onset, found at the resolution of the
     calls themselves; only without either is it the window's start, a guess.
     """
-    usable = window.onset is not None and window.onset <= window.fired_at
+    alerted = window.alerted_by
+    usable = window.onset is not None and window.onset <= alerted
     if usable and window.onset is not None:
         onset, began = window.onset, window.onset - resolution
-    elif spans_onset is not None and spans_onset <= window.fired_at:
+    elif spans_onset is not None and spans_onset <= alerted:
         onset = began = spans_onset
     else:
         onset, began = window.start, window.start - resolution

@@ -28,9 +28,19 @@ class IncidentWindow(BaseModel):
     baseline_start: datetime
     baseline_end: datetime
     onset: datetime | None = None  # derived from the data; None until anomalies are known
+    last_alert: datetime | None = None  # the latest start of the group's alerts, when later than fired_at
 
     def contains(self, ts: datetime) -> bool:
         return self.start <= ts <= self.end
+
+    @property
+    def alerted_by(self) -> datetime:
+        """When the group's last alert had fired: a fault this incident is about had begun by then.
+
+        The first alert of a group may be one that fired on its own just before (a job that
+        failed, then resolved); the alerts of the fault itself join the group after it.
+        """
+        return max(self.fired_at, self.last_alert or self.fired_at)
 
 
 def fired_at_of(starts: Iterable[datetime], now: datetime) -> datetime:

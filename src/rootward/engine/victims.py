@@ -102,7 +102,8 @@ def _passes_on(
         return False
     if counts_errors and not p.own_logs and not any(a.family == "errors" for a in p.symptoms):
         return False
-    failing = bool(dp.own_logs) or any(a.family == "errors" for a in dp.symptoms)
+    # Failing now: a failure line since the onset (one that stopped before it was an earlier event's).
+    failing = any(s.onset_count > 0 for s in dp.own_logs) or any(a.family == "errors" for a in dp.symptoms)
     failing = failing or (_timed_out(p) and any(a.family == "latency" for a in dp.symptoms))
     if not failing or dp.onset is None:
         return False

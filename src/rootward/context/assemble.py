@@ -9,7 +9,6 @@ specialists' tools.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 
@@ -25,7 +24,7 @@ from rootward.context.log_coverage import Coverage
 from rootward.context.log_length import clipped
 from rootward.context.log_levels import with_stated_level
 from rootward.context.log_shifts import LogShift, log_shifts
-from rootward.context.log_signals import LogSignal, log_signals
+from rootward.context.log_signals import LogSignal, log_signals, names_entity
 from rootward.context.log_span_paths import logged_templates
 from rootward.context.log_span_status import named_lines, status_from_lines
 from rootward.context.metric_change import JointOnset, MetricChange, metric_changes
@@ -293,9 +292,8 @@ def _followed(
     abnormal = {a.service for a in anomalies} | {s.service for s in logs if s.changed and s.is_failure}
     abnormal |= {s.service for s in shifts if s.appeared}  # a template new at the onset, even at INFO
     abnormal |= {f.entity for f in traces if f.changed}  # spans that changed, however deep below the alert
-    named = {
-        e for e in topology.entities for s in logs if s.changed and s.is_failure and e != s.service and _names(s, e)
-    }
+    failing = [s for s in logs if s.changed and s.is_failure]
+    named = {e for e in topology.entities for s in failing if e != s.service and names_entity(s, e)}
     extra = connecting(topology, alerting, (abnormal | named) - set(base.entities))
     return subgraph(topology, alerting, hops=hops, extra=extra) if extra else base
 
@@ -451,11 +449,6 @@ def _sample_step(series: Sequence[MetricSeries]) -> timedelta:
     """The typical sampling interval of the metrics, the resolution of an onset found in them."""
     steps = [b - a for s in series for a, b in zip(s.timestamps[:8], s.timestamps[1:8], strict=False) if b > a]
     return timedelta(seconds=sorted(steps)[len(steps) // 2]) if steps else timedelta(0)
-
-
-def _names(signal: LogSignal, entity: str) -> bool:
-    pattern = re.compile(rf"(?<![\w-]){re.escape(entity)}(?![\w-])", re.I)
-    return bool(pattern.search(signal.template) or pattern.search(signal.example))
 
 
 def _reason(exc: SourceUnavailable, name: str) -> str:

@@ -73,6 +73,16 @@ class LogSignal(BaseModel):
         return self.severity in ("error", "warning") or self.failure_words
 
 
+def names_entity(signal: LogSignal, entity: str) -> bool:
+    """Whether the signal's template or representative line names `entity`.
+
+    A name inside a path (`GET /api/profile`, `/data/orders/state.db`) names a route or a
+    file, not a service: only one standing alone or as a URL's host (`http://profile:8080`) counts.
+    """
+    pattern = re.compile(rf"(?:(?<=//)|(?<![\w/-])){re.escape(entity)}(?![\w-])", re.I)
+    return pattern.search(signal.template) is not None or pattern.search(signal.example) is not None
+
+
 def injection_check() -> Callable[[str], bool]:
     """Whether a line looks like an instruction to a model (such lines are left out of every log signal)."""
     try:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from rootward.context.anomaly import RESOURCE_FAMILIES, Anomaly
 from rootward.context.assemble import Context
 from rootward.context.changes import ChangeItem
-from rootward.context.log_signals import LogSignal
+from rootward.context.log_signals import LogSignal, names_entity
 from rootward.context.metric_names import is_headroom
 
 # A change this long before the onset can still be its cause; after the onset it cannot.
@@ -140,13 +140,13 @@ def mentions(signal: LogSignal, entity: str) -> bool:
 
     Blame needs repetition: a caller that cannot reach something says so on every
     request, while one or two forged lines cannot point the investigation elsewhere.
+    A name inside a path is a route or a file, not a service (`log_signals.names_entity`).
     """
     if signal.onset_count < MIN_BLAME_LINES:
         return False
     if NAME_RESOLUTION.search(signal.template) or NAME_RESOLUTION.search(signal.example):
         return False
-    pattern = re.compile(rf"(?<![\w-]){re.escape(entity)}(?![\w-])", re.I)
-    return pattern.search(signal.template) is not None or pattern.search(signal.example) is not None
+    return names_entity(signal, entity)
 
 
 def entity_profiles(ctx: Context) -> dict[str, EntityProfile]:

@@ -299,12 +299,14 @@ def rank_below_causes(scores: list[EntityScore], traced: dict[str, str]) -> None
     The spans tie its symptoms to the callee's: time or failures spent in calls to it, or
     errors raised right after its changed answers. Everything it shows is then the callee's
     fault seen again, and the louder it is, the more of that it shows: a discount alone lets
-    a loud victim outrank a quiet cause.
+    a loud victim outrank a quiet cause. It stays a victim's share of the cause below it, not
+    just under it: the specialists then find more to validate at the louder one, and a victim
+    a hair under its cause came out on top.
     """
     by_entity = {s.entity: s for s in scores}
     for s in scores:
         cause = by_entity.get(traced.get(s.entity, ""))
-        if cause is not None and s.victim_of == cause.entity and s.score >= cause.score:
+        if cause is not None and s.victim_of == cause.entity and s.score > cause.score * VICTIM_FACTOR:
             s.score = cause.score * VICTIM_FACTOR
             s.reasons.append(f"ranked below {cause.entity}, whose answers its spans show it suffering")
 

@@ -263,7 +263,17 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         counts_errors = e in error_watched
         victim_of = (
             victim_of_dependency(
-                e, p, g, profiles, borrowed, incident_onset, b_strength, counts_errors, t.own > 0, t.unharmed_callees
+                e,
+                p,
+                g,
+                profiles,
+                borrowed,
+                incident_onset,
+                b_strength,
+                counts_errors,
+                t.own > 0,
+                t.unharmed_callees,
+                t.slowed_callees,
             )
             or t.victim_of
             or fails_after_a_fresh_change(e, p, profiles, ctx)

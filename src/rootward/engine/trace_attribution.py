@@ -101,6 +101,7 @@ class TraceAttribution:
     work: float = 0.0  # the strongest change of its own work (times, network, code paths), failures aside
     other_paths: bool = False  # its own code took other paths at the onset (`_other_paths`)
     unharmed_callees: frozenset[str] = frozenset()  # callees whose calls from it did not change (`_unharmed_callees`)
+    slowed_callees: frozenset[str] = frozenset()  # callees whose calls from it got slower, as the caller saw them
 
     def credit(self, hint: FaultHint) -> None:
         self.hints.append(hint)
@@ -449,4 +450,5 @@ def attribute_traces(findings: Iterable[TraceFinding]) -> dict[str, TraceAttribu
     for a in by.values():
         a.hints.sort(key=lambda h: (-h.score, h.fault_type))
         a.unharmed_callees = _unharmed_callees(ix, a.entity)
+        a.slowed_callees = frozenset(f.entity for f in ix.out_of(a.entity, "call_latency") if f.up)
     return by

@@ -187,6 +187,7 @@ def victim_of_dependency(
     counts_errors: bool = False,
     traced_own: bool = False,
     unharmed_calls: frozenset[str] = frozenset(),
+    slowed_calls: frozenset[str] = frozenset(),
 ) -> str | None:
     """The abnormal dependency whose failure `e` is merely passing on, if any.
 
@@ -197,12 +198,18 @@ def victim_of_dependency(
     failed (a retry line or two, no error series) is not what e passes on: nothing came over the
     calls. Spans can miss what failed (sampled traces, a client that never connected writes no
     span), so they clear neither a dependency clearly failing nor a caller with no change of its own.
+    `slowed_calls`: dependencies whose calls from e got slower in the spans; a caller whose failure
+    lines say its calls timed out, with no change of its own there, is such a dependency's victim
+    even when the dependency's own series did not move (a delay on its network slows the calls,
+    not its own work).
     """
     own_mechanism = _own_mechanism(p)
     for d in _dependencies_within(g, e, profiles):
         dp = profiles.get(d)
         if dp is None or (traced_own and d in unharmed_calls and not _clearly_failing(dp)):
             continue  # its spans show a change of its own, nothing came over its calls to d, and d barely failed
+        if d in slowed_calls and _timed_out(p) and not own_mechanism and not traced_own:
+            return d  # it says its calls timed out, and the spans show its calls to d slower
         if _unseen_vendor(g, e, dp) and unexplained(p, incident_onset):
             return d  # symptoms with no cause of its own, calling a third party we cannot see
         d_evidence = dp.abnormal or bool(borrowed[d])

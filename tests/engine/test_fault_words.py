@@ -8,7 +8,7 @@ import networkx as nx
 
 from rootward.context.log_signals import LogSignal
 from rootward.engine.signals import EntityProfile
-from rootward.engine.signatures import faults_named
+from rootward.engine.signatures import classify, faults_named, log_readings
 from rootward.engine.victims import victim_of_dependency
 from tests.engine.small_incidents import ONSET_S, anomaly, log
 
@@ -47,3 +47,16 @@ def test_a_caller_timing_out_through_urllib3_passes_on_its_slow_dependency() -> 
     g.add_edge("tracking", "geo", relation="depends_on")
     borrowed: dict[str, list[LogSignal]] = defaultdict(list)
     assert victim_of_dependency("tracking", profiles["tracking"], g, profiles, borrowed, ONSET_S, 0.0) == "geo"
+
+
+def test_a_line_reads_as_the_most_specific_faults_it_names() -> None:
+    """"slow query ... lock wait" says what was slow: no second, network reading of the word "slow"."""
+    slow_query = log("ledger", "slow query detected: lock wait on table <NAME> took <NUM> ms", onset_count=40)
+    handshake = log("ledger", "TLS handshake timeout talking to <HOST>", onset_count=40)
+    timeout = log("ledger", "request to <HOST> timed out after <NUM> ms", onset_count=40)
+    readings = log_readings([slow_query, handshake, timeout])
+    assert readings["db_lock_contention"] == [slow_query]
+    assert readings["certificate_expiry"] == [handshake]
+    assert readings["network_latency"] == [timeout]
+    profile = EntityProfile("ledger", "service", True, own_logs=[slow_query], onset=ONSET_S)
+    assert [s.fault_type for s in classify(profile, onset=ONSET_S)] == ["db_lock_contention"]

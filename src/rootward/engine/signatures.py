@@ -134,6 +134,22 @@ def log_matches(signals: list[LogSignal]) -> dict[str, list[LogSignal]]:
     return out
 
 
+def log_readings(signals: list[LogSignal]) -> dict[str, list[LogSignal]]:
+    """Each line read as the most specific faults it names, not also as every vaguer word in it.
+
+    "slow query ... lock wait" says what was slow; "TLS handshake timeout" what timed out: the
+    generic word ("slow", "timed out") is the mechanism's symptom, not a second mechanism.
+    """
+    out: dict[str, list[LogSignal]] = {}
+    for s in signals:
+        named = faults_named(s.template)
+        top = max((SPECIFICITY.get(f, 1.0) for f in named), default=0.0)
+        for fault in named:
+            if SPECIFICITY.get(fault, 1.0) == top:
+                out.setdefault(fault, []).append(s)
+    return out
+
+
 # A resource that started moving this long after the incident's onset is a consequence, not a cause.
 LATE_S = 120
 # A climb that began this long before the onset was building up to it (a leak, a filling disk).
@@ -173,19 +189,17 @@ class _Signatures:
         s.reasons.append(reason)
 
 
-def _log_signatures(
-    sig: _Signatures, profile: EntityProfile, borrowed: list[LogSignal], own_matches: dict[str, list[LogSignal]]
-) -> None:
+def _log_signatures(sig: _Signatures, profile: EntityProfile, borrowed: list[LogSignal]) -> None:
     """What its own log templates, and others' templates about it, say the fault is."""
     own_voice = bool(profile.own_logs or profile.resources)
-    for fault, matched in own_matches.items():
+    for fault, matched in log_readings(profile.own_logs).items():
         sig.add(
             fault,
             _log_weight(matched) * SPECIFICITY.get(fault, 1.0),
             [m.evidence for m in matched[:3]],
             f"its log templates match {fault}",
         )
-    for fault, matched in log_matches(borrowed).items():
+    for fault, matched in log_readings(borrowed).items():
         if fault == "dependency_down" and profile.own_logs:
             continue  # an entity that is logging its own failures is not simply "down"
         weight = _log_weight(matched) * SPECIFICITY.get(fault, 1.0) * (0.4 if own_voice else 1.0)
@@ -407,7 +421,7 @@ def classify(
     """
     acc = _Signatures()
     own_matches = log_matches(profile.own_logs)
-    _log_signatures(acc, profile, borrowed or [], own_matches)
+    _log_signatures(acc, profile, borrowed or [])
     mechanism_named = any(SPECIFICITY.get(f, 1.0) >= 0.9 for f in own_matches)
     # A surge that came after the entity's own symptoms is their consequence (retries, failover), not their cause.
     first_symptom = min((a.onset for a in profile.symptoms), default=None)

@@ -379,6 +379,8 @@ TRACE_CONSISTENT: dict[str, frozenset[str]] = {
     ),
     "dependency_down": frozenset({"dependency_down", "crash_loop", "oom_kill", "dns_failure", "certificate_expiry"}),
 }
+# Share of a CPU reading a costlier new version keeps where no change history can rule it out.
+COSTLIER_CODE = 0.5
 # A signature from the entity's own logs or resources at least this strong names a mechanism.
 NAMED_MECHANISM = 0.45
 
@@ -390,6 +392,21 @@ def _add_trace_hint(acc: _Signatures, hint: FaultHint, named: dict[str, float]) 
         return
     fault = max(consistent, key=lambda f: (named[f], f))
     acc.add(fault, hint.score, list(hint.evidence), f"traces agree: {hint.reason}")
+
+
+def _costlier_code(acc: _Signatures, profile: EntityProfile) -> None:
+    """Its own work costs more: saturation, or a new version's costlier code path (an N+1 query,
+    exceptions built by the thousand). With no change history to rule the second out, it stays a
+    reading of the same CPU rise. The spans' own-work reading already carries its own alternative.
+    """
+    cpu = acc.by_fault.get("cpu_saturation")
+    if cpu is None or not profile.deployable or not any(a.family == "cpu" for a in profile.resources):
+        return
+    floor = cpu.score * COSTLIER_CODE
+    code = acc.by_fault.get("deploy_regression")
+    have = code.score if code is not None else 0.0
+    if have < floor:
+        acc.add("deploy_regression", floor - have, cpu.evidence[:2], "or a new version's costlier code path")
 
 
 def classify(
@@ -448,6 +465,8 @@ def classify(
     )
     for hint in trace:
         _add_trace_hint(acc, hint, named)
+    if not changes_recorded:
+        _costlier_code(acc, profile)
     sig = acc.by_fault
     if changes_recorded and "deploy_regression" in sig and not any(c.kind == "deploy" for c in profile.changes):
         # "A new version introduced it" needs a new version: the change log has deploys, none of this entity.

@@ -40,7 +40,7 @@ _OBJECT = (
 
 # English rules on the Latin skeleton (spaces kept).
 SKELETON_RULES: tuple[Rule, ...] = tuple(
-    Rule(name, re.compile(skeleton_pattern(pattern)), _keys(words))
+    Rule(name, skeleton_pattern(pattern), _keys(words))
     for name, pattern, words in (
         (
             "ignore_instructions",
@@ -220,7 +220,7 @@ CHAT_ROLE_RULE = re.compile(
 
 # Authority claims and instructions dressed up as privileged, on the skeleton.
 AUTHORITY_RULES: tuple[Rule, ...] = tuple(
-    Rule(name, re.compile(skeleton_pattern(pattern)), _keys(*gates))
+    Rule(name, skeleton_pattern(pattern), _keys(*gates))
     for name, pattern, *gates in (
         (
             "authority_claim",
@@ -303,14 +303,12 @@ AUTHORITY_RULES: tuple[Rule, ...] = tuple(
 ADDRESSING_RULES: tuple[Rule, ...] = (
     Rule(
         "addressing_model",
-        re.compile(r"\b(?:ai|llm|gpt|chatgpt|claude|(?:ai|llm)\s(?:assistant|model|agent))\s?:\s(?=[a-z])"),
+        r"\b(?:ai|llm|gpt|chatgpt|claude|(?:ai|llm)\s(?:assistant|model|agent))\s?:\s(?=[a-z])",
         (frozenset({"ai", "llm", "gpt", "chat", "clau"}),),
     ),
     Rule(
         "addressing_model",
-        re.compile(
-            r"^\W*(?:ai|assistant|llm|gpt|chatgpt|claude)\s?,\s(?:please|you|ignore|stop|mark|report|do|say|close)\b"
-        ),
+        r"^\W*(?:ai|assistant|llm|gpt|chatgpt|claude)\s?,\s(?:please|you|ignore|stop|mark|report|do|say|close)\b",
         (frozenset({"ai", "assi", "llm", "gpt", "chat", "clau"}),),
     ),
 )
@@ -318,11 +316,9 @@ ADDRESSING_RULES: tuple[Rule, ...] = (
 # A model told it is free of its limits, in any wording ("you're now operating without any restrictions").
 JAILBREAK_RULE = Rule(
     "jailbreak",
-    re.compile(
-        skeleton_pattern(
-            r"\byou\s(?:are|re|have|will|can|may)\s(?:now\s)?(?:\w+\s){0,2}?(?:without|free\sof|free\sfrom|no|zero)\s"
-            r"(?:any\s|more\s)?(?:restrictions|rules|limits|filters|guidelines|guardrails|limitations|constraints|censorship)\b"
-        )
+    skeleton_pattern(
+        r"\byou\s(?:are|re|have|will|can|may)\s(?:now\s)?(?:\w+\s){0,2}?(?:without|free\sof|free\sfrom|no|zero)\s"
+        r"(?:any\s|more\s)?(?:restrictions|rules|limits|filters|guidelines|guardrails|limitations|constraints|censorship)\b"
     ),
     _keys("restrictions rules limits filters guidelines guardrails limitations constraints censorship", "you"),
 )

@@ -27,6 +27,7 @@ from rootward.context.log_shifts import LogShift, log_shifts
 from rootward.context.log_signals import LogSignal, log_signals, names_entity
 from rootward.context.log_span_paths import logged_templates
 from rootward.context.log_span_status import named_lines, status_from_lines
+from rootward.context.log_template_book import TemplateBook
 from rootward.context.metric_change import JointOnset, MetricChange, metric_changes
 from rootward.context.pod_series import alerts_by_workload, records_by_workload, series_by_workload
 from rootward.context.recovery import AlertState, alert_states, current_firings, recovery_of
@@ -240,8 +241,8 @@ def assemble_context(
 
     telemetry: dict[str, list[str]] = {}
     _mark(telemetry, (s.service for s in series), reachable, "metrics")
-    logs, shifts, redacted, records = _log_evidence(sources, window, known, reachable, telemetry, gaps)
-    traces = _traces(sources, window, series, reachable, telemetry, gaps, known, records)
+    logs, shifts, redacted, records, book = _log_evidence(sources, window, known, reachable, telemetry, gaps)
+    traces = _traces(sources, window, series, reachable, telemetry, gaps, known, records, book)
     scope = base
     if has_topology:
         scope = _followed(topology, alerting, base, anomalies, logs, shifts, traces, hops)
@@ -345,12 +346,13 @@ def _log_evidence(
     reachable: set[str],
     telemetry: dict[str, list[str]],
     gaps: list[str],
-) -> tuple[list[LogSignal], list[LogShift], int, list[LogRecord]]:
-    """Failure signals and template shifts of the reachable services' logs, the lines redacted, and the
-    records read (which also say in which span each line was written: `context.log_span_status`)."""
+) -> tuple[list[LogSignal], list[LogShift], int, list[LogRecord], TemplateBook | None]:
+    """Failure signals and template shifts of the reachable services' logs, the lines redacted, the
+    records read (which also say in which span each line was written: `context.log_span_status`), and
+    their templates (found once for every reading: `context.log_template_book`)."""
     if sources.logs is None:
         gaps.append("no logs: no log source configured")
-        return [], [], 0, []
+        return [], [], 0, [], None
     try:
         raw = sources.logs.query(None, window.baseline_start, window.end)
         # A level only in the text counts; a pod's lines are its workload's; a stack trace split
@@ -361,17 +363,20 @@ def _log_evidence(
         )
     except SourceUnavailable as exc:
         gaps.append(f"no logs: {_reason(exc, 'logs.jsonl')}")
-        return [], [], 0, []
+        return [], [], 0, [], None
     _mark(telemetry, (r.service for r in records), reachable, "logs")
     in_reach = [r for r in records if r.service in reachable]
     onset_at, start, end = window.onset or window.start, window.baseline_start, window.end
     # What the log source covers, read once for both comparisons (context.log_coverage).
     covered = Coverage(r.ts for r in in_reach if start <= r.ts <= end)
-    logs, redacted = log_signals(in_reach, onset=onset_at, baseline_start=start, end=end, coverage=covered)
-    shifts = log_shifts(in_reach, onset=onset_at, baseline_start=start, end=end, coverage=covered)
+    book = TemplateBook(records)
+    logs, redacted = log_signals(
+        in_reach, onset=onset_at, baseline_start=start, end=end, coverage=covered, assign=book.assign
+    )
+    shifts = log_shifts(in_reach, onset=onset_at, baseline_start=start, end=end, coverage=covered, assign=book.assign)
     if not records:
         gaps.append(f"no logs in the incident window ({start:%H:%M}-{end:%H:%M}) for any service")
-    return logs, shifts, redacted, records
+    return logs, shifts, redacted, records, book
 
 
 def _changes(sources: SourceSet, members: set[str], window: IncidentWindow, gaps: list[str]) -> list[ChangeItem]:
@@ -417,6 +422,7 @@ def _traces(
     gaps: list[str],
     known: set[str],
     records: Sequence[LogRecord] = (),
+    book: TemplateBook | None = None,
 ) -> list[TraceFinding]:
     """Span aggregates before vs after the onset; a missing trace source is a named gap.
 
@@ -437,7 +443,7 @@ def _traces(
     _mark(telemetry, dict.fromkeys(s.service for s in spans), reachable, "traces")
     lines = named_lines(records)  # lines that say which span they were written in
     spans = status_from_lines(spans, lines)
-    logged = logged_templates(spans, lines)  # the code path of each call, from its lines
+    logged = logged_templates(spans, lines, book.assign if book else None)  # each call's code path, from its lines
     metric_onset = window.onset is not None and window.onset <= window.alerted_by
     # Without a metric onset before the alerts, the spans' own change point (context.trace_onset).
     spans_onset = None if metric_onset else trace_onset(spans, window.baseline_start, window.alerted_by)

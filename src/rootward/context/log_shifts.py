@@ -40,7 +40,7 @@ from pydantic import BaseModel
 
 from rootward.context.log_coverage import Coverage
 from rootward.context.log_signals import injection_check
-from rootward.context.logs import ClusterConfig, cluster_logs
+from rootward.context.logs import Assigner, cluster_logs
 from rootward.domain.evidence import EvidenceRef, log_cite
 from rootward.domain.telemetry import LogRecord
 
@@ -141,12 +141,13 @@ def log_shifts(
     baseline_start: datetime,
     end: datetime,
     config: ShiftConfig | None = None,
-    cluster_config: ClusterConfig | None = None,
     coverage: Coverage | None = None,
+    assign: Assigner | None = None,
 ) -> list[LogShift]:
     """Significant template shifts per service, most significant first within each service.
 
     `coverage`: what the log source covers, when the caller has it already (else read off `records`).
+    `assign`: the lines' templates, when the caller has found them already (`context.log_template_book`).
     """
     config = config or ShiftConfig()
     inside = [r for r in records if baseline_start <= r.ts <= end]
@@ -161,7 +162,7 @@ def log_shifts(
     looks_like_injection = injection_check()
     out: list[LogShift] = []
     for service in sorted(by_service):
-        shifts = _service_shifts(service, by_service[service], windows, config, cluster_config)
+        shifts = _service_shifts(service, by_service[service], windows, config, assign)
         # Checked on what would be shown (template and cited line), not on every line: same effect, a
         # fraction of the cost. A line that instructs a model never becomes a finding.
         out += [s for s in shifts if not looks_like_injection(s.template) and not looks_like_injection(s.example)]
@@ -173,10 +174,10 @@ def _service_shifts(
     records: list[LogRecord],
     windows: _Windows,
     config: ShiftConfig,
-    cluster_config: ClusterConfig | None,
+    assign: Assigner | None,
 ) -> list[LogShift]:
     onset, before_s, after_s = windows.onset, windows.before_s, windows.after_s
-    clusters = cluster_logs(records, onset=onset, baseline_start=windows.baseline_start, config=cluster_config)
+    clusters = cluster_logs(records, onset=onset, baseline_start=windows.baseline_start, assign=assign)
     has_baseline = sum(c.baseline_count for c in clusters) >= config.min_baseline_lines
     threshold = config.alpha / max(1, len(clusters))
     record_of = {(r.line or i + 1): r for i, r in enumerate(records)}  # the line numbers cluster_logs gives

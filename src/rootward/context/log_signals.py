@@ -17,7 +17,7 @@ from datetime import datetime
 from pydantic import BaseModel
 
 from rootward.context.log_coverage import Coverage
-from rootward.context.logs import ERROR_LEVELS, WARN_LEVELS, cluster_logs, message_shape
+from rootward.context.logs import ERROR_LEVELS, WARN_LEVELS, Assigner, cluster_logs, message_shape
 from rootward.domain.evidence import EvidenceRef, log_cite
 from rootward.domain.telemetry import LogRecord
 
@@ -134,10 +134,12 @@ def log_signals(
     baseline_start: datetime,
     end: datetime,
     coverage: Coverage | None = None,
+    assign: Assigner | None = None,
 ) -> tuple[list[LogSignal], int]:
     """Signals per service (changed and failing templates first) and how many lines were dropped as injection.
 
     `coverage`: what the log source covers, when the caller has it already (else read off `records`).
+    `assign`: the lines' templates, when the caller has found them already (`context.log_template_book`).
     """
     by_service: dict[str, list[LogRecord]] = defaultdict(list)
     dropped = 0
@@ -157,7 +159,9 @@ def log_signals(
     holes = (coverage or Coverage(r.ts for r in records if baseline_start <= r.ts <= end)).hole_seconds
     out: list[LogSignal] = []
     for service in sorted(by_service):
-        clusters = cluster_logs(by_service[service], onset=onset, baseline_start=baseline_start, holes=holes)
+        clusters = cluster_logs(
+            by_service[service], onset=onset, baseline_start=baseline_start, holes=holes, assign=assign
+        )
         # "New" means nothing without a baseline: a service whose logs start at the onset
         # has only new templates. Then only error/warning lines count as changed.
         has_baseline = sum(c.baseline_count for c in clusters) >= MIN_BASELINE_LINES

@@ -21,32 +21,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rootward.context.log_span_status import MIN_NAMED_SPANS, Key, span_key
-from rootward.context.logs import assign_templates
+from rootward.context.logs import Assigner, assign_templates
 from rootward.domain.telemetry import LogRecord, Span
 
 
-def logged_templates(spans: Sequence[Span], lines: Sequence[tuple[Key, LogRecord]]) -> dict[int, frozenset[str]]:
+def logged_templates(
+    spans: Sequence[Span], lines: Sequence[tuple[Key, LogRecord]], assign: Assigner | None = None
+) -> dict[int, frozenset[str]]:
     """Per span (its index in `spans`), the templates its own service logged in it; {} when too few are named.
 
     `lines` are the lines that name a span (`log_span_status.named_lines`). Only those naming
     one of `spans` are clustered: a line whose span the trace store did not keep says nothing of
     any call compared. Templates are found per service (`context.logs.assign_templates`, the
-    same clustering as everywhere).
+    same clustering as everywhere), or looked up in `assign` (`context.log_template_book`).
     """
     if not spans:
         return {}
     full = {(s.service, s.trace_id.lower(), s.span_id.lower()) for s in spans}
     short = {(s.service, s.span_id.lower()) for s in spans}
-    by_service: dict[str, list[tuple[Key, str]]] = {}
+    by_service: dict[str, list[tuple[Key, LogRecord]]] = {}
     for key, record in lines:
         service, trace_id, span_id = key
         if key in full or (not trace_id and (service, span_id) in short):
-            by_service.setdefault(service, []).append((key, record.message))
+            by_service.setdefault(service, []).append((key, record))
     if sum(len(found) for found in by_service.values()) < MIN_NAMED_SPANS:
         return {}
     named: dict[Key, set[str]] = {}
     for found in by_service.values():
-        assignment, templates = assign_templates(message for _, message in found)
+        records = [record for _, record in found]
+        assignment, templates = assign(records) if assign else assign_templates(r.message for r in records)
         for (key, _), cluster in zip(found, assignment, strict=True):
             named.setdefault(key, set()).add(templates[cluster])
     out: dict[int, frozenset[str]] = {}

@@ -183,6 +183,10 @@ def _severity_rank(level: str) -> int:
     return 2
 
 
+# Templates of records found elsewhere (`context.log_template_book`): each record's id and the templates by id.
+Assigner = Callable[[Sequence[LogRecord]], tuple[list[int], dict[int, str]]]
+
+
 def cluster_logs(
     records: Sequence[LogRecord],
     *,
@@ -191,6 +195,7 @@ def cluster_logs(
     end: datetime | None = None,
     config: ClusterConfig | None = None,
     holes: Callable[[datetime, datetime], float] | None = None,
+    assign: Assigner | None = None,
 ) -> list[LogCluster]:
     """Cluster log records and flag templates that are new or surge after `onset`.
 
@@ -200,10 +205,14 @@ def cluster_logs(
     the first record) to `onset`, the onset window from `onset` to `end`
     (default: the last record), less what `holes` says the log source did not
     cover in each (`context.log_coverage`). Without `onset`, every record counts
-    as onset and nothing is new or surging.
+    as onset and nothing is new or surging. `assign`: the records' templates as
+    found already (else they are clustered here, with `config`).
     """
     config = config or ClusterConfig()
-    assignment, templates = assign_templates((r.message for r in records), config)
+    if assign is not None:
+        assignment, templates = assign(records)
+    else:
+        assignment, templates = assign_templates((r.message for r in records), config)
     tallies: dict[int, _Tally] = {}
     for index, (record, cluster_id) in enumerate(zip(records, assignment, strict=True)):
         tally = tallies.get(cluster_id)

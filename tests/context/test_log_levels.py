@@ -93,3 +93,17 @@ def test_a_bundle_without_level_fields_reads_the_same_failures(tmp_path: Path, s
     original = failing(source)
     assert original, "the example has failing log templates"
     assert failing(copy) == original
+
+
+def test_default_lines_skipped_unread_are_exactly_those_whose_head_states_nothing_severe() -> None:
+    """`with_stated_level` leaves a default-level line unread when its head holds no severe word:
+    on every LogHub sample line and each case above, that changes no level."""
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "loghub"
+    lines = [line for path in sorted(fixtures.glob("*.log")) for line in path.read_text().splitlines()]
+    lines += ["E0314 14:31:02.118000   12 server.go:91] lost etcd", "W0314 14:31:02.118 1 x.go:1] slow"]
+    assert len(lines) > 2_000
+    at = datetime(2026, 3, 14, tzinfo=UTC)
+    for line in lines:
+        stated = stated_level(line, before_prose=True)
+        expected = stated if stated in ("WARN", "ERROR", "FATAL", "CRITICAL", "ALERT", "EMERG", "PANIC") else "INFO"
+        assert with_stated_level(LogRecord(at, "svc", line, "INFO")).level == expected, line

@@ -88,12 +88,25 @@ def stated_level(message: str, *, before_prose: bool = False) -> str:
 DEFAULT_LEVELS = frozenset({"INFO", "DEFAULT", "UNSPECIFIED"})
 # Stated levels that outrank a shipper's default.
 SEVERE = frozenset({"WARN", "ERROR", "FATAL", "CRITICAL", "ALERT", "EMERG", "PANIC"})
+# A severe level, stated any way `stated_level` reads, holds one of these words (or is glog's letter
+# and date): a line with none of them in the part it reads keeps its default without being read.
+_SEVERE_WORDS = ("warn", "err", "severe", "fatal", "crit", "alert", "emerg", "panic")
+
+
+def _may_state_severe(message: str) -> bool:
+    """Cheap and never wrong the other way: substring checks, not a case-blind regex (5x the cost)."""
+    if message[:1] in ("W", "E", "F") and message[1:5].isdigit():
+        return True
+    head = message[: 4 * HEAD_CHARS].lower()
+    return any(word in head for word in _SEVERE_WORDS)
 
 
 def with_stated_level(record: LogRecord) -> LogRecord:
     """The record, with the level its text states when the record carries none (or only a default)."""
     if record.level and record.level.upper() not in DEFAULT_LEVELS:
         return record
+    if record.level and not _may_state_severe(record.message):
+        return record  # nearly every INFO line: reading its head could only confirm the default
     level = stated_level(record.message, before_prose=bool(record.level))
     if record.level and level not in SEVERE:
         return record

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import replace
 
 from rootward.context.logs import ERROR_LEVELS
 from rootward.domain.telemetry import LogRecord, Span, SpanStatus
@@ -97,7 +96,7 @@ def status_from_lines(spans: Sequence[Span], lines: Sequence[tuple[Key, LogRecor
     _pass_failures_up(spans, status)
     out = list(spans)
     for i, value in status.items():
-        out[i] = replace(spans[i], status=value)
+        out[i] = spans[i].with_status(value)
     return out
 
 

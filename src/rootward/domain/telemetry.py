@@ -68,3 +68,16 @@ class Span:
     host: str = ""
     attributes: dict[str, Any] = field(default_factory=dict)
     line: int = 0  # 1-based line in traces.jsonl for bundles; 0 for live sources
+
+    def with_status(self, status: SpanStatus) -> Span:
+        """This span with `status` (a shallow copy, as `dataclasses.replace` makes).
+
+        Built from the span's fields as they are rather than through `__init__`, which a frozen
+        dataclass runs as one `object.__setattr__` per field: 0.1-0.17 s for the 18,000 spans a
+        real bundle holds, all marked at once from their log lines (`context.log_span_status`).
+        """
+        copy = object.__new__(Span)
+        fields = copy.__dict__
+        fields.update(self.__dict__)
+        fields["status"] = status
+        return copy

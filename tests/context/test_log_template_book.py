@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -29,7 +30,7 @@ def _lines() -> list[LogRecord]:
     return [LogRecord(r.ts, r.service, r.message, r.level, line=n) for n, r in enumerate(out, start=1)]
 
 
-def test_each_service_is_clustered_once_whatever_reads_it(monkeypatch: pytest.MonkeyPatch) -> None:
+def _counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
 
     def counted(messages, config=None):  # type: ignore[no-untyped-def]
@@ -38,13 +39,28 @@ def test_each_service_is_clustered_once_whatever_reads_it(monkeypatch: pytest.Mo
         return assign_templates(messages, config)
 
     monkeypatch.setattr(log_template_book, "assign_templates", counted)
+    return calls
+
+
+def test_the_shifts_cluster_each_service_once_and_the_signals_look_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _counted(monkeypatch)
     records = _lines()
     book = TemplateBook(records)
-    log_signals(records, onset=ONSET, baseline_start=T0, end=END, assign=book.assign)
-    assert sorted(calls) == [1200, 1200 + 200]  # a sample was read; each service was clustered in full
     shifts = log_shifts(records, onset=ONSET, baseline_start=T0, end=END, assign=book.assign)
-    assert sorted(calls) == [1200, 1200 + 200]  # and not again
+    assert sorted(calls) == [1200, 1200 + 200]  # cart once, checkout once, every line
     assert any(s.service == "checkout" and s.kind == "new" and "card expired" in s.template for s in shifts)
+    signals, _ = log_signals(records, onset=ONSET, baseline_start=T0, end=END, assign=book.assign_known)
+    assert sorted(calls) == [1200, 1200 + 200]  # a sample of the same lines, looked up
+    assert any(s.service == "checkout" and "card expired" in s.template for s in signals)
+
+
+def test_with_nothing_learned_a_reading_clusters_only_its_own_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the shifts have nothing to compare, the signals' sample is not a reason to cluster every line."""
+    calls = _counted(monkeypatch)
+    records = _lines()
+    book = TemplateBook(records)
+    log_signals(records, onset=ONSET, baseline_start=T0, end=END, assign=book.assign_known)
+    assert sum(calls) <= 1200 + 200  # the sample (at most 1,200 lines and every warning), not 2,600 lines
 
 
 def test_the_book_gives_the_clusters_of_clustering_the_service_alone() -> None:
@@ -69,3 +85,30 @@ def test_lines_the_book_was_not_built_from_are_clustered_on_their_own() -> None:
     book = TemplateBook(_lines())
     other = [LogRecord(T0, "cart", "cache miss for key k1", "INFO"), LogRecord(T0, "cart", "cache miss for key k2")]
     assert book.assign(other) == assign_templates(r.message for r in other)
+
+
+def test_every_line_keeps_the_template_its_service_alone_gives_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many services whose template ids do not run 0..n-1 (merged and split templates keep or take
+    others; here every id is spread out to make sure): no service's templates may land on another's ids."""
+
+    def spread(messages, config=None):  # type: ignore[no-untyped-def]
+        ids, templates = assign_templates(messages, config)
+        return [2 * i for i in ids], {2 * i: t for i, t in templates.items()}
+
+    monkeypatch.setattr(log_template_book, "assign_templates", spread)
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "loghub"
+    records = [
+        LogRecord(T0, path.stem, line)
+        for path in sorted(fixtures.glob("*.log"))
+        for line in path.read_text().splitlines()
+        if line.strip()
+    ]
+    book = TemplateBook(records)
+    services = sorted({r.service for r in records})
+    for service in services:  # every service learned first: a later one must not overwrite an earlier one
+        book.assign([r for r in records if r.service == service])
+    for service in services:
+        mine = [r for r in records if r.service == service]
+        ids, templates = book.assign_known(mine)
+        alone_ids, alone = assign_templates(r.message for r in mine)
+        assert [templates[i] for i in ids] == [alone[i] for i in alone_ids], service

@@ -369,11 +369,11 @@ def _log_evidence(
     onset_at, start, end = window.onset or window.start, window.baseline_start, window.end
     # What the log source covers, read once for both comparisons (context.log_coverage).
     covered = Coverage(r.ts for r in in_reach if start <= r.ts <= end)
-    book = TemplateBook(records)
-    logs, redacted = log_signals(
-        in_reach, onset=onset_at, baseline_start=start, end=end, coverage=covered, assign=book.assign
-    )
+    book = TemplateBook(records)  # the shifts read every line and fill it; the others look up
     shifts = log_shifts(in_reach, onset=onset_at, baseline_start=start, end=end, coverage=covered, assign=book.assign)
+    logs, redacted = log_signals(
+        in_reach, onset=onset_at, baseline_start=start, end=end, coverage=covered, assign=book.assign_known
+    )
     if not records:
         gaps.append(f"no logs in the incident window ({start:%H:%M}-{end:%H:%M}) for any service")
     return logs, shifts, redacted, records, book
@@ -443,7 +443,7 @@ def _traces(
     _mark(telemetry, dict.fromkeys(s.service for s in spans), reachable, "traces")
     lines = named_lines(records)  # lines that say which span they were written in
     spans = status_from_lines(spans, lines)
-    logged = logged_templates(spans, lines, book.assign if book else None)  # each call's code path, from its lines
+    logged = logged_templates(spans, lines, book.assign_known if book else None)  # each call's code path
     metric_onset = window.onset is not None and window.onset <= window.alerted_by
     # Without a metric onset before the alerts, the spans' own change point (context.trace_onset).
     spans_onset = None if metric_onset else trace_onset(spans, window.baseline_start, window.alerted_by)

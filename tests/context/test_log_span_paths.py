@@ -147,3 +147,58 @@ def test_a_caller_whose_failure_lines_name_no_span_is_the_victim_of_a_callee_tha
     checkout = next(s for s in ranked if s.entity == "checkout")
     assert checkout.victim_of == "pricing"
     assert ranked[0].entity == "pricing"
+
+
+def _pricing_serves(spans: Sequence[Span], operations: Sequence[str], later: Sequence[str] = ()) -> list[Span]:
+    """Pricing's calls spread over `operations` in turn (over `later` after the onset, when given)."""
+    out, turn = [], 0
+    for s in spans:
+        if s.service == "pricing" and s.kind == "server":
+            ops = later if later and s.start >= ONSET else operations
+            s = replace(s, operation=ops[turn % len(ops)])
+            turn += 1
+        out.append(s)
+    return out
+
+
+def _half_skip_the_end_line(spans: Sequence[Span], service: str) -> list[LogRecord]:
+    """`_path_logs`, where after the onset half the calls of `service` (four in a row, then four not)
+    return before their end line."""
+    skipped = {_ids(s) for s in spans if s.service == service and s.start >= ONSET and int(s.trace_id, 16) // 4 % 2}
+    return [line for line in _path_logs(spans) if not (" request " in line.message and _named(line) in skipped)]
+
+
+def _ids(span: Span) -> tuple[str, str]:
+    return span.trace_id, span.span_id
+
+
+def _named(line: LogRecord) -> tuple[str, str]:
+    words = line.message.split()  # TraceID: <trace> SpanID: <span> ...
+    return words[1], words[3]
+
+
+def test_a_line_every_operation_reached_is_compared_over_all_their_calls() -> None:
+    """Half of pricing's calls skip their end line, spread over four operations: per operation 15 calls
+    after the onset are too few to tell (with eight tries), all 60 together are not."""
+    traced = _pricing_serves(incident_spans(CHAIN, "frontend", Phase(), Phase()), [f"GET /api/{x}" for x in "abcd"])
+    logs = _half_skip_the_end_line(traced, "pricing")
+    spans = with_log_status(_timings_only(traced), logs)
+    found = trace_findings(spans, baseline=BASELINE, during=DURING, logged=logged_templates(spans, named_lines(logs)))
+    path = next(f for f in found if f.kind == "log_path" and f.entity == "pricing")
+    assert path.changed and path.before == 1.0 and 0.4 < path.after < 0.6
+    assert (path.n_before, path.n_after) == (60, 60)
+    assert "every operation that always logged it" in path.evidence.excerpt
+
+
+def test_callers_asking_for_other_operations_move_no_pooled_line() -> None:
+    """Two operations always log the end line, a third never does; after the onset callers ask mostly
+    for the third. The pooled share is over the two that always logged it: nothing moved."""
+    ops = ["GET /api/a", "GET /api/b", "GET /api/c"]
+    traced = _pricing_serves(
+        incident_spans(CHAIN, "frontend", Phase(), Phase(), per_side=90), ops, later=[ops[2], ops[2], ops[0], ops[1]]
+    )
+    quiet = {_ids(s) for s in traced if s.operation == ops[2]}
+    logs = [line for line in _path_logs(traced) if not (" request " in line.message and _named(line) in quiet)]
+    spans = with_log_status(_timings_only(traced), logs)
+    found = trace_findings(spans, baseline=BASELINE, during=DURING, logged=logged_templates(spans, named_lines(logs)))
+    assert not any(f.changed for f in found if f.kind == "log_path")

@@ -71,6 +71,9 @@ Z_CHANGED = 4.0
 # A share whose binomial z reaches this (about one chance in a thousand by luck).
 Z_SHARE = 3.0
 MIN_CALLS = 5
+# A template logged in at least this share of an operation's calls before the onset is one it always
+# logs (`_always_logged`): nine in ten, so a statement skipped now and then before still counts.
+ALWAYS_LOGGED = 0.9
 # Times after the onset may rest on fewer calls: the shift is shrunk by n / (n + MIN_CALLS), so with
 # three calls only a shift of over ten baseline spreads counts (a sparse edge that became ten times slower).
 MIN_CALLS_AFTER = 3
@@ -392,11 +395,47 @@ def _log_path(b: _Builder, name: str, mine: np.ndarray, after: np.ndarray, cite:
             stats = _share(int((~after[hit]).sum()), nb, int(after[hit].sum()), na)
             if best is None or abs(stats[2]) > abs(best[2]):
                 best, best_key, sizes = stats, (int(op), int(template)), (nb, na)
+    for template, ops in _always_logged(b, fine, after).items():
+        of_ops = fine & np.isin(calls.op, ops)
+        nb, na = int((of_ops & ~after).sum()), int((of_ops & after).sum())
+        if len(ops) < 2 or na < MIN_CALLS:
+            continue
+        tries += 1
+        hit = logged.call[here & of_ops[logged.call] & (logged.op == template)]
+        stats = _share(int((~after[hit]).sum()), nb, int(after[hit].sum()), na)
+        if best is None or abs(stats[2]) > abs(best[2]):
+            best, best_key, sizes = stats, (-1, template), (nb, na)
     if best is not None:
         changed = best[3] and abs(best[2]) >= bonferroni_z(tries)
         op, template = best_key
-        detail = f" '{b.graph.templates[template]}' in {b.graph.operation(op) or 'its calls'}"
+        where = b.graph.operation(op) if op >= 0 else "every operation that always logged it"
+        detail = f" '{b.graph.templates[template]}' in {where or 'its calls'}"
         b.add("log_path", name, None, (best[0], best[1], best[2], changed), sizes, cite, detail)
+
+
+def _always_logged(b: _Builder, fine: np.ndarray, after: np.ndarray) -> dict[int, list[int]]:
+    """Per template, the operations whose calls before the onset nearly all logged it (`ALWAYS_LOGGED`).
+
+    A statement every call of several operations reaches (a request's end line, a common
+    helper's) can be compared over those operations' calls together: the mix of operations
+    callers ask for cannot move the pooled share, since each was at ~1 before, and a fault
+    that skips the statement in a share of all calls shows on many calls rather than on the
+    few of each operation.
+    """
+    logged, calls = b.graph.logged, b.graph.calls
+    assert logged is not None
+    out: dict[int, list[int]] = {}
+    for op in np.unique(calls.op[fine]):
+        before = fine & (calls.op == op) & ~after
+        nb = int(before.sum())
+        if nb < MIN_CALLS:
+            continue
+        rows = before[logged.call]
+        templates, counts = np.unique(logged.op[rows], return_counts=True)
+        for template, count in zip(templates.tolist(), counts.tolist(), strict=True):
+            if count >= ALWAYS_LOGGED * nb:
+                out.setdefault(int(template), []).append(int(op))
+    return out
 
 
 def bonferroni_z(tries: int) -> float:

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from rootward.context.hinge import best_hinge
 from rootward.context.metric_names import Family, family_of, success_ceiling
+from rootward.context.window import derive_onset
 from rootward.domain.evidence import EvidenceRef, metric_cite
 from rootward.domain.telemetry import MetricSeries
 
@@ -714,3 +715,24 @@ def _clock(epoch: int) -> str:
     from datetime import UTC, datetime
 
     return datetime.fromtimestamp(epoch, UTC).strftime("%H:%M:%S")
+
+
+def incident_onset(anomalies: Sequence[Anomaly], *, alerted: int | None = None) -> int | None:
+    """Where the incident's change points begin, read first from the changes that mark a moment.
+
+    A slow climb (a leak) starts long before anything broke: its onset is where things broke.
+    A latency or error series that keeps jumping and falling back to its old level is
+    intermittent, and its first tooth marks no moment (a p99 over a handful of requests does
+    that on its own): it counts only when nothing else moved. A resource doing so (a process
+    killed at its limit and restarted, a link flapping) begins where its fault does.
+
+    `alerted`: the last alert (plus one sample interval); change points after it are the
+    incident's consequences, not its start, when any came before (`window.derive_onset`).
+    """
+    sharp = [(a.onset, a.score) for a in anomalies if a.shape != "ramp" and not _intermittent_symptom(a)]
+    intermittent = [(a.onset, a.score) for a in anomalies if _intermittent_symptom(a)]
+    return derive_onset(sharp, alerted) or derive_onset(intermittent, alerted)
+
+
+def _intermittent_symptom(a: Anomaly) -> bool:
+    return a.shape == "resets" and a.family in SYMPTOM_FAMILIES

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel, Field
 
 from rootward.context.absent_counts import with_absent_zeros
-from rootward.context.anomaly import Anomaly, ScoredSeries, detect_anomalies
+from rootward.context.anomaly import Anomaly, ScoredSeries, detect_anomalies, incident_onset
 from rootward.context.changes import ChangeItem, recent_changes
 from rootward.context.counters import as_rate
 from rootward.context.k8s_events import event_text
@@ -35,7 +35,7 @@ from rootward.context.series_resolution import coarsened
 from rootward.context.topology import Subgraph, connecting, dependency_closure, subgraph
 from rootward.context.trace_evidence import TraceFinding, compared_windows, trace_findings
 from rootward.context.trace_onset import trace_onset
-from rootward.context.window import IncidentWindow, derive_onset, incident_window, with_onset
+from rootward.context.window import IncidentWindow, incident_window, with_onset
 from rootward.domain.alert import Alert
 from rootward.domain.evidence import EvidenceRef, alert_cite, knowledge_cite
 from rootward.domain.incident import IncidentMeta
@@ -234,7 +234,7 @@ def assemble_context(
         fallback=int(window.start.timestamp()),
     )
     # Slow climbs (leaks) start long before the incident; its onset is where things broke.
-    onset = derive_onset([(a.onset, a.score) for a in anomalies if a.shape != "ramp"])
+    onset = incident_onset(anomalies, alerted=int(last_alert.timestamp()) + int(_sample_step(series).total_seconds()))
     if onset is None and joint is not None and joint.detected:
         onset = joint.onset  # too few samples for per-series change points (coarse data): the joint one
     window = with_onset(window, datetime.fromtimestamp(onset, meta.fired_at.tzinfo) if onset else None)

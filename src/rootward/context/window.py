@@ -98,7 +98,7 @@ def with_onset(
 ONSET_GAP_S = 5 * 60
 
 
-def derive_onset(onsets_and_scores: list[tuple[int, float]]) -> int | None:
+def derive_onset(onsets_and_scores: list[tuple[int, float]], alerted: int | None = None) -> int | None:
     """The incident's onset (epoch seconds): where its burst of strong change points begins.
 
     "Strong" is relative (at least a third of the strongest score) so that one slow,
@@ -106,7 +106,14 @@ def derive_onset(onsets_and_scores: list[tuple[int, float]]) -> int | None:
     more than ONSET_GAP_S apart belong to different events; the incident is the burst
     that carries the most score, so an isolated earlier step (a traffic bump, the
     previous incident's tail) does not become the onset of this one.
+
+    Change points after `alerted` (the last alert, epoch seconds) count only when none came
+    before it: what moved after the alert fired is what the fault went on to do (a restart,
+    a failover, errors spreading), and its burst may well carry more score than the quiet
+    start the alert fired on.
     """
+    if alerted is not None and any(onset <= alerted for onset, _ in onsets_and_scores):
+        onsets_and_scores = [(onset, score) for onset, score in onsets_and_scores if onset <= alerted]
     if not onsets_and_scores:
         return None
     top = max(score for _, score in onsets_and_scores)

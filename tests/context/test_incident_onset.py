@@ -1,0 +1,79 @@
+"""The incident's onset: which change points may start it (`anomaly.incident_onset`, `window.derive_onset`)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from rootward.bundle.load import load_bundle
+from rootward.context.anomaly import Anomaly, incident_onset
+from rootward.context.assemble import assemble_context
+from rootward.context.window import derive_onset
+from rootward.domain.evidence import EvidenceRef
+from rootward.sources.bundle import bundle_sources
+from tests.context.sim_bundle import metrics_bundle
+
+T = 1_800_000_000
+ALERT = T + 120
+
+
+def _moved(service: str, family: str, onset: int, score: float, shape: str = "step") -> Anomaly:
+    metric = {"latency": "latency_p99_ms", "errors": "error_rate", "memory": "memory_bytes"}.get(family, "cpu_usage")
+    cite = f"metrics.csv:{service}/{metric}@{onset}-{onset + 600}"
+    return Anomaly(service=service, metric=metric, family=family, direction="up", score=score,  # type: ignore[arg-type]
+                   baseline=1.0, after=2.0, peak=2.0, onset=onset, start=onset, end=onset + 600,
+                   evidence=EvidenceRef("metric", cite, ""), shape=shape)  # type: ignore[arg-type]  # fmt: skip
+
+
+def test_what_moved_after_the_alert_does_not_start_the_incident_when_something_moved_before() -> None:
+    quiet_start = (T + 60, 5.5)  # a CPU step the alert fired on
+    loud_aftermath = [(T + 540, 22.0), (T + 560, 30.0)]  # errors spreading seven minutes after the alert
+    assert derive_onset([quiet_start, *loud_aftermath]) == T + 540  # by score alone, the aftermath
+    assert derive_onset([quiet_start, *loud_aftermath], ALERT) == T + 60
+    assert derive_onset(loud_aftermath, ALERT) == T + 540  # nothing before the alert: the best there is
+
+
+def test_a_symptom_that_keeps_falling_back_does_not_drag_the_onset_back() -> None:
+    sawtooth = _moved("checkout", "latency", T - 180, 18.6, shape="resets")  # a p99 over a few requests
+    fault = [_moved("ads", "cpu", T + 60, 54.8), _moved("ads", "latency", T + 60, 39.4)]
+    assert incident_onset([sawtooth, *fault], alerted=ALERT) == T + 60
+    # Read as one more change point, it would start the burst four minutes early.
+    assert derive_onset([(a.onset, a.score) for a in [sawtooth, *fault]], ALERT) == T - 180
+    # Alone, it is all there is to go by.
+    assert incident_onset([sawtooth], alerted=ALERT) == T - 180
+
+
+def test_a_resource_that_keeps_resetting_starts_where_its_fault_does() -> None:
+    killed = _moved("cart", "memory", T - 240, 40.0, shape="resets")  # killed at its limit, again and again
+    errors = _moved("front", "errors", T + 60, 30.0)
+    assert incident_onset([killed, errors], alerted=ALERT) == T - 240
+
+
+def test_a_leak_starts_long_before_the_onset() -> None:
+    leak = _moved("cart", "memory", T - 1200, 80.0, shape="ramp")
+    assert incident_onset([leak, _moved("front", "errors", T + 60, 30.0)], alerted=ALERT) == T + 60
+
+
+def test_assembly_keeps_the_onset_before_the_alert_when_everything_moves_after_it(tmp_path: Path) -> None:
+    root, cause = metrics_bundle(tmp_path, "cpu_saturation", "onset-after-alert")
+    bundle = load_bundle(root)
+    before = assemble_context(bundle_sources(bundle), bundle.meta).window
+    assert before.onset is not None and before.onset <= before.fired_at
+    fired = int(before.fired_at.timestamp())
+    with (root / "metrics.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:  # four minutes after the alert, every other entity's CPU and memory jump: the aftermath
+        if (
+            r["metric"] in ("cpu_usage", "memory_bytes")
+            and r["service"] != cause
+            and float(r["timestamp"]) >= fired + 240
+        ):
+            r["value"] = str(float(r["value"]) * 20)
+    with (root / "metrics.csv").open("w", newline="") as f:
+        out = csv.DictWriter(f, fieldnames=list(rows[0]))
+        out.writeheader()
+        out.writerows(rows)
+    bundle = load_bundle(root)
+    ctx = assemble_context(bundle_sources(bundle), bundle.meta)
+    assert any(a.onset > fired for a in ctx.anomalies)  # the aftermath is seen, and louder than the fault
+    assert ctx.window.onset == before.onset

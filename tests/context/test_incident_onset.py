@@ -54,6 +54,12 @@ def test_a_leak_starts_long_before_the_onset() -> None:
     assert incident_onset([leak, _moved("front", "errors", T + 60, 30.0)], alerted=ALERT) == T + 60
 
 
+def test_a_symptom_that_worsens_steadily_starts_where_it_began() -> None:
+    worsening = _moved("ads", "latency", T + 35, 48.4, shape="ramp")  # exceptions piling up since the fault
+    earlier_blip = _moved("ads", "cpu", T - 505, 7.4, shape="spike")
+    assert incident_onset([earlier_blip, worsening], alerted=ALERT) == T + 35
+
+
 def test_assembly_keeps_the_onset_before_the_alert_when_everything_moves_after_it(tmp_path: Path) -> None:
     root, cause = metrics_bundle(tmp_path, "cpu_saturation", "onset-after-alert")
     bundle = load_bundle(root)

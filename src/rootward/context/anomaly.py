@@ -720,7 +720,9 @@ def _clock(epoch: int) -> str:
 def incident_onset(anomalies: Sequence[Anomaly], *, alerted: int | None = None) -> int | None:
     """Where the incident's change points begin, read first from the changes that mark a moment.
 
-    A slow climb (a leak) starts long before anything broke: its onset is where things broke.
+    A resource's slow climb (a leak, a disk filling) starts long before anything broke: the
+    onset is where things broke. A symptom climbing (latency worsening as failures pile up)
+    is the trouble itself, and its start is the incident's.
     A latency or error series that keeps jumping and falling back to its old level is
     intermittent, and its first tooth marks no moment (a p99 over a handful of requests does
     that on its own): it counts only when nothing else moved. A resource doing so (a process
@@ -729,10 +731,14 @@ def incident_onset(anomalies: Sequence[Anomaly], *, alerted: int | None = None) 
     `alerted`: the last alert (plus one sample interval); change points after it are the
     incident's consequences, not its start, when any came before (`window.derive_onset`).
     """
-    sharp = [(a.onset, a.score) for a in anomalies if a.shape != "ramp" and not _intermittent_symptom(a)]
+    sharp = [(a.onset, a.score) for a in anomalies if not _leak(a) and not _intermittent_symptom(a)]
     intermittent = [(a.onset, a.score) for a in anomalies if _intermittent_symptom(a)]
     return derive_onset(sharp, alerted) or derive_onset(intermittent, alerted)
 
 
 def _intermittent_symptom(a: Anomaly) -> bool:
     return a.shape == "resets" and a.family in SYMPTOM_FAMILIES
+
+
+def _leak(a: Anomaly) -> bool:
+    return a.shape == "ramp" and a.family not in SYMPTOM_FAMILIES

@@ -33,6 +33,13 @@ def test_what_moved_after_the_alert_does_not_start_the_incident_when_something_m
     assert derive_onset(loud_aftermath, ALERT) == T + 540  # nothing before the alert: the best there is
 
 
+def test_a_quiet_change_before_the_alert_does_not_beat_the_fault_right_after_it() -> None:
+    # Alerts stamped at the moment a fault was injected: the fault shows just after "the alert".
+    noise = [(T - 357, 25.7), (T - 176, 22.4)]
+    fault = [(ALERT + 63, 98.3), (ALERT + 63, 75.9)]
+    assert derive_onset([*noise, *fault], ALERT) == ALERT + 63
+
+
 def test_a_symptom_that_keeps_falling_back_does_not_drag_the_onset_back() -> None:
     sawtooth = _moved("checkout", "latency", T - 180, 18.6, shape="resets")  # a p99 over a few requests
     fault = [_moved("ads", "cpu", T + 60, 54.8), _moved("ads", "latency", T + 60, 39.4)]
@@ -60,26 +67,25 @@ def test_a_symptom_that_worsens_steadily_starts_where_it_began() -> None:
     assert incident_onset([earlier_blip, worsening], alerted=ALERT) == T + 35
 
 
-def test_assembly_keeps_the_onset_before_the_alert_when_everything_moves_after_it(tmp_path: Path) -> None:
+def test_assembly_keeps_the_onset_when_a_latency_starts_flipping_minutes_before(tmp_path: Path) -> None:
     root, cause = metrics_bundle(tmp_path, "cpu_saturation", "onset-after-alert")
     bundle = load_bundle(root)
-    before = assemble_context(bundle_sources(bundle), bundle.meta).window
-    assert before.onset is not None and before.onset <= before.fired_at
-    fired = int(before.fired_at.timestamp())
+    onset = assemble_context(bundle_sources(bundle), bundle.meta).window.onset
+    assert onset is not None
     with (root / "metrics.csv").open(newline="") as f:
         rows = list(csv.DictReader(f))
-    for r in rows:  # four minutes after the alert, every other entity's CPU and memory jump: the aftermath
-        if (
-            r["metric"] in ("cpu_usage", "memory_bytes")
-            and r["service"] != cause
-            and float(r["timestamp"]) >= fired + 240
-        ):
-            r["value"] = str(float(r["value"]) * 20)
+    flipped = 0
+    for r in rows:  # from five minutes before the onset, the entry's p99 is ten times higher every other sample
+        entry_p99 = r["service"] == "ingress" != cause and r["metric"] == "latency_p99_ms"
+        if entry_p99 and float(r["timestamp"]) >= onset.timestamp() - 300:
+            flipped += 1
+            r["value"] = str(float(r["value"]) * (10 if flipped % 2 == 0 else 1))
     with (root / "metrics.csv").open("w", newline="") as f:
         out = csv.DictWriter(f, fieldnames=list(rows[0]))
         out.writeheader()
         out.writerows(rows)
     bundle = load_bundle(root)
     ctx = assemble_context(bundle_sources(bundle), bundle.meta)
-    assert any(a.onset > fired for a in ctx.anomalies)  # the aftermath is seen, and louder than the fault
-    assert ctx.window.onset == before.onset
+    sawtooth = [a for a in ctx.anomalies if a.service == "ingress" and a.shape == "resets"]
+    assert sawtooth and sawtooth[0].onset < onset.timestamp()  # seen, before the fault, and loud
+    assert ctx.window.onset == onset

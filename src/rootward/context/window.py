@@ -107,13 +107,14 @@ def derive_onset(onsets_and_scores: list[tuple[int, float]], alerted: int | None
     that carries the most score, so an isolated earlier step (a traffic bump, the
     previous incident's tail) does not become the onset of this one.
 
-    Change points after `alerted` (the last alert, epoch seconds) count only when none came
-    before it: what moved after the alert fired is what the fault went on to do (a restart,
-    a failover, errors spreading), and its burst may well carry more score than the quiet
-    start the alert fired on.
+    Change points more than ONSET_GAP_S after `alerted` (the last alert, epoch seconds) count
+    only when none came earlier: what moved that long after the alert fired is what the fault
+    went on to do (a restart, a failover, errors spreading), and its burst may well carry more
+    score than the quiet start the alert fired on. Closer to the alert they still count, as
+    the fault's own (an alert may be stamped the moment the fault began).
     """
-    if alerted is not None and any(onset <= alerted for onset, _ in onsets_and_scores):
-        onsets_and_scores = [(onset, score) for onset, score in onsets_and_scores if onset <= alerted]
+    if alerted is not None and any(onset <= alerted + ONSET_GAP_S for onset, _ in onsets_and_scores):
+        onsets_and_scores = [(onset, score) for onset, score in onsets_and_scores if onset <= alerted + ONSET_GAP_S]
     if not onsets_and_scores:
         return None
     top = max(score for _, score in onsets_and_scores)

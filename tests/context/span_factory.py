@@ -50,6 +50,8 @@ class Phase:
     stops_after: frozenset[str] = frozenset()  # callers make no further calls once one of these answered
     wrong_answers: frozenset[str] = frozenset()  # these answer fine, but their callers raise on what they get
     spanless: frozenset[str] = frozenset()  # these write no spans (a vendor API): callers name them by peer.service
+    hosts: Mapping[str, str] = field(default_factory=dict)  # service -> the node it runs on
+    host_ms: Mapping[str, float] = field(default_factory=dict)  # delay on a node's network: calls crossing it
 
 
 class _Trace:
@@ -99,6 +101,9 @@ class _Trace:
         """A client span of `caller` calling `callee`, and the callee's server span under it."""
         net = 0.5 + self.phase.network_ms.get(callee, 0.0) * self.rng.uniform(0.9, 1.1)
         net += self.phase.client_ms.get(caller, 0.0) * self.rng.uniform(0.9, 1.1)
+        ends = {self.phase.hosts.get(caller), self.phase.hosts.get(callee)}
+        if len(ends) == 2:  # a call between two nodes crosses both their networks
+            net += sum(self.phase.host_ms.get(h, 0.0) for h in ends if h) * self.rng.uniform(0.9, 1.1)
         cid = self.span_id()
         index = len(self.spans)
         attributes: dict[str, str] = {}

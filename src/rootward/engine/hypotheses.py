@@ -40,6 +40,7 @@ from rootward.context.topology import Subgraph, upstream_closure
 from rootward.domain.hypothesis import Hypothesis
 from rootward.engine import log_shift_evidence as shift_term
 from rootward.engine.alert_subjects import alert_subjects
+from rootward.engine.host_network import attributed_traces
 from rootward.engine.metric_evidence import (
     FAMILY_FAULTS,
     METRIC_CHANGE_WEIGHT,
@@ -56,7 +57,7 @@ from rootward.engine.signatures import (
     faults_named,
 )
 from rootward.engine.silent_dependency import silent_dependency
-from rootward.engine.trace_attribution import TraceAttribution, attribute_traces
+from rootward.engine.trace_attribution import TraceAttribution
 from rootward.engine.victims import fails_after_a_fresh_change, fails_on_changed_answers, victim_of_dependency
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
 from rootward.worldmodel.predict import explain_score
@@ -226,7 +227,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     below = {e: set(nx.descendants(g, e)) if e in g else set() for e in profiles}
     world = world_graph(ctx.topology) if ctx.has_topology else None
     shifts = shift_term.shifts_by_entity(ctx.log_shifts)  # log template shifts, any level
-    traces = attribute_traces(ctx.trace_findings)
+    traces = attributed_traces(ctx)
     traced_quiet = frozenset(
         e for e, kinds in ctx.telemetry.items() if "traces" in kinds and (e not in traces or traces[e].own <= 0)
     )

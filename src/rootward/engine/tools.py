@@ -23,8 +23,8 @@ from rootward.context.topology import upstream_closure
 from rootward.domain.investigation import ToolResult, ToolStatus, TraceEntry
 from rootward.engine.alert_subjects import alert_subjects
 from rootward.engine.budget import Budget
+from rootward.engine.host_network import attributed_traces
 from rootward.engine.signals import entity_profiles
-from rootward.engine.trace_attribution import attribute_traces
 from rootward.observability.tools import tool_call
 
 
@@ -136,7 +136,7 @@ class ContextTools:
         self.profiles = entity_profiles(ctx)
         self.graph = ctx.topology.graph()
         self.alerting = set(alert_subjects(ctx))  # an alert on a name the map does not know: its entry points
-        self.traces = attribute_traces(ctx.trace_findings)
+        self.traces = attributed_traces(ctx)
 
     def metric_anomalies(self, entity: str) -> ToolResult:
         found = [a for a in self.ctx.anomalies if a.service == entity]

@@ -1,0 +1,110 @@
+"""A host's network, read from the calls that cross it: the smallest thing whose calls are the slowed ones.
+
+Delay on a node's, VM's or hypervisor's network slows every call that goes in or
+out of it, whichever service makes or answers it, and no call between services
+elsewhere. The trace attribution reads each slowed call edge at one of its ends
+(`trace_attribution._network`), so such a fault shows as several services each
+with a network delay of its own, on both sides of the host's boundary, and the
+host, which writes no spans, gets nothing. Here each host is one more candidate:
+the calls it would slow are the edges with exactly one end on it (its services,
+directly or through the hosts they run on; calls between two of its own services
+stay on it), a service's are every edge it makes or answers. A host whose edges
+match the slowed edges strictly better than any service's (Jaccard) is credited
+with the delay, and the services whose slowed calls all cross it become its
+victims. Where one service is all a host carries across its boundary, the two
+cannot be told apart by the calls, and the service keeps its reading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from rootward.context.assemble import Context
+from rootward.context.trace_evidence import TraceFinding
+from rootward.engine.trace_attribution import FaultHint, TraceAttribution, attribute_traces, time_strength
+
+# A host explains fewer than this many slowed calls no better than one service would.
+MIN_HOST_EDGES = 2
+# Below this match the slowed calls are not one host's doing.
+MIN_MATCH = 0.5
+
+Edge = tuple[str, str]
+
+
+def hosted(runs_on: Mapping[str, str]) -> dict[str, frozenset[str]]:
+    """Per host, everything that runs on it, directly or through the hosts it runs on."""
+    out: dict[str, set[str]] = {}
+    for entity in runs_on:
+        seen, host = {entity}, runs_on[entity]
+        while host not in seen:  # a loop in the map ends the chain
+            out.setdefault(host, set()).add(entity)
+            seen.add(host)
+            if host not in runs_on:
+                break
+            host = runs_on[host]
+    return {h: frozenset(members) for h, members in out.items()}
+
+
+def _match(edges: set[Edge], slowed: set[Edge]) -> float:
+    union = edges | slowed
+    return len(edges & slowed) / len(union) if union else 0.0
+
+
+def _best_host(
+    calls: set[Edge], slowed: set[Edge], hosts: Mapping[str, frozenset[str]]
+) -> tuple[str, float, set[Edge]] | None:
+    services = {x for edge in calls for x in edge}
+    best_service = max((_match({c for c in calls if s in c}, slowed) for s in services), default=0.0)
+    found = []
+    for host, members in sorted(hosts.items()):
+        crossing = {c for c in calls if (c[0] in members) != (c[1] in members)}
+        score = _match(crossing, slowed)
+        if len(crossing & slowed) >= MIN_HOST_EDGES and score >= MIN_MATCH and score > best_service:
+            found.append((score, -len(members), host, crossing))
+    if not found:
+        return None
+    score, _, host, crossing = max(found)  # of equal matches, the host carrying the least
+    return host, score, crossing
+
+
+def attribute_hosts(
+    traces: dict[str, TraceAttribution], findings: Sequence[TraceFinding], runs_on: Mapping[str, str]
+) -> None:
+    """Credit the host whose boundary the slowed calls cross, and make the services it slowed its victims."""
+    network = {(f.caller, f.entity): f for f in findings if f.kind == "network" and f.caller is not None}
+    calls = {(caller, callee) for caller, callee in network if caller is not None}
+    slowed = {edge for edge in calls if network[edge].up}
+    found = _best_host(calls, slowed, hosted(runs_on)) if slowed else None
+    if found is None:
+        return
+    host, match, crossing = found
+    mine = sorted((network[e] for e in crossing & slowed), key=lambda f: (-time_strength(f), f.where))
+    score = match * time_strength(mine[0])
+    reason = f"the slowed calls are those crossing {host}'s network ({', '.join(f.where for f in mine[:3])})"
+    a = traces.setdefault(host, TraceAttribution(host))
+    a.credit(FaultHint("network_latency", score, tuple(f.evidence for f in mine[:3]), reason))
+    a.symptomatic = True
+    for service in sorted({x for edge in crossing & slowed for x in edge}):
+        t = traces.get(service)
+        own_slowed = {e for e in slowed if service in e}
+        if t is None or t.victim_of is not None or not own_slowed <= crossing or t.own > score:
+            continue
+        t.victim_of = host
+        t.reasons.append(f"its calls slowed only across {host}'s network")
+
+
+def runs_on_map(edges: Iterable[tuple[str, str, str]]) -> dict[str, str]:
+    """(source, target, relation) triples to each entity's host; the first host named wins."""
+    out: dict[str, str] = {}
+    for source, target, relation in edges:
+        if relation == "runs_on":
+            out.setdefault(source, target)
+    return out
+
+
+def attributed_traces(ctx: Context) -> dict[str, TraceAttribution]:
+    """The trace attribution of every entity, hosts read from the calls crossing them included."""
+    traces = attribute_traces(ctx.trace_findings)
+    runs_on = runs_on_map((e.source, e.target, e.relation) for e in ctx.topology.edges)
+    attribute_hosts(traces, ctx.trace_findings, runs_on)
+    return traces

@@ -62,3 +62,31 @@ def test_second_hand_evidence_of_an_unwatched_store_does_not_outrank_the_caller_
 def test_a_caller_with_a_cause_of_its_own_casts_no_suspicion_on_what_it_calls() -> None:
     for ctx in (_slow_notifier(own_cpu=True), _slow_notifier(logs=True)):
         assert "sms-vendor" not in {s.entity for s in score_entities(ctx)}
+
+
+def test_a_caller_whose_incoming_calls_wait_outside_its_spans_is_no_vendors_victim() -> None:
+    """A third party it calls cannot delay the calls made to it: that time is its own network or queue."""
+    from rootward.context.trace_evidence import TraceFinding
+    from rootward.domain.evidence import EvidenceRef
+
+    def edge(kind: str, before: float, after: float, score: float) -> TraceFinding:
+        return TraceFinding(
+            kind=kind,  # type: ignore[arg-type]
+            entity="notifier",
+            caller="web",
+            before=before,
+            after=after,
+            n_before=120,
+            n_after=20,
+            score=score,
+            changed=abs(score) >= 4,
+            evidence=EvidenceRef("trace", "traces.jsonl:web->notifier@1000-1200", ""),
+        )
+
+    waited = [edge("network", 0.8, 230.0, 150.0), edge("call_latency", 40.0, 270.0, 9.0)]
+    ctx = _slow_notifier().model_copy(update={"trace_findings": waited})
+    scores = {s.entity: s for s in score_entities(ctx)}
+    assert scores["notifier"].victim_of is None
+    assert rank_hypotheses(ctx)[0].entity == "notifier"
+    # Without the spans, the vendor is still the reading (the test above).
+    assert {s.entity: s for s in score_entities(_slow_notifier())}["notifier"].victim_of == "sms-vendor"

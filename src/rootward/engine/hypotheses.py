@@ -262,7 +262,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         else:
             coverage = 1.0  # without a graph nothing can be said about propagation: own evidence decides
         counts_errors = e in error_watched
-        spans_say = (t.own > 0, t.unharmed_callees, t.slowed_callees)  # what its spans say of it and its calls
+        spans_say = (t.own > 0, t.unharmed_callees, t.slowed_callees, t.waited_for)  # of it and its calls
         victim_of = (
             victim_of_dependency(e, p, g, profiles, borrowed, incident_onset, b_strength, counts_errors, *spans_say)
             or t.victim_of

@@ -102,6 +102,7 @@ class TraceAttribution:
     other_paths: bool = False  # its own code took other paths at the onset (`_other_paths`)
     unharmed_callees: frozenset[str] = frozenset()  # callees whose calls from it did not change (`_unharmed_callees`)
     slowed_callees: frozenset[str] = frozenset()  # callees whose calls from it got slower, as the caller saw them
+    waited_for: bool = False  # calls into it spent longer outside its spans (its network, or a queue before it)
 
     def credit(self, hint: FaultHint) -> None:
         self.hints.append(hint)
@@ -451,4 +452,6 @@ def attribute_traces(findings: Iterable[TraceFinding]) -> dict[str, TraceAttribu
         a.hints.sort(key=lambda h: (-h.score, h.fault_type))
         a.unharmed_callees = _unharmed_callees(ix, a.entity)
         a.slowed_callees = frozenset(f.entity for f in ix.out_of(a.entity, "call_latency") if f.up)
+        pooled_in = ix.of(a.entity, "network_in")
+        a.waited_for = any(f.up for f in ix.into(a.entity, "network")) or (pooled_in is not None and pooled_in.up)
     return by

@@ -188,6 +188,7 @@ def victim_of_dependency(
     traced_own: bool = False,
     unharmed_calls: frozenset[str] = frozenset(),
     slowed_calls: frozenset[str] = frozenset(),
+    waited_for: bool = False,
 ) -> str | None:
     """The abnormal dependency whose failure `e` is merely passing on, if any.
 
@@ -201,7 +202,9 @@ def victim_of_dependency(
     `slowed_calls`: dependencies whose calls from e got slower in the spans; a caller whose failure
     lines say its calls timed out, with no change of its own there, is such a dependency's victim
     even when the dependency's own series did not move (a delay on its network slows the calls,
-    not its own work).
+    not its own work). `waited_for`: calls into e spent longer outside its spans, which
+    nothing e calls can cause (its own network, or a queue in front of it), so its symptoms are
+    not explained away by a third party it calls.
     """
     own_mechanism = _own_mechanism(p)
     for d in _dependencies_within(g, e, profiles):
@@ -210,7 +213,7 @@ def victim_of_dependency(
             continue  # its spans show a change of its own, nothing came over its calls to d, and d barely failed
         if d in slowed_calls and _timed_out(p) and not own_mechanism and not traced_own:
             return d  # it says its calls timed out, and the spans show its calls to d slower
-        if _unseen_vendor(g, e, dp) and unexplained(p, incident_onset):
+        if _unseen_vendor(g, e, dp) and unexplained(p, incident_onset) and not waited_for:
             return d  # symptoms with no cause of its own, calling a third party we cannot see
         d_evidence = dp.abnormal or bool(borrowed[d])
         if not d_evidence:

@@ -48,10 +48,21 @@ def test_a_pods_own_network_stays_the_pods_though_its_node_carries_its_calls() -
     assert by["checkout"].hints[0].fault_type == "network_latency" and by["checkout"].victim_of is None
 
 
-def test_a_node_that_carries_one_service_across_leaves_the_service_its_reading() -> None:
-    by, _ = _traces(Phase(hosts=NODES, host_ms={"n3": 80}))  # payment alone: one slowed call, no telling
+def test_one_slowed_call_is_no_hosts_doing() -> None:
+    by, _ = _traces(Phase(hosts=NODES, host_ms={"n3": 80}))  # payment alone, called once per request
     assert "n3" not in by
     assert by["payment"].hints[0].fault_type == "network_latency"
+
+
+def test_a_node_that_carries_one_service_across_is_a_reading_beside_it_not_above_it() -> None:
+    calls = {"frontend": ["a", "b"], "a": ["c"], "b": ["c"]}
+    nodes = {"frontend": "n1", "a": "n1", "b": "n2", "c": "n5"}  # c alone on n5: its calls are n5's
+    spans = incident_spans(calls, "frontend", Phase(hosts=nodes), Phase(hosts=nodes, host_ms={"n5": 80}))
+    found = trace_findings(spans, baseline=BASELINE, during=DURING)
+    by = attribute_traces(found)
+    attribute_hosts(by, found, nodes)
+    assert by["n5"].hints[0].fault_type == "network_latency" and by["n5"].own > 0.5
+    assert by["c"].hints[0].fault_type == "network_latency" and by["c"].victim_of is None
 
 
 def test_the_node_leads_the_ranking_when_spans_are_all_there_is() -> None:

@@ -11,8 +11,9 @@ directly or through the hosts they run on; calls between two of its own services
 stay on it), a service's are every edge it makes or answers. A host whose edges
 match the slowed edges strictly better than any service's (Jaccard) is credited
 with the delay, and the services whose slowed calls all cross it become its
-victims. Where one service is all a host carries across its boundary, the two
-cannot be told apart by the calls, and the service keeps its reading.
+victims. Where a service matches as well (one service is all a host carries
+across its boundary), the calls cannot tell the two apart: the host is credited
+beside it, and nobody is its victim.
 """
 
 from __future__ import annotations
@@ -52,19 +53,20 @@ def _match(edges: set[Edge], slowed: set[Edge]) -> float:
 
 def _best_host(
     calls: set[Edge], slowed: set[Edge], hosts: Mapping[str, frozenset[str]]
-) -> tuple[str, float, set[Edge]] | None:
+) -> tuple[str, float, set[Edge], bool] | None:
+    """The host matching the slowed calls best, at least as well as any service; and whether strictly better."""
     services = {x for edge in calls for x in edge}
     best_service = max((_match({c for c in calls if s in c}, slowed) for s in services), default=0.0)
     found = []
     for host, members in sorted(hosts.items()):
         crossing = {c for c in calls if (c[0] in members) != (c[1] in members)}
         score = _match(crossing, slowed)
-        if len(crossing & slowed) >= MIN_HOST_EDGES and score >= MIN_MATCH and score > best_service:
+        if len(crossing & slowed) >= MIN_HOST_EDGES and score >= MIN_MATCH and score >= best_service:
             found.append((score, -len(members), host, crossing))
     if not found:
         return None
     score, _, host, crossing = max(found)  # of equal matches, the host carrying the least
-    return host, score, crossing
+    return host, score, crossing, score > best_service
 
 
 def attribute_hosts(
@@ -77,13 +79,15 @@ def attribute_hosts(
     found = _best_host(calls, slowed, hosted(runs_on)) if slowed else None
     if found is None:
         return
-    host, match, crossing = found
+    host, match, crossing, better = found
     mine = sorted((network[e] for e in crossing & slowed), key=lambda f: (-time_strength(f), f.where))
     score = match * time_strength(mine[0])
     reason = f"the slowed calls are those crossing {host}'s network ({', '.join(f.where for f in mine[:3])})"
     a = traces.setdefault(host, TraceAttribution(host))
     a.credit(FaultHint("network_latency", score, tuple(f.evidence for f in mine[:3]), reason))
     a.symptomatic = True
+    if not better:
+        return  # a service explains the slowed calls as well: the host is a reading beside it, not above it
     for service in sorted({x for edge in crossing & slowed for x in edge}):
         t = traces.get(service)
         own_slowed = {e for e in slowed if service in e}

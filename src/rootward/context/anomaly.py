@@ -728,8 +728,8 @@ def incident_onset(anomalies: Sequence[Anomaly], *, alerted: int | None = None) 
     that on its own): it counts only when nothing else moved. A resource doing so (a process
     killed at its limit and restarted, a link flapping) begins where its fault does.
 
-    `alerted`: the last alert (plus one sample interval); change points after it are the
-    incident's consequences, not its start, when any came before (`window.derive_onset`).
+    `alerted`: the last alert (plus one sample interval); change points well after it are the
+    incident's consequences, not its start, when any came earlier (`window.derive_onset`).
     """
     sharp = [(a.onset, a.score) for a in anomalies if not _leak(a) and not _intermittent_symptom(a)]
     intermittent = [(a.onset, a.score) for a in anomalies if _intermittent_symptom(a)]

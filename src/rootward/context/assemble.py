@@ -233,7 +233,7 @@ def assemble_context(
         latest=int(last_alert.timestamp()),
         fallback=int(window.start.timestamp()),
     )
-    # Slow climbs (leaks) start long before the incident; its onset is where things broke.
+    # Where its change points begin: leaks, sawtooth symptoms and the alert's aftermath set aside.
     onset = incident_onset(anomalies, alerted=int(last_alert.timestamp()) + int(_sample_step(series).total_seconds()))
     if onset is None and joint is not None and joint.detected:
         onset = joint.onset  # too few samples for per-series change points (coarse data): the joint one

@@ -80,3 +80,34 @@ def test_the_node_leads_the_ranking_when_spans_are_all_there_is() -> None:
     ranked = score_entities(ctx)
     assert ranked[0].entity == "n2"
     assert ranked[0].signatures[0].fault_type == "network_latency"
+
+
+def test_the_counted_match_is_the_jaccard_of_the_edge_sets() -> None:
+    """`_best_host` counts in one pass; on random maps it agrees with the sets written out."""
+    import random
+
+    from rootward.engine.host_network import MIN_HOST_EDGES, MIN_MATCH, _best_host
+
+    def jaccard(a: set, b: set) -> float:  # type: ignore[type-arg]
+        return len(a & b) / len(a | b) if a | b else 0.0
+
+    for seed in range(200):
+        rng = random.Random(seed)
+        services = [f"s{i}" for i in range(rng.randint(3, 9))]
+        vms, hvs = [f"vm{i}" for i in range(rng.randint(1, 4))], ["hv0", "hv1"]
+        runs_on = {s: rng.choice(vms) for s in services} | {v: rng.choice(hvs) for v in vms}
+        calls = {(a, b) for a in services for b in services if a != b and rng.random() < 0.3}
+        slowed = {c for c in calls if rng.random() < 0.4}
+        best_service = max((jaccard({c for c in calls if s in c}, slowed) for s in services), default=0.0)
+        expected = []
+        for host, members in hosted(runs_on).items():
+            crossing = {c for c in calls if (c[0] in members) != (c[1] in members)}
+            score = jaccard(crossing, slowed)
+            if len(crossing & slowed) >= MIN_HOST_EDGES and score >= MIN_MATCH and score >= best_service:
+                expected.append((score, -len(members), host, crossing))
+        got = _best_host(calls, slowed, runs_on) if slowed else None
+        if not expected or not slowed:
+            assert got is None, seed
+            continue
+        score, _, host, crossing = max(expected, key=lambda x: x[:3])
+        assert got is not None and got[:3] == (host, score, crossing) and got[3] == (score > best_service), seed

@@ -18,6 +18,7 @@ beside it, and nobody is its victim.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 from rootward.context.assemble import Context
@@ -35,37 +36,64 @@ Edge = tuple[str, str]
 def hosted(runs_on: Mapping[str, str]) -> dict[str, frozenset[str]]:
     """Per host, everything that runs on it, directly or through the hosts it runs on."""
     out: dict[str, set[str]] = {}
+    for entity, hosts in _hosts_under(runs_on).items():
+        for host in hosts:
+            out.setdefault(host, set()).add(entity)
+    return {h: frozenset(members) for h, members in out.items()}
+
+
+def _hosts_under(runs_on: Mapping[str, str]) -> dict[str, frozenset[str]]:
+    """Per entity, every host it runs on, directly or through the hosts it runs on."""
+    out: dict[str, frozenset[str]] = {}
     for entity in runs_on:
         seen, host = {entity}, runs_on[entity]
         while host not in seen:  # a loop in the map ends the chain
-            out.setdefault(host, set()).add(entity)
             seen.add(host)
             if host not in runs_on:
                 break
             host = runs_on[host]
-    return {h: frozenset(members) for h, members in out.items()}
+        out[entity] = frozenset(seen - {entity})
+    return out
 
 
-def _match(edges: set[Edge], slowed: set[Edge]) -> float:
-    union = edges | slowed
-    return len(edges & slowed) / len(union) if union else 0.0
+def _match(hit: int, edges: int, slowed: int) -> float:
+    """Jaccard of a candidate's edges and the slowed edges, from the counts."""
+    union = edges + slowed - hit
+    return hit / union if union else 0.0
 
 
 def _best_host(
-    calls: set[Edge], slowed: set[Edge], hosts: Mapping[str, frozenset[str]]
+    calls: set[Edge], slowed: set[Edge], runs_on: Mapping[str, str]
 ) -> tuple[str, float, set[Edge], bool] | None:
-    """The host matching the slowed calls best, at least as well as any service; and whether strictly better."""
-    services = {x for edge in calls for x in edge}
-    best_service = max((_match({c for c in calls if s in c}, slowed) for s in services), default=0.0)
-    found = []
-    for host, members in sorted(hosts.items()):
-        crossing = {c for c in calls if (c[0] in members) != (c[1] in members)}
-        score = _match(crossing, slowed)
-        if len(crossing & slowed) >= MIN_HOST_EDGES and score >= MIN_MATCH and score >= best_service:
-            found.append((score, -len(members), host, crossing))
+    """The host matching the slowed calls best, at least as well as any service; and whether strictly better.
+
+    Counted in one pass over the edges (a host's edges are those whose ends run on different
+    sets of hosts, it being in one of them), so a map of hundreds of nodes costs no more than
+    its edges do.
+    """
+    under = _hosts_under(runs_on)
+    edges: dict[str, Counter[str]] = {"service": Counter(), "host": Counter()}
+    hits: dict[str, Counter[str]] = {"service": Counter(), "host": Counter()}
+    for caller, callee in calls:
+        slow = int((caller, callee) in slowed)
+        crossed = under.get(caller, frozenset()) ^ under.get(callee, frozenset())
+        for side, names in (("service", (caller, callee)), ("host", crossed)):
+            edges[side].update(names)
+            hits[side].update({name: slow for name in names})
+    n = len(slowed)
+    best_service = max((_match(hits["service"][s], m, n) for s, m in edges["service"].items()), default=0.0)
+    sizes = Counter(h for hosts in under.values() for h in hosts)
+    found = [
+        (score, -sizes[h], h)
+        for h, m in edges["host"].items()
+        if hits["host"][h] >= MIN_HOST_EDGES
+        and (score := _match(hits["host"][h], m, n)) >= MIN_MATCH
+        and score >= best_service
+    ]
     if not found:
         return None
-    score, _, host, crossing = max(found)  # of equal matches, the host carrying the least
+    score, _, host = max(found)  # of equal matches, the host carrying the least
+    crossing = {c for c in calls if (host in under.get(c[0], frozenset())) != (host in under.get(c[1], frozenset()))}
     return host, score, crossing, score > best_service
 
 
@@ -76,7 +104,7 @@ def attribute_hosts(
     network = {(f.caller, f.entity): f for f in findings if f.kind == "network" and f.caller is not None}
     calls = {(caller, callee) for caller, callee in network if caller is not None}
     slowed = {edge for edge in calls if network[edge].up}
-    found = _best_host(calls, slowed, hosted(runs_on)) if slowed else None
+    found = _best_host(calls, slowed, runs_on) if slowed else None
     if found is None:
         return
     host, match, crossing, better = found

@@ -30,6 +30,9 @@ PROPAGATION_SLACK_S = 60
 # A dependency that was failing at least this long before the caller began to: its failure came first.
 FAILED_FIRST_S = 30
 
+# Shapes of a slowdown that holds: a callee slow now and then makes no caller time out on cue.
+HELD = frozenset({"step", "ramp"})
+
 # What a caller's failure line can say about the call rather than about itself: "503 Service
 # Unavailable", "connection refused", "no healthy upstream" describe something it called. Such a line
 # is no mechanism of the caller's own; which dependency it is about is for the victim rule to find.
@@ -92,7 +95,9 @@ def _passes_on(
     (`counts_errors`) and whose count did not move has no failure to pass on:
     its trouble is of another kind (it got slow), which a dependency's errors
     do not explain. A caller whose failures are calls that timed out passes on a
-    dependency that got slow: a timeout is a callee's slowness seen as an error. One
+    dependency that got slow: a timeout is a callee's slowness seen as an error; so
+    does one with no lines at all whose symptoms began clearly after a dependency
+    got slow and stayed so (`_slowed_first`: without lines, the order says it). One
     with no failure or symptom at all whose spans show a change of its own
     (`traced_own`) has nothing to pass on: that change is its own.
     """
@@ -104,12 +109,20 @@ def _passes_on(
         return False
     # Failing now: a failure line since the onset (one that stopped before it was an earlier event's).
     failing = any(s.onset_count > 0 for s in dp.own_logs) or any(a.family == "errors" for a in dp.symptoms)
-    failing = failing or (_timed_out(p) and any(a.family == "latency" for a in dp.symptoms))
+    slowed = dp.onset is not None and any(a.family == "latency" for a in dp.symptoms)
+    failing = failing or (slowed and _timed_out(p))
+    failing = failing or (slowed and not p.own_logs and _slowed_first(p, dp))
     if not failing or dp.onset is None:
         return False
     if _fresh_change(p):
         return p.onset is not None and dp.onset + FAILED_FIRST_S <= p.onset
     return p.onset is None or dp.onset <= p.onset + PROPAGATION_SLACK_S
+
+
+def _slowed_first(p: EntityProfile, dp: EntityProfile) -> bool:
+    """Whether the dependency got slow and stayed so, clearly before any of `p`'s symptoms began."""
+    first = min((a.onset for a in dp.symptoms if a.family == "latency" and a.shape in HELD), default=None)
+    return first is not None and p.onset is not None and first + FAILED_FIRST_S <= p.onset
 
 
 def _clearly_failing(dp: EntityProfile) -> bool:

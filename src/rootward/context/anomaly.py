@@ -21,7 +21,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from rootward.context.hinge import best_hinge
-from rootward.context.metric_names import Family, family_of, success_ceiling
+from rootward.context.metric_names import CAPACITY_RATIO, Family, family_of, success_ceiling
 from rootward.context.window import derive_onset
 from rootward.domain.evidence import EvidenceRef, metric_cite
 from rootward.domain.telemetry import MetricSeries
@@ -338,7 +338,10 @@ def _ramp(series: MetricSeries, fired_at: int, end: int) -> ScoredSeries | None:
         return None
     ts = np.asarray(series.timestamps, dtype=np.int64)
     keep = (ts >= fired_at - RAMP_SPAN) & (ts <= end)
-    found = ramp_fit(ts[keep], np.asarray(series.values, dtype=float)[keep])
+    vs = np.asarray(series.values, dtype=float)[keep]
+    found = ramp_fit(ts[keep], vs)
+    if found is None or found[0] < RAMP_MIN_SCORE:
+        found = _filled(series.metric, ts[keep], vs)
     if found is None or found[0] < RAMP_MIN_SCORE:
         return None
     score, onset, level, end_value = found
@@ -353,6 +356,33 @@ def _ramp(series: MetricSeries, fired_at: int, end: int) -> ScoredSeries | None:
         peak=end_value,
         onset=onset,
     )
+
+
+def _filled(metric: str, ts: np.ndarray, vs: np.ndarray) -> tuple[float, int, float, float] | None:
+    """The climb of a capacity share that reached its limit and stayed there (a disk or a memory filled up).
+
+    Disks fill for hours: the window holds the end of the climb and the plateau at
+    the limit, which a change point misses (its baseline is already climbing) and
+    a hinge does not fit (there is no flat start, and the plateau bends the line).
+    The climb up to the first sample at the limit is fitted as a ramp instead.
+    Only a share of capacity says where the limit is; a level that sat at it from
+    the window's start shows no climb, and one that fell back from it held nothing.
+    """
+    if family_of(metric) not in FILLING_FAMILIES or not CAPACITY_RATIO.search(metric):
+        return None
+    keep = ~np.isnan(vs)
+    ts, vs = ts[keep], vs[keep]
+    if len(vs) < MIN_BASELINE:
+        return None
+    ceiling = 1.0 if float(np.max(vs)) <= 1.0 else 100.0  # a ratio or a percentage
+    full = np.nonzero(vs >= FULL_SHARE * ceiling)[0]
+    if not len(full) or full[0] == 0 or np.mean(vs[full[0] :] >= HELD_SHARE * ceiling) < HELD_FOR:
+        return None
+    climb = ramp_fit(ts[: full[0] + 1], vs[: full[0] + 1])
+    if climb is None:
+        return None
+    score, onset, level, _ = climb
+    return score, onset, level, float(np.median(vs[full[0] :]))
 
 
 def score_series(
@@ -383,6 +413,12 @@ def score_series(
 
 
 RAMP_FAMILIES = frozenset({"memory", "disk", "connections"})
+# Levels that fail at their limit (ENOSPC, OOM), reached at this share of capacity and held at
+# HELD_SHARE or more for HELD_FOR of the samples since (`_filled`).
+FILLING_FAMILIES = frozenset({"memory", "disk"})
+FULL_SHARE = 0.98
+HELD_SHARE = 0.95
+HELD_FOR = 0.8
 RAMP_SPAN = 60 * 60
 RAMP_MIN_SCORE = 8.0
 

@@ -68,6 +68,11 @@ _FAMILY_PATTERNS: tuple[tuple[Family, re.Pattern[str]], ...] = (
 _HEADROOM = re.compile(r"(?:^|_)(free|freeable|available|avail|remaining|idle|balance|headroom)(?:_|$)")
 
 
+# A share of capacity (`disk_used_ratio`, `cpu_busy_ratio`, `memory_utilization`): the engine's headroom
+# rules and the "filled up" reading of a level that met its limit take only such series.
+CAPACITY_RATIO = re.compile(r"(used|busy|usage)_ratio$|utili[sz]ation(_ratio)?$", re.I)
+
+
 # A series printed the way Prometheus prints it: `http_requests_total{code="500",method="GET"}`.
 _LABEL_SET = re.compile(r"\{([^{}]*)\}\s*$")
 _LABEL = re.compile(r"""([A-Za-z_][\w.]*)\s*=~?\s*["']?([^"',]*)["']?""")

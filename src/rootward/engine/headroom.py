@@ -23,6 +23,7 @@ import re
 
 from rootward.context.anomaly import Anomaly
 from rootward.context.assemble import Context
+from rootward.context.metric_names import CAPACITY_RATIO
 from rootward.domain.hypothesis import Hypothesis
 
 HEADROOM = 0.8
@@ -31,7 +32,6 @@ EXHAUSTION_FAULTS = frozenset({"cpu_saturation", "memory_leak", "disk_full"})
 # post-onset median of 0.6 is contention now and then, not saturation. Memory and disk are
 # levels: the peak is what meets the limit (OOM, ENOSPC).
 SUSTAINED_FAULTS = frozenset({"cpu_saturation"})
-CAPACITY_RATIO = re.compile(r"(used|busy|usage)_ratio$|utili[sz]ation(_ratio)?$", re.I)
 LOSS_FLOOR = 1e-3
 LOSS_RATIO = re.compile(r"(loss|drop|retrans)\w*_(ratio|share|fraction)$", re.I)
 LOSS_PERCENT = re.compile(r"(loss|drop|retrans)\w*_(percent|pct)$", re.I)

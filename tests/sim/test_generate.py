@@ -12,7 +12,7 @@ import pytest
 from rootward.bundle.load import load_bundle
 from rootward.domain.faults import FAULT_TYPES
 from rootward.sim.generate import GOLDEN_PER_FAULT, bundle_files, generate, plan_bundles
-from rootward.sim.scenario import build_scenario
+from rootward.sim.scenario import Sampling, build_scenario
 from rootward.sim.topologies import BUILT_IN, load_topology
 from rootward.sim.traces import MAX_SPANS
 
@@ -134,3 +134,14 @@ def test_bytes_do_not_depend_on_the_process_hash_seed(tmp_path: Path) -> None:
         subprocess.run([sys.executable, "-c", code, str(tmp_path / hash_seed)], check=True, env=env)
     a, b = _tree(tmp_path / "1"), _tree(tmp_path / "2")
     assert a == b and a
+
+
+def test_a_sampling_override_changes_the_metric_step_and_lead_not_the_incident() -> None:
+    drawn = build_scenario(BUILT_IN["shop"], "disk_full", random.Random("s"), "b")
+    fine = build_scenario(BUILT_IN["shop"], "disk_full", random.Random("s"), "b", sampling=Sampling(1, 900))
+    assert (fine.cause.name, fine.onset, fine.window_end) == (drawn.cause.name, drawn.onset, drawn.window_end)
+    assert fine.resolution == 1 and drawn.resolution in (30, 60)
+    assert fine.window_start == drawn.onset - 900 and drawn.window_start <= drawn.onset - 45 * 60
+    _, files, _ = bundle_files(BUILT_IN["shop"], "disk_full", 3, 0, sampling=Sampling(step_s=1))
+    stamps = sorted({int(line.split(b",")[0]) for line in files["metrics.csv"].splitlines()[1:]})
+    assert {b - a for a, b in zip(stamps, stamps[1:], strict=False)} == {1}

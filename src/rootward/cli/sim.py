@@ -28,12 +28,20 @@ def generate_cmd(
         min=100,
         help="Spans a bundle holds at most (whole traces are sampled to fit); real bundles often hold 20,000.",
     ),
+    step: int | None = typer.Option(
+        None, "--step", min=1, help="Seconds between metric samples (default: 30 or 60, drawn per bundle)."
+    ),
+    lead: int | None = typer.Option(
+        None, "--lead", min=5, help="Minutes of data before the onset at most (default: 45-70, drawn per bundle)."
+    ),
 ) -> None:
     """Write COUNT incident bundles with known root causes (truth.json) under OUT."""
     from rootward.sim.generate import generate
+    from rootward.sim.scenario import Sampling
 
+    sampling = Sampling(step, lead * 60 if lead else None) if step or lead else None
     try:
-        written = generate(out, count, seed, _split(topology), _split(faults), max_spans)
+        written = generate(out, count, seed, _split(topology), _split(faults), max_spans, sampling)
     except ValueError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None

@@ -16,7 +16,7 @@ from pathlib import Path
 from rootward.domain.faults import FAULT_TYPES
 from rootward.sim.faults import eligible_entities
 from rootward.sim.render import render, write_bundle
-from rootward.sim.scenario import build_scenario
+from rootward.sim.scenario import Sampling, build_scenario
 from rootward.sim.topologies import BUILT_IN, SimTopology, load_topology
 from rootward.sim.traces import MAX_SPANS
 
@@ -54,12 +54,17 @@ def plan_bundles(count: int, topologies: Sequence[SimTopology], faults: Sequence
 
 
 def bundle_files(
-    topo: SimTopology, fault: str, seed: int | str, index: int, max_spans: int = MAX_SPANS
+    topo: SimTopology,
+    fault: str,
+    seed: int | str,
+    index: int,
+    max_spans: int = MAX_SPANS,
+    sampling: Sampling | None = None,
 ) -> tuple[str, dict[str, bytes], str]:
     """(bundle id, files, cause) for bundle `index` of a run with `seed`."""
     rng = random.Random(f"rootward-sim/{seed}/{index}/{topo.name}/{fault}")
     bundle_id = f"{topo.name}-{seed}-{index:03d}".lower()
-    scenario = build_scenario(topo, fault, rng, bundle_id)
+    scenario = build_scenario(topo, fault, rng, bundle_id, sampling=sampling)
     return bundle_id, render(scenario, rng, max_spans), scenario.cause.name
 
 
@@ -70,6 +75,7 @@ def generate(
     topologies: Sequence[str] | None = None,
     faults: Sequence[str] | None = None,
     max_spans: int = MAX_SPANS,
+    sampling: Sampling | None = None,
 ) -> list[Generated]:
     """Write `count` bundles under `out` (each with at most `max_spans` spans); returns what was written."""
     topos = [load_topology(t) for t in topologies] if topologies else list(BUILT_IN.values())
@@ -83,7 +89,7 @@ def generate(
             raise ValueError("no fault type can happen in the given topologies (do entities have dependents?)")
     written: list[Generated] = []
     for index, (topo, fault) in enumerate(plan_bundles(count, topos, fault_list)):
-        bundle_id, files, cause = bundle_files(topo, fault, seed, index, max_spans)
+        bundle_id, files, cause = bundle_files(topo, fault, seed, index, max_spans, sampling)
         path = write_bundle(files, out / bundle_id)
         written.append(Generated(path, topo.name, fault, cause))
     return written

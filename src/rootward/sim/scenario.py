@@ -59,6 +59,18 @@ class AlertSpec:
     ends_at: int | None = None  # set when the alert resolved inside the window (a flaky monitor)
 
 
+@dataclass(frozen=True)
+class Sampling:
+    """How the metrics are sampled, when not drawn: seconds between samples, at most this much data before the onset.
+
+    Real metrics-only data comes at one sample a second over short windows, and a disk
+    that fills for hours shows only the end of its climb in them (`bench` uses both).
+    """
+
+    step_s: int | None = None
+    lead_s: int | None = None
+
+
 @dataclass
 class Scenario:
     id: str
@@ -381,8 +393,17 @@ def _missing(sc: Scenario, rng: random.Random) -> tuple[str, ...]:
 
 
 def build_scenario(
-    topo: SimTopology, fault_type: str, rng: random.Random, bundle_id: str, cause_name: str | None = None
+    topo: SimTopology,
+    fault_type: str,
+    rng: random.Random,
+    bundle_id: str,
+    cause_name: str | None = None,
+    sampling: Sampling | None = None,
 ) -> Scenario:
+    """Every random choice of one incident; `sampling` overrides the metric step and the lead drawn.
+
+    The draws are made either way, so a seed gives the same incident with or without an override.
+    """
     if fault_type not in FAULTS:
         raise ValueError(f"unknown fault type {fault_type!r}; known: {', '.join(FAULTS)}")
     candidates = eligible_entities(topo, fault_type)
@@ -395,6 +416,9 @@ def build_scenario(
     day = datetime(2026, 1, 5, tzinfo=UTC).timestamp() + rng.randint(0, 300) * 86400
     onset = int(day) + rng.randint(0, 23) * 3600 + rng.randint(0, 59) * 60 + rng.choice((0, 15, 30, 45))
     window_start = onset - rng.randint(45, 70) * 60
+    if sampling is not None:
+        resolution = sampling.step_s or resolution
+        window_start = max(window_start, onset - sampling.lead_s) if sampling.lead_s else window_start
     window_start -= window_start % resolution
     window_end = onset + rng.randint(18, 30) * 60
     window_end -= window_end % resolution
@@ -439,4 +463,4 @@ def build_scenario(
     return sc
 
 
-__all__ = ["AlertSpec", "Scenario", "Victim", "build_scenario", "has_pool", "SOURCE_FILES", "_iso"]
+__all__ = ["AlertSpec", "Sampling", "Scenario", "Victim", "build_scenario", "has_pool", "SOURCE_FILES", "_iso"]

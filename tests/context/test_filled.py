@@ -56,3 +56,5 @@ def test_only_a_share_of_capacity_says_where_the_limit_is() -> None:
     assert _filled("disk_used_bytes", ts, np.asarray(values)) is None
     percent = np.asarray(values) * 100
     assert _filled("disk_utilization", ts, percent) is not None
+    overshoot = np.asarray(values) * 1.01  # a noisy ratio passing 1 is still a ratio, not a percentage
+    assert _filled("disk_used_ratio", ts, overshoot) is not None

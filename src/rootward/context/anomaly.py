@@ -374,7 +374,7 @@ def _filled(metric: str, ts: np.ndarray, vs: np.ndarray) -> tuple[float, int, fl
     ts, vs = ts[keep], vs[keep]
     if len(vs) < MIN_BASELINE:
         return None
-    ceiling = 1.0 if float(np.max(vs)) <= 1.0 else 100.0  # a ratio or a percentage
+    ceiling = 1.0 if float(np.max(vs)) <= 1.5 else 100.0  # a ratio (a noisy one may pass 1) or a percentage
     full = np.nonzero(vs >= FULL_SHARE * ceiling)[0]
     if not len(full) or full[0] == 0 or np.mean(vs[full[0] :] >= HELD_SHARE * ceiling) < HELD_FOR:
         return None

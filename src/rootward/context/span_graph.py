@@ -65,6 +65,7 @@ class EdgeCalls:
     unanswered: np.ndarray  # bool: a client span with no span of the callee under it
     call: np.ndarray  # row in `ServiceCalls` of the caller's call this call out was made in
     last: np.ndarray  # bool: the last call out (latest start) of that call of the caller
+    answer: np.ndarray  # row in `ServiceCalls` of the callee's call that answered it, -1 for none
 
 
 @dataclass(frozen=True)
@@ -331,6 +332,7 @@ def _edges(
         unanswered=np.concatenate([unanswered[x], np.zeros(direct.size, dtype=bool)]),
         call=call,
         last=_last_of(call, at),
+        answer=np.where(served >= 0, call_of[np.where(served >= 0, served, 0)], -1),
     )
 
 
@@ -341,6 +343,6 @@ def _empty(codes: _Codes, has_status: bool) -> SpanGraph:
     return SpanGraph(
         tuple(codes.names),
         ServiceCalls(i, i, i, f, f, f, b, b, i),
-        EdgeCalls(i, i, f, f, f, f, f, f, b, b, i, b),
+        EdgeCalls(i, i, f, f, f, f, f, f, b, b, i, b, i),
         has_status,
     )

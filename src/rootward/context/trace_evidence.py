@@ -53,6 +53,8 @@ TraceKind = Literal[
     "call_volume",  # edge: share of all calls that go over this edge
     "last_call",  # edge: share of the caller's calls (with calls out) whose last call out was this one
     "errors_after",  # edge: share of the caller's calls (with calls out) that raised in its own spans after this one
+    "answers_off_path",  # edge: share of the callee's answers that skipped a line it always logged, before the
+    # caller raised right after them (after the onset) vs among all the callee's calls (before)
 ]
 TIME_KINDS: frozenset[str] = frozenset(
     {
@@ -104,6 +106,8 @@ _WHAT: dict[str, str] = {
     "call_volume": "share of all calls",
     "last_call": "share of the caller's calls that ended with this call",
     "errors_after": "share of the caller's calls that failed in its own spans right after this call",
+    "answers_off_path": "share of the callee's answers that skipped a line its calls always logged"
+    " (after the onset: those the caller failed right after)",
 }
 COUNT_KINDS: frozenset[str] = frozenset({"fanout"})
 # Kinds whose rise is a fault's doing (volume, code paths and fanout move either way with the request mix).
@@ -114,6 +118,7 @@ HARMFUL_KINDS: frozenset[str] = TIME_KINDS | {
     "unanswered",
     "last_call",
     "errors_after",
+    "answers_off_path",
 }
 
 
@@ -481,14 +486,21 @@ class _Endings:
     def __init__(self, b: _Builder) -> None:
         g = b.graph
         self.ended_with = np.full(g.calls.service.size, -1, dtype=np.int64)
+        self.answered_by = np.full(g.calls.service.size, -1, dtype=np.int64)
         last = g.edges.last & (g.edges.call >= 0)
         self.ended_with[g.edges.call[last]] = g.edges.callee[last]
+        self.answered_by[g.edges.call[last]] = g.edges.answer[last]
         compared, self.after = b.sides(g.calls.at)
+        self.off_path = _off_path(b) if g.has_status else None
         self.usable = compared & (self.ended_with >= 0)
         self.service = g.calls.service
         self.originated = g.calls.originated
         self.at = g.calls.at
         self._by_caller: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def answers_of(self, caller: int) -> np.ndarray:
+        """Per compared call of the caller (as `of` orders them), the callee's call that answered its last call out."""
+        return self.answered_by[self.usable & (self.service == caller)]
 
     def of(self, caller: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The callee each call ended with, whether it is after the onset, whether it raised on its own, when."""
@@ -519,6 +531,57 @@ def _last_call(b: _Builder, caller: int, callee: int, endings: _Endings, cite: s
     b.share("last_call", *names, ended_with == callee, after, cite, at)
     if b.graph.has_status:
         b.share("errors_after", *names, (ended_with == callee) & raised, after, cite, at)
+        _answers_off_path(b, caller, callee, endings, cite)
+
+
+def _answers_off_path(b: _Builder, caller: int, callee: int, endings: _Endings, cite: str) -> None:
+    """Whether the answers the caller raised right after skipped a line the callee's calls always logged.
+
+    A caller raising right after one callee's answers reads two ways: its own bug, or an
+    answer it cannot use. The callee's own lines in those very calls tell them apart: a
+    wrong return skips a statement its calls always reached (their end line, say), in
+    exactly the calls its caller then fails on, while over all its calls the skipped share
+    may stay too small to stand out (`log_path`). Compared with the callee's calls before
+    the onset, all callers pooled.
+    """
+    if endings.off_path is None:
+        return
+    judged, off = endings.off_path
+    ended_with, after, raised, _ = endings.of(caller)
+    answers = endings.answers_of(caller)[(ended_with == callee) & raised & after]
+    answers = answers[answers >= 0]
+    answers = answers[judged[answers]]
+    before = judged & ~endings.after & (b.graph.calls.service == callee)
+    nb, na = int(before.sum()), int(answers.size)
+    if nb < MIN_CALLS or na < MIN_CALLS_AFTER:
+        return
+    stats = _share(int((off & before).sum()), nb, int(off[answers].sum()), na)
+    b.add("answers_off_path", b.graph.name(callee), b.graph.name(caller), stats, (nb, na), cite)
+
+
+def _off_path(b: _Builder) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per service call: whether its lines can be judged, and whether it skipped a line it always logged.
+
+    Judged are the compared calls that logged something and did not fail, of an operation
+    whose calls before the onset nearly all logged some template (`_always_logged`); off
+    its path is such a call that did not log one of those templates.
+    """
+    logged, calls = b.graph.logged, b.graph.calls
+    if logged is None:
+        return None
+    compared, after = b.sides(calls.at)
+    named = np.zeros(calls.service.size, dtype=bool)
+    named[logged.call] = True
+    fine = compared & named & ~calls.failed & ~calls.originated
+    judged = np.zeros(calls.service.size, dtype=bool)
+    off = np.zeros(calls.service.size, dtype=bool)
+    for template, ops in _always_logged(b, fine, after).items():
+        of_ops = fine & np.isin(calls.op, ops)
+        hit = np.zeros(calls.service.size, dtype=bool)
+        hit[logged.call[logged.op == template]] = True
+        judged |= of_ops
+        off |= of_ops & ~hit
+    return judged, off
 
 
 def trace_findings(

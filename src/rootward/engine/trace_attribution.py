@@ -264,12 +264,26 @@ def _own(ix: _Index, a: TraceAttribution, support: dict[str, float]) -> None:
         moved = CODE_PATH_SHARE * min(1.0, abs(logged.after - logged.before) / FULL_SHARE)
         reason = f"{e}'s calls that succeed log other lines than before: its code takes another path"
         a.credit(FaultHint("deploy_regression", moved, (logged.evidence,), reason))
+    elif (off := _off_path_answers(ix, e)) is not None:
+        # Too few of its calls skipped the line to stand out among all of them, but the ones a
+        # caller failed right after did: what it answered there is what the caller failed on, so
+        # those failures are its own, weighed as errors originating in it are.
+        raised = [f for f in ix.into(e, "errors_after") if f.caller == off.caller]
+        reason = f"the answers {off.caller} failed right after skipped a line {e}'s calls always logged"
+        refs = (off.evidence, *(f.evidence for f in raised))
+        a.credit(FaultHint("deploy_regression", max(map(share_strength, raised), default=0.0), refs, reason))
+
+
+def _off_path_answers(ix: _Index, e: str) -> TraceFinding | None:
+    """The strongest sign that the answers a caller failed right after skipped a line `e` always logged."""
+    found = [f for f in ix.into(e, "answers_off_path") if f.changed and f.up]
+    return max(found, key=lambda f: (share_strength(f), f.caller or ""), default=None)
 
 
 def _other_paths(ix: _Index, e: str) -> bool:
     """Whether `e`'s own code took other paths at the onset (inner operations or log lines), not its callers'."""
     logged = ix.of(e, "log_path")
-    if logged is not None and logged.changed:
+    if (logged is not None and logged.changed) or _off_path_answers(ix, e) is not None:
         return True
     path, volume = ix.of(e, "code_path"), ix.of(e, "volume")
     asked_differently = (volume is not None and volume.changed) or _cut_short_elsewhere(ix, e)

@@ -50,7 +50,7 @@ def test_a_caller_timing_out_through_urllib3_passes_on_its_slow_dependency() -> 
 
 
 def test_a_line_reads_as_the_most_specific_faults_it_names() -> None:
-    """"slow query ... lock wait" says what was slow: no second, network reading of the word "slow"."""
+    """ "slow query ... lock wait" says what was slow: no second, network reading of the word "slow"."""
     slow_query = log("ledger", "slow query detected: lock wait on table <NAME> took <NUM> ms", onset_count=40)
     handshake = log("ledger", "TLS handshake timeout talking to <HOST>", onset_count=40)
     timeout = log("ledger", "request to <HOST> timed out after <NUM> ms", onset_count=40)

@@ -95,7 +95,9 @@ def _passes_on(
     (`counts_errors`) and whose count did not move has no failure to pass on:
     its trouble is of another kind (it got slow), which a dependency's errors
     do not explain. A caller whose failures are calls that timed out passes on a
-    dependency that got slow: a timeout is a callee's slowness seen as an error; so
+    dependency that got slow: a timeout is a callee's slowness seen as an error; one
+    whose lines say a callee did not answer passes on a dependency serving fewer
+    requests since (`_unanswered_by`), even one that logs nothing; so
     does one with no lines at all whose symptoms began clearly after a dependency
     got slow and stayed so (`_slowed_first`: without lines, the order says it). One
     with no failure or symptom at all whose spans show a change of its own
@@ -107,8 +109,14 @@ def _passes_on(
         return False
     if counts_errors and not p.own_logs and not any(a.family == "errors" for a in p.symptoms):
         return False
-    # Failing now: a failure line since the onset (one that stopped before it was an earlier event's).
-    failing = any(s.onset_count > 0 for s in dp.own_logs) or any(a.family == "errors" for a in dp.symptoms)
+    # Failing now: a failure line since the onset (one that stopped before it was an earlier event's);
+    # but a line or two there cannot account for an error series rising here.
+    lines = any(s.onset_count > 0 for s in dp.own_logs)
+    lines = lines and (_clearly_failing(dp) or not _errors_rose(p))
+    failing = lines or any(a.family == "errors" for a in dp.symptoms)
+    # Its lines say a callee did not answer ("503 Service Unavailable", "connection refused"), and
+    # this one serves fewer requests since: a process down or restarting answers nobody.
+    failing = failing or _unanswered_by(p, dp)
     slowed = dp.onset is not None and any(a.family == "latency" for a in dp.symptoms)
     failing = failing or (slowed and _timed_out(p))
     failing = failing or (slowed and not p.own_logs and _slowed_first(p, dp))
@@ -123,6 +131,16 @@ def _slowed_first(p: EntityProfile, dp: EntityProfile) -> bool:
     """Whether the dependency got slow and stayed so, clearly before any of `p`'s symptoms began."""
     first = min((a.onset for a in dp.symptoms if a.family == "latency" and a.shape in HELD), default=None)
     return first is not None and p.onset is not None and first + FAILED_FIRST_S <= p.onset
+
+
+def _unanswered_by(p: EntityProfile, dp: EntityProfile) -> bool:
+    """Its lines say a callee did not answer, and `dp` has served fewer requests since."""
+    says = any(f in CALLEE_MECHANISMS for f in log_matches(p.own_logs))
+    return says and any(a.direction == "down" for a in dp.traffic)
+
+
+def _errors_rose(p: EntityProfile) -> bool:
+    return any(a.family == "errors" for a in p.symptoms)
 
 
 def _clearly_failing(dp: EntityProfile) -> bool:
@@ -228,7 +246,7 @@ def victim_of_dependency(
             return d  # it says its calls timed out, and the spans show its calls to d slower
         if _unseen_vendor(g, e, dp) and unexplained(p, incident_onset) and not waited_for:
             return d  # symptoms with no cause of its own, calling a third party we cannot see
-        d_evidence = dp.abnormal or bool(borrowed[d])
+        d_evidence = dp.abnormal or bool(borrowed[d]) or _unanswered_by(p, dp)
         if not d_evidence:
             continue
         d_res = dp.timely_resource_strength(incident_onset)

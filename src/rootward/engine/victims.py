@@ -95,11 +95,12 @@ def _passes_on(
     (`counts_errors`) and whose count did not move has no failure to pass on:
     its trouble is of another kind (it got slow), which a dependency's errors
     do not explain. A caller whose failures are calls that timed out passes on a
-    dependency that got slow: a timeout is a callee's slowness seen as an error; one
-    whose lines say a callee did not answer passes on a dependency serving fewer
-    requests since (`_unanswered_by`), even one that logs nothing; so
-    does one with no lines at all whose symptoms began clearly after a dependency
-    got slow and stayed so (`_slowed_first`: without lines, the order says it). One
+    dependency that got slow: a timeout is a callee's slowness seen as an error.
+    So does a caller with no lines at all whose symptoms began clearly after a
+    dependency got slow and stayed so (`_slowed_first`: without lines, the order
+    says it), and one whose lines say a callee did not answer, when a dependency
+    serves fewer requests since (`_unanswered_by`), even one that logs nothing. A
+    dependency's line or two does not account for a caller whose error series rose. One
     with no failure or symptom at all whose spans show a change of its own
     (`traced_own`) has nothing to pass on: that change is its own.
     """
@@ -107,7 +108,7 @@ def _passes_on(
         return False
     if traced_own and not p.own_logs and not p.symptoms:
         return False
-    if counts_errors and not p.own_logs and not any(a.family == "errors" for a in p.symptoms):
+    if counts_errors and not p.own_logs and not _errors_rose(p):
         return False
     # Failing now: a failure line since the onset (one that stopped before it was an earlier event's);
     # but a line or two there cannot account for an error series rising here.

@@ -21,6 +21,7 @@ from rootward.context.counters import as_rate
 from rootward.context.k8s_events import event_text
 from rootward.context.log_continuations import joined_continuations
 from rootward.context.log_coverage import Coverage
+from rootward.context.log_deploys import deploys_in_logs, unrecorded
 from rootward.context.log_length import clipped
 from rootward.context.log_levels import with_stated_level
 from rootward.context.log_shifts import LogShift, log_shifts
@@ -47,6 +48,8 @@ from rootward.sources.base import SourceSet, SourceUnavailable
 
 MAX_KNOWLEDGE = 8
 MAX_GROUP_SPAN = timedelta(minutes=30)
+# A deploy the logs show is the recorded one when the change source has one of the service this close.
+LOGGED_DEPLOY_SLACK = timedelta(minutes=10)
 
 
 class AlertItem(BaseModel):
@@ -266,7 +269,7 @@ def assemble_context(
         metric_changes=[m for m in moved if m.entity in members],
         logs=[s for s in logs if s.service in members],
         log_shifts=[s for s in shifts if s.service in members],
-        changes=_changes(sources, members, window, gaps),
+        changes=_with_logged_deploys(_changes(sources, members, window, gaps), records, members, window),
         trace_findings=[f for f in traces if f.entity in members or f.caller in members],
         knowledge=_knowledge_items(sources, members, {a.name for a in alerts}, retrieve_knowledge, gaps),
         gaps=gaps,
@@ -389,6 +392,16 @@ def _changes(sources: SourceSet, members: set[str], window: IncidentWindow, gaps
     except SourceUnavailable as exc:
         gaps.append(f"no changes: {_reason(exc, 'changes.json')}")
         return []
+
+
+def _with_logged_deploys(
+    changes: list[ChangeItem], records: Sequence[LogRecord], members: set[str], window: IncidentWindow
+) -> list[ChangeItem]:
+    """The recorded changes, and the deploys the scope's logs show that none of them explains."""
+    reference = window.onset or window.fired_at
+    inferred = deploys_in_logs((r for r in records if r.service in members), reference)
+    extra = unrecorded(inferred, changes, LOGGED_DEPLOY_SLACK)
+    return sorted([*changes, *extra], key=lambda c: (abs(c.seconds_before_onset), c.id))
 
 
 def _knowledge_items(

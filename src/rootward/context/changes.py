@@ -24,6 +24,9 @@ class ChangeItem(BaseModel):
     diff: str = ""
     seconds_before_onset: int  # negative when the change came after the onset
     evidence: EvidenceRef
+    # Read from a version the service's lines first state (`context.log_deploys`), not from the change
+    # source: it says nothing of services that print no version, so it is no change history.
+    from_logs: bool = False
 
 
 def change_items(changes: Sequence[Change], reference: datetime) -> list[ChangeItem]:

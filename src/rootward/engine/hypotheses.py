@@ -205,7 +205,7 @@ def _signatures(
         borrowed,
         onset=incident_onset,
         reach_errors=reach_errors,
-        changes_recorded=bool(ctx.changes),
+        changes_recorded=any(not c.from_logs for c in ctx.changes),
         trace=t.hints,
         latency_watched=any(x.service == e and x.family == "latency" for x in ctx.series),
         alerts=[(a.name, a.evidence) for a in ctx.alerts if a.service == e],
@@ -282,7 +282,8 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             score *= 1.1
             reasons.append("earliest onset")
         sigs = _signatures(ctx, g, profiles, e, b, incident_onset, t)
-        deployed = any(c.kind == "deploy" for c in p.changes) if ctx.changes else None
+        recorded = any(not c.from_logs for c in ctx.changes)
+        deployed = any(c.kind == "deploy" for c in p.changes) if recorded else None
         sigs = shift_term.with_shift_signatures(sigs, shifts.get(e, []), p.own_logs, deploy_recorded=deployed)
         if not sigs and (change := metric_change_of(ctx, e)) is not None:
             sigs = family_signatures(change)

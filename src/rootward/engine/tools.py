@@ -232,8 +232,12 @@ class ContextTools:
     def changes_for(self, entity: str) -> ToolResult:
         found = [c for c in self.ctx.changes if c.service == entity]
         status: ToolStatus = "unavailable" if any(g.startswith("no changes") for g in self.ctx.gaps) else "ok"
-        if status == "ok" and not self.ctx.changes:
-            status = "no_data"  # the history records nothing at all: silence about one entity says little
+        if found:
+            status = "ok"  # a deploy its own logs show is one, whatever the change source could say
+        elif status == "ok" and all(c.from_logs for c in self.ctx.changes):
+            # The history records nothing at all (deploys read from logs cover only the services that
+            # print a version): silence about one entity says little.
+            status = "no_data"
         return ToolResult(status, found, f"changes_for(entity={entity!r})", evidence=tuple(c.evidence for c in found))
 
     def knowledge_for(self, entity: str) -> ToolResult:

@@ -1,0 +1,88 @@
+"""Deploys the logs record: a service that starts logging a version it had not logged before.
+
+Many teams have no change feed, or one that misses what a pipeline rolled out by
+hand. The logs still say it: a process that starts prints its version (a
+banner, `Started payments v3.40.0`, a `version=3.40.0` field on every line).
+A version a service had not logged in the window before, first seen after it had
+been logging for a while without it, says a new build of it started then. Read
+so, the deploy enters the investigation like one from the change source, cited
+by the line that shows it, but it records nothing about the services that do not
+print versions: `ChangeItem.from_logs` keeps the two apart.
+
+Only versions written as such count (three numbers after a `v` or a
+`version`/`ver` key), so a user agent's `Chrome/120.0.6099.71` or an address is
+not one. A version seen again in the service's later lines is the one running;
+a line naming two (`v3.40.0 (previous v3.39.4)`) is read so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+
+from rootward.context.changes import ChangeItem
+from rootward.domain.evidence import EvidenceRef, log_cite
+from rootward.domain.telemetry import LogRecord
+
+VERSION = re.compile(
+    r"(?<![\w./-])v(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)\b|\b(?:version|ver)\s*[=:]?\s*v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)\b",
+    re.I,
+)
+# It had been logging this long, and this many lines, without the version: it was running, and another build.
+MIN_EARLIER = timedelta(minutes=5)
+MIN_EARLIER_LINES = 5
+
+
+def versions_in(message: str) -> list[str]:
+    """The versions a line states, in the order it states them."""
+    return [a or b for a, b in VERSION.findall(message)]
+
+
+def deploys_in_logs(records: Iterable[LogRecord], reference: datetime) -> list[ChangeItem]:
+    """Per service, the first line stating a version it had not logged before in the window, as a deploy."""
+    by_service: dict[str, list[LogRecord]] = {}
+    for r in records:
+        by_service.setdefault(r.service, []).append(r)
+    out = []
+    for service, lines in sorted(by_service.items()):
+        found = _first_new_version(sorted(lines, key=lambda r: r.ts))
+        if found is not None:
+            out.append(_item(service, *found, reference))
+    return out
+
+
+def _first_new_version(lines: Sequence[LogRecord]) -> tuple[LogRecord, str] | None:
+    seen: set[str] = set()
+    for i, r in enumerate(lines):
+        stated = versions_in(r.message)
+        new = [v for v in stated if v not in seen]
+        if new and i >= MIN_EARLIER_LINES and r.ts - lines[0].ts >= MIN_EARLIER:
+            later = {v for x in lines[i + 1 :] for v in versions_in(x.message)}
+            return r, next((v for v in new if v in later), new[0])
+        seen.update(stated)
+    return None
+
+
+def _item(service: str, line: LogRecord, version: str, reference: datetime) -> ChangeItem:
+    excerpt = f"{service}: {line.message[:160]}"
+    return ChangeItem(
+        id=f"log-{service}-{version}",
+        kind="deploy",
+        service=service,
+        time=line.ts,
+        version=version,
+        summary=f"first logged version {version}",
+        seconds_before_onset=int((reference - line.ts).total_seconds()),
+        evidence=EvidenceRef("log", log_cite(line.line), excerpt),
+        from_logs=True,
+    )
+
+
+def unrecorded(inferred: Sequence[ChangeItem], recorded: Sequence[ChangeItem], slack: timedelta) -> list[ChangeItem]:
+    """The deploys read from the logs that no recorded deploy of the same service within `slack` explains."""
+    return [
+        d
+        for d in inferred
+        if not any(c.service == d.service and c.kind == "deploy" and abs(c.time - d.time) <= slack for c in recorded)
+    ]

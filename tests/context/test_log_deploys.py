@@ -1,0 +1,100 @@
+"""Deploys the logs record: a version a service starts stating is a deploy of it, kept apart from the change feed."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from rootward.context.changes import ChangeItem
+from rootward.context.log_deploys import deploys_in_logs, unrecorded, versions_in
+from rootward.domain.evidence import EvidenceRef
+from rootward.domain.hypothesis import Hypothesis
+from rootward.domain.telemetry import LogRecord
+from rootward.engine.budget import Budget
+from rootward.engine.hypotheses import score_entities
+from rootward.engine.specialists.changes import ChangesSpecialist
+from rootward.engine.tools import ToolLayer, context_tools
+from tests.engine.small_incidents import ONSET, anomaly, incident, log
+
+T0 = datetime(2026, 11, 2, 13, 30, tzinfo=UTC)
+
+
+def test_versions_are_read_only_where_a_line_states_one() -> None:
+    assert versions_in("Started payments v3.40.0 (previous v3.39.4) in 4.5 seconds") == ["3.40.0", "3.39.4"]
+    assert versions_in("order placed version=2.1.0 took 31ms") == ["2.1.0"]
+    assert versions_in(":: Spring Boot ::  (v2.3.12.RELEASE)") == ["2.3.12"]
+    assert versions_in("ver: 1.2.3-rc.1 ready") == ["1.2.3-rc.1"]
+    ua = "GET / 200 Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0.6099.71 from 10.0.0.1 api/v2/orders"
+    assert versions_in(ua) == []
+
+
+def _lines(service: str, texts: list[str], every_s: int = 60) -> list[LogRecord]:
+    return [LogRecord(T0 + timedelta(seconds=i * every_s), service, t, "INFO", line=i + 1) for i, t in enumerate(texts)]
+
+
+def test_the_first_line_stating_a_new_version_is_a_deploy_cited_by_that_line() -> None:
+    before = ["request handled GET /pay"] * 20
+    after = ["Started payments v3.40.0 (previous v3.39.4) in 4.5 seconds"] + ["charge ok version=3.40.0"] * 5
+    (deploy,) = deploys_in_logs(_lines("payments", before + after), reference=T0 + timedelta(minutes=22))
+    assert (deploy.service, deploy.kind, deploy.version, deploy.from_logs) == ("payments", "deploy", "3.40.0", True)
+    assert deploy.time == T0 + timedelta(minutes=20) and deploy.seconds_before_onset == 120
+    assert deploy.evidence.cite == "logs.jsonl:21"
+
+
+def test_a_version_stated_from_the_start_or_by_a_service_just_begun_is_no_deploy() -> None:
+    always = _lines("payments", ["charge ok version=3.40.0"] * 30)
+    assert deploys_in_logs(always, reference=T0) == []
+    young = _lines("payments", ["request handled"] * 3 + ["Started payments v3.40.0"], every_s=30)
+    assert deploys_in_logs(young, reference=T0) == []
+
+
+def _recorded(service: str, minutes: float) -> ChangeItem:
+    return ChangeItem(
+        id=f"deploy-{service}",
+        kind="deploy",
+        service=service,
+        time=T0 + timedelta(minutes=minutes),
+        seconds_before_onset=0,
+        evidence=EvidenceRef("change", f"changes.json:deploy-{service}"),
+    )
+
+
+def test_a_deploy_the_change_feed_recorded_is_not_read_twice() -> None:
+    lines = _lines("payments", ["request handled"] * 20 + ["Started payments v3.40.0"])
+    inferred = deploys_in_logs(lines, reference=T0)
+    assert unrecorded(inferred, [_recorded("payments", 19)], timedelta(minutes=10)) == []
+    assert unrecorded(inferred, [_recorded("payments", 40)], timedelta(minutes=10)) == inferred
+    assert unrecorded(inferred, [_recorded("orders", 20)], timedelta(minutes=10)) == inferred
+
+
+def _inferred(service: str, minutes_before: int) -> ChangeItem:
+    when = ONSET - timedelta(minutes=minutes_before)
+    return ChangeItem(
+        id=f"log-{service}-2.0.0",
+        kind="deploy",
+        service=service,
+        time=when,
+        version="2.0.0",
+        seconds_before_onset=minutes_before * 60,
+        evidence=EvidenceRef("log", "logs.jsonl:7", f"{service}: Started {service} v2.0.0"),
+        from_logs=True,
+    )
+
+
+def test_a_deploy_read_from_logs_confirms_its_service_and_says_nothing_of_the_others() -> None:
+    """Only checkout prints its version: its deploy confirms a code fault there, and cart, which prints
+    none, is not cleared for lacking one (a change feed's silence would clear it)."""
+    ctx = incident(
+        kinds={"gateway": "service", "checkout": "service", "cart": "service"},
+        edges=[("gateway", "checkout", "depends_on"), ("gateway", "cart", "depends_on")],
+        alerting=["gateway"],
+        anomalies=[anomaly("cart", "errors", metric="error_rate", score=60, starts_s=10)],
+        logs=[log("cart", "Traceback (most recent call last): TypeError in cart/views.py")],
+        changes=[_inferred("checkout", 30)],
+    )
+    layer = ToolLayer("changes", frozenset({"changes_for"}), context_tools(ctx), Budget(), [])
+    assert layer.call("changes_for", entity="cart").status == "no_data"
+    assert layer.call("changes_for", entity="checkout").status == "ok"
+    cart = next(s for s in score_entities(ctx) if s.entity == "cart")
+    assert "deploy_regression" in [x.fault_type for x in cart.signatures]
+    checked = ChangesSpecialist().check(Hypothesis("H1", "cart", "deploy_regression", prior=0.5), layer)
+    assert checked is not None and checked.status == "inconclusive"

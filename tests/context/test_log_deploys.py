@@ -23,6 +23,8 @@ def test_versions_are_read_only_where_a_line_states_one() -> None:
     assert versions_in("order placed version=2.1.0 took 31ms") == ["2.1.0"]
     assert versions_in(":: Spring Boot ::  (v2.3.12.RELEASE)") == ["2.3.12"]
     assert versions_in("ver: 1.2.3-rc.1 ready") == ["1.2.3-rc.1"]
+    assert versions_in('{"msg": "up", "serviceVersion": "4.0.1"} app_version=4.0.1') == ["4.0.1", "4.0.1"]
+    assert versions_in("server 1.2.3 replied; driver 2.0.0 loaded") == []
     ua = "GET / 200 Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0.6099.71 from 10.0.0.1 api/v2/orders"
     assert versions_in(ua) == []
 

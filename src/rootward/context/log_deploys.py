@@ -25,9 +25,12 @@ from rootward.context.changes import ChangeItem
 from rootward.domain.evidence import EvidenceRef, log_cite
 from rootward.domain.telemetry import LogRecord
 
+# `v3.40.0` standing alone, or a number after a version key: `version=3.40.0`, `app_version: 3.40.0`,
+# `"serviceVersion":"3.40.0"`, `ver 3.40.0` (not `server`, `driver`: the key must start a word or a camel hump).
+_NUMBER = r"(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)\b"
 VERSION = re.compile(
-    r"(?<![\w./-])v(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)\b|\b(?:version|ver)\s*[=:]?\s*v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)\b",
-    re.I,
+    rf"(?<![\w./-])[vV]{_NUMBER}"
+    rf"|(?:(?<![A-Za-z])[Vv]er(?:sion)?|(?<=[a-z])Ver(?:sion)?)[\"']?\s*[=:]?\s*[\"']?[vV]?{_NUMBER}"
 )
 # It had been logging this long, and this many lines, without the version: it was running, and another build.
 MIN_EARLIER = timedelta(minutes=5)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from rootward.context.changes import ChangeItem
@@ -100,3 +101,16 @@ def test_a_deploy_read_from_logs_confirms_its_service_and_says_nothing_of_the_ot
     assert "deploy_regression" in [x.fault_type for x in cart.signatures]
     checked = ChangesSpecialist().check(Hypothesis("H1", "cart", "deploy_regression", prior=0.5), layer)
     assert checked is not None and checked.status == "inconclusive"
+
+
+def test_lines_from_the_pods_of_a_new_replica_set_are_a_rollout() -> None:
+    old = [replace(r, pod="payments-7d9f8b6c4-x2k9p") for r in _lines("payments", ["charge ok"] * 12)]
+    scaled = [replace(r, pod="payments-7d9f8b6c4-q8zzw") for r in _lines("payments", ["charge ok"] * 3)]
+    new = [replace(r, pod="payments-5b8c9d7f6-h2m4t") for r in _lines("payments", ["charge ok"] * 3)]
+    shift = timedelta(minutes=12)
+    later = [replace(r, ts=r.ts + shift, line=r.line + 100) for r in scaled]
+    later += [replace(r, ts=r.ts + shift + timedelta(seconds=1), line=r.line + 200) for r in new]
+    (rollout,) = deploys_in_logs(old + later, reference=T0 + timedelta(minutes=20))
+    assert (rollout.service, rollout.kind, rollout.from_logs) == ("payments", "deploy", True)
+    assert "payments-5b8c9d7f6" in rollout.summary and rollout.evidence.cite == "logs.jsonl:201"
+    assert deploys_in_logs(old + [replace(r, ts=r.ts + shift) for r in scaled], reference=T0) == []

@@ -9,6 +9,12 @@ so, the deploy enters the investigation like one from the change source, cited
 by the line that shows it, but it records nothing about the services that do not
 print versions: `ChangeItem.from_logs` keeps the two apart.
 
+On Kubernetes the pods say it too: a Deployment's pod is named for the hash of
+its pod template (`payments-7d9f8b6c4-x2k9p`), so lines from the pods of a
+ReplicaSet the service's earlier lines never came from are a rollout, while a
+restart, an eviction or a scale-up keeps the hash. That is read where no line
+states a new version.
+
 Only versions written as such count (three numbers after a `v` or a
 `version`/`ver` key), so a user agent's `Chrome/120.0.6099.71` or an address is
 not one. A version seen again in the service's later lines is the one running;
@@ -23,6 +29,7 @@ from datetime import datetime, timedelta
 
 from rootward.context.changes import ChangeItem
 from rootward.domain.evidence import EvidenceRef, log_cite
+from rootward.domain.pod_names import replica_set_of
 from rootward.domain.telemetry import LogRecord
 
 # `v3.40.0` standing alone, or a number after a version key: `version=3.40.0`, `app_version: 3.40.0`,
@@ -49,10 +56,39 @@ def deploys_in_logs(records: Iterable[LogRecord], reference: datetime) -> list[C
         by_service.setdefault(r.service, []).append(r)
     out = []
     for service, lines in sorted(by_service.items()):
-        found = _first_new_version(sorted(lines, key=lambda r: r.ts))
+        ordered = sorted(lines, key=lambda r: r.ts)
+        found = _first_new_version(ordered)
         if found is not None:
             out.append(_item(service, *found, reference))
+        elif (rolled := _first_new_replica_set(ordered)) is not None:
+            out.append(_rollout(service, *rolled, reference))
     return out
+
+
+def _first_new_replica_set(lines: Sequence[LogRecord]) -> tuple[LogRecord, str] | None:
+    """The first line from the pods of a ReplicaSet the service's earlier lines never came from."""
+    seen: set[str] = set()
+    for i, r in enumerate(lines):
+        rs = replica_set_of(r.pod) if r.pod else None
+        if rs is None:
+            continue
+        if seen and rs not in seen and i >= MIN_EARLIER_LINES and r.ts - lines[0].ts >= MIN_EARLIER:
+            return r, rs
+        seen.add(rs)
+    return None
+
+
+def _rollout(service: str, line: LogRecord, replica_set: str, reference: datetime) -> ChangeItem:
+    return ChangeItem(
+        id=f"log-{replica_set}",
+        kind="deploy",
+        service=service,
+        time=line.ts,
+        summary=f"pods of a new ReplicaSet {replica_set} start logging",
+        seconds_before_onset=int((reference - line.ts).total_seconds()),
+        evidence=EvidenceRef("log", log_cite(line.line), f"{line.pod}: {line.message[:160]}"),
+        from_logs=True,
+    )
 
 
 def _first_new_version(lines: Sequence[LogRecord]) -> tuple[LogRecord, str] | None:

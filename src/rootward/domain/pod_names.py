@@ -46,6 +46,16 @@ def generated_base(name: str) -> str | None:
     return None
 
 
+def replica_set_of(pod: str) -> str | None:
+    """The ReplicaSet a Deployment's pod belongs to (`<name>-<hash>`), None for a name of another shape.
+
+    A Deployment's pods carry the hash of their pod template: a new hash is a rollout (or a
+    rollback), while a restart, an eviction or a scale-up keeps it.
+    """
+    m = _GENERATED[0].match(pod)
+    return pod[: pod.rfind("-")] if m else None
+
+
 def address_base(name: str) -> str | None:
     """The service a cluster DNS name or `host:port` target names, None when `name` is neither."""
     m = _ADDRESS.match(name)

@@ -409,6 +409,40 @@ def _costlier_code(acc: _Signatures, profile: EntityProfile) -> None:
         acc.add("deploy_regression", floor - have, cpu.evidence[:2], "or a new version's costlier code path")
 
 
+# What a new version's code can cost at the entity itself: the mechanisms a bad deploy shows as.
+COSTLIER_MECHANISMS = ("cpu_saturation", "db_lock_contention", "memory_leak", "connection_pool_exhaustion")
+# How far a fresh deploy's reading is put above the mechanism it explains.
+DEPLOY_FIRST_MARGIN = 0.05
+# A new version strains a mechanism once it serves the load (rolled out, caches cold, the busy hour):
+# its own deploy this long before the rise is still the first suspect for it.
+COSTLIER_DEPLOY_S = 30 * 60
+
+
+def _fresh_deploy_first(acc: _Signatures, profile: EntityProfile, surge: list[Anomaly]) -> None:
+    """A CPU, lock or memory rise that began minutes after the entity's own deploy is that deploy's cost.
+
+    An N+1 query, a lock taken per row, a cache that never evicts: a new version
+    shows as the mechanism it strains, so "CPU saturation" is true but not the
+    cause, and scaling up would hide a rollback's worth of fix. The deploy leads
+    when it came within COSTLIER_DEPLOY_S before the onset and no traffic surge
+    explains the load; the mechanism stays the second reading, with its evidence.
+    """
+    fresh = [c for c in profile.changes if c.kind == "deploy" and 0 <= c.seconds_before_onset <= COSTLIER_DEPLOY_S]
+    code = acc.by_fault.get("deploy_regression")
+    if surge or not fresh or code is None:
+        return
+    lead = max((acc.by_fault[f] for f in COSTLIER_MECHANISMS if f in acc.by_fault), key=lambda x: x.score, default=None)
+    if lead is None or lead.score < code.score:
+        return
+    minutes = fresh[0].seconds_before_onset / 60
+    acc.add(
+        "deploy_regression",
+        lead.score - code.score + DEPLOY_FIRST_MARGIN,
+        [fresh[0].evidence],
+        f"its {lead.fault_type.replace('_', ' ')} began {minutes:.0f} min after its own deploy: the new version's cost",
+    )
+
+
 def classify(
     profile: EntityProfile,
     borrowed: list[LogSignal] | None = None,
@@ -467,6 +501,7 @@ def classify(
         _add_trace_hint(acc, hint, named)
     if not changes_recorded:
         _costlier_code(acc, profile)
+    _fresh_deploy_first(acc, profile, surge)
     sig = acc.by_fault
     if changes_recorded and "deploy_regression" in sig and not any(c.kind == "deploy" for c in profile.changes):
         # "A new version introduced it" needs a new version: the change log has deploys, none of this entity.

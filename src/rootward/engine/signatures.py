@@ -20,6 +20,16 @@ from rootward.domain.evidence import EvidenceRef
 from rootward.engine.signals import EntityProfile, strength
 from rootward.engine.trace_attribution import FaultHint
 
+# Locks named, and a slow query: the database was slow, which locks, a pinned CPU, a cold cache or a
+# missing index all make. A slow query alone reads as lock contention at SLOW_QUERY_SHARE, under what
+# names a mechanism (NAMED_MECHANISM): the spans' or a monitor's reading of the same slowness comes first.
+_LOCK_WORDS = (
+    r"deadlock|lock wait|lock timeout|could not obtain lock|locknotavailable|waiting for (table )?lock|row lock"
+)
+_SLOW_QUERY = r"slow query"
+LOCKS_NAMED = re.compile(_LOCK_WORDS, re.I)
+SLOW_QUERY_SHARE = 0.4
+
 LOG_SIGNATURES: dict[str, re.Pattern[str]] = {
     "connection_pool_exhaustion": re.compile(
         # "pool" alone is ambiguous (a ZFS or storage pool fills up; that is a disk).
@@ -50,11 +60,7 @@ LOG_SIGNATURES: dict[str, re.Pattern[str]] = {
         r"getaddrinfo|eai_again|unknownhost|lookup \S+ on",
         re.I,
     ),
-    "db_lock_contention": re.compile(
-        r"deadlock|lock wait|lock timeout|could not obtain lock|locknotavailable|waiting for (table )?lock|"
-        r"slow query|row lock",
-        re.I,
-    ),
+    "db_lock_contention": re.compile(rf"{_LOCK_WORDS}|{_SLOW_QUERY}", re.I),
     "dependency_down": re.compile(
         r"connection refused|econnrefused|\brefused\b|no route to host|unreachable|circuit breaker|"
         r"service unavailable|\b503\b|no healthy upstream|upstream connect error|not responding|\bis down\b|"
@@ -195,7 +201,7 @@ def _log_signatures(sig: _Signatures, profile: EntityProfile, borrowed: list[Log
     for fault, matched in log_readings(profile.own_logs).items():
         sig.add(
             fault,
-            _log_weight(matched) * SPECIFICITY.get(fault, 1.0),
+            _log_weight(matched) * SPECIFICITY.get(fault, 1.0) * _named_share(fault, matched),
             [m.evidence for m in matched[:3]],
             f"its log templates match {fault}",
         )
@@ -203,7 +209,15 @@ def _log_signatures(sig: _Signatures, profile: EntityProfile, borrowed: list[Log
         if fault == "dependency_down" and profile.own_logs:
             continue  # an entity that is logging its own failures is not simply "down"
         weight = _log_weight(matched) * SPECIFICITY.get(fault, 1.0) * (0.4 if own_voice else 1.0)
+        weight *= _named_share(fault, matched)
         sig.add(fault, weight, [m.evidence for m in matched[:3]], f"others' log templates about it match {fault}")
+
+
+def _named_share(fault: str, matched: list[LogSignal]) -> float:
+    """How much of a reading the lines name: slow queries with no lock named say "slow", not "locks"."""
+    if fault == "db_lock_contention" and not any(LOCKS_NAMED.search(m.template) for m in matched):
+        return SLOW_QUERY_SHARE
+    return 1.0
 
 
 def _alert_signatures(sig: _Signatures, alerts: Sequence[tuple[str, EvidenceRef]]) -> bool:

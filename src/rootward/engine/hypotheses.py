@@ -58,6 +58,7 @@ from rootward.engine.signatures import (
 )
 from rootward.engine.silent_dependency import silent_dependency
 from rootward.engine.trace_attribution import TraceAttribution
+from rootward.engine.unmapped_victims import UnmappedCauses, unmapped_causes, unmapped_victim_of
 from rootward.engine.victims import fails_after_a_fresh_change, fails_on_changed_answers, victim_of_dependency
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
 from rootward.worldmodel.predict import explain_score
@@ -235,6 +236,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         ctx, g, {e for e, p in profiles.items() if p.abnormal or borrowed[e]}, unchanged_in_traces=traced_quiet
     )
     edge_refs = {(x.source, x.target): x.evidence for x in ctx.topology.edges}
+    unmapped = UnmappedCauses() if ctx.has_topology else unmapped_causes(profiles, incident_onset)
     error_watched = {x.service for x in ctx.series if x.family == "errors"}
     out: list[EntityScore] = []
     for e, p in profiles.items():
@@ -268,6 +270,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             or t.victim_of
             or fails_after_a_fresh_change(e, p, profiles, ctx)
             or fails_on_changed_answers(e, p, g, traces)
+            or unmapped_victim_of(e, p, unmapped, traced_own=t.own > 0)
         )
         reasons = [f"own evidence {own:.2f}", f"explains {coverage:.0%} of the abnormal graph"] + t.reasons
         if world is not None and world.has_entity(e):

@@ -1,0 +1,69 @@
+"""Without a map, services showing only symptoms after a node's disk filled are its victims.
+
+Metrics-only data often has no dependency graph. Then four services whose error
+series rose outranked the node whose disk had filled a minute before: more and
+louder symptoms, and nothing to say who waits on whom. A resource that moved is a
+mechanism; with no graph, an entity showing only symptoms that began after it
+ranks as its possible victim. With a map, the map decides as before.
+"""
+
+from __future__ import annotations
+
+from rootward.engine.hypotheses import score_entities
+from rootward.engine.signals import EntityProfile
+from rootward.engine.unmapped_victims import SAME_MOMENT_S, unmapped_causes, unmapped_victim_of
+from tests.engine.small_incidents import ONSET_S, anomaly, incident, log
+
+SERVICES = ("orders", "billing", "search", "gateway")
+
+
+def _disk_then_errors(*, edges: tuple[tuple[str, str, str], ...] = (), node_lead_s: int = 60) -> list[str]:
+    kinds = {"node-3": "node", **{s: "service" for s in SERVICES}}
+    anomalies = [anomaly("node-3", "disk", metric="disk_used_ratio", score=10.0, starts_s=-node_lead_s)]
+    anomalies += [anomaly(s, "errors", metric="error_rate", score=150.0) for s in SERVICES]
+    ctx = incident(kinds=kinds, edges=edges, alerting=["gateway"], anomalies=anomalies)
+    return [s.entity for s in score_entities(ctx)]
+
+
+def test_with_no_map_the_node_whose_disk_filled_first_outranks_the_services_erring_after_it() -> None:
+    assert _disk_then_errors()[0] == "node-3"
+
+
+def test_a_resource_that_moved_after_the_symptoms_explains_nothing() -> None:
+    assert _disk_then_errors(node_lead_s=-5 * SAME_MOMENT_S)[0] != "node-3"
+
+
+def test_with_a_map_the_map_decides() -> None:
+    # The map says the services run elsewhere and call each other: gateway -> orders -> billing.
+    edges = (
+        ("gateway", "orders", "depends_on"),
+        ("orders", "billing", "depends_on"),
+        ("gateway", "search", "depends_on"),
+    )
+    assert _disk_then_errors(edges=edges)[0] != "node-3"
+
+
+def test_an_entity_with_evidence_of_its_own_is_nobodys_victim() -> None:
+    causes = unmapped_causes(
+        {"node-3": EntityProfile("node-3", "node", True, resources=[anomaly("node-3", "cpu", starts_s=-60)])},
+        ONSET_S,
+    )
+    erring = anomaly("orders", "errors", metric="error_rate")
+    bare = EntityProfile("orders", "service", True, symptoms=[erring])
+    logged = EntityProfile("orders", "service", True, symptoms=[erring], own_logs=[log("orders", "KeyError: 'sku'")])
+    assert unmapped_victim_of("orders", bare, causes, traced_own=False) == "node-3"
+    assert unmapped_victim_of("orders", logged, causes, traced_own=False) is None
+    assert unmapped_victim_of("orders", bare, causes, traced_own=True) is None
+
+
+def test_errors_that_began_after_a_held_slowdown_elsewhere_are_its_timeouts_a_latency_is_not() -> None:
+    causes = unmapped_causes(
+        {"ledger": EntityProfile("ledger", "service", True, symptoms=[anomaly("ledger", "latency", shape="step")])},
+        ONSET_S,
+    )
+    timeouts = EntityProfile("transfers", "service", True, symptoms=[anomaly("transfers", "errors", starts_s=60)])
+    waiting = EntityProfile("gateway", "service", True, symptoms=[anomaly("gateway", "latency", starts_s=60)])
+    together = EntityProfile("audit", "service", True, symptoms=[anomaly("audit", "errors", starts_s=10)])
+    assert unmapped_victim_of("transfers", timeouts, causes, traced_own=False) == "ledger"
+    assert unmapped_victim_of("gateway", waiting, causes, traced_own=False) is None
+    assert unmapped_victim_of("audit", together, causes, traced_own=False) is None

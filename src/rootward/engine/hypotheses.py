@@ -213,6 +213,11 @@ def _signatures(
     )
 
 
+def _named_in_own_logs(profiles: dict[str, EntityProfile]) -> dict[str, set[str]]:
+    """Per entity, the others its own failure lines name."""
+    return {e: {y for y in profiles if y != e and any(mentions(s, y) for s in p.own_logs)} for e, p in profiles.items()}
+
+
 def score_entities(ctx: Context) -> list[EntityScore]:
     profiles = entity_profiles(ctx)
     g = _scope_graph(ctx, profiles)
@@ -222,9 +227,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     borrowed = {e: _borrowed(e, p, profiles, g) for e, p in profiles.items()}
     earliest = min((p.onset for p in profiles.values() if p.onset is not None and p.abnormal), default=None)
     incident_onset = int(ctx.window.onset.timestamp()) if ctx.window.onset else None
-    points = {
-        e: {y for y in profiles if y != e and any(mentions(s, y) for s in p.own_logs)} for e, p in profiles.items()
-    }
+    points = _named_in_own_logs(profiles)
     below = {e: set(nx.descendants(g, e)) if e in g else set() for e in profiles}
     world = world_graph(ctx.topology) if ctx.has_topology else None
     shifts = shift_term.shifts_by_entity(ctx.log_shifts)  # log template shifts, any level

@@ -115,3 +115,33 @@ def test_neither_file_nor_spans_is_no_topology(tmp_path: Path) -> None:
     (root / "traces.jsonl").unlink()
     with pytest.raises(SourceUnavailable):
         bundle_sources(load_bundle(root)).topology.graph()  # type: ignore[union-attr]
+
+
+def _on_hosts(tmp_path: Path, *, topology: str | None) -> Path:
+    root = _with_spans(tmp_path, topology=topology)
+    placed = {"web": "node-1", "api": "node-2", "db": "db"}  # a tracer that puts the service there names nothing
+    lines = []
+    for line in (root / "traces.jsonl").read_text().splitlines():
+        span = json.loads(line)
+        lines.append(json.dumps({**span, "host": placed[span["service"]]}))
+    (root / "traces.jsonl").write_text("\n".join(lines) + "\n")
+    return root
+
+
+def test_without_a_topology_file_the_hosts_spans_were_recorded_on_are_where_services_run(tmp_path: Path) -> None:
+    bundle = load_bundle(_on_hosts(tmp_path, topology=None))
+    graph = bundle_sources(bundle).topology.graph()  # type: ignore[union-attr]
+    assert graph.entities["web"].runs_on == ("node-1",) and graph.entities["api"].runs_on == ("node-2",)
+    assert graph.entities["node-2"].kind == "host" and graph.entities["db"].runs_on == ()
+    assert graph.edge_cites[("api", "node-2")] == "traces.jsonl:api@1773497400-1773499201"
+    resolver = BundleCiteResolver(bundle)
+    assert all(resolver.resolves(c) for c in graph.edge_cites.values())
+    assert "node-1" in subgraph(graph, ["web"]).entities
+
+
+def test_a_service_the_file_places_keeps_its_declared_host(tmp_path: Path) -> None:
+    declared = "entities:\n  web: {kind: service, depends_on: [api], runs_on: [vm-a]}\n  vm-a: {kind: host}\n"
+    graph = bundle_sources(load_bundle(_on_hosts(tmp_path, topology=declared))).topology.graph()  # type: ignore[union-attr]
+    assert graph.entities["web"].runs_on == ("vm-a",)
+    assert "node-1" not in graph.entities
+    assert graph.entities["api"].runs_on == ("node-2",)  # the file does not say where api runs

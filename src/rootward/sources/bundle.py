@@ -22,7 +22,7 @@ from rootward.domain.pod_names import spans_by_workload
 from rootward.domain.telemetry import Change, LogRecord, MetricSeries, Span
 from rootward.domain.topology import Topology
 from rootward.sources.base import SourceSet, SourceUnavailable
-from rootward.sources.call_graph import call_cites, topology_from_edges
+from rootward.sources.call_graph import call_cites, host_cites, topology_from_edges
 from rootward.sources.topology_merge import merge_topologies
 
 
@@ -145,8 +145,11 @@ class BundleTopologySource:
             named = set(declared.entities if declared is not None else ()) | {a.service for a in self._bundle.alerts}
             spans = spans_by_workload(self._bundle.spans or (), named)
             observed = call_cites(spans) if spans else {}
-            if observed:
-                layers.append(topology_from_edges(observed, observed))
+            # Where a service runs, from the hosts its spans were recorded on, unless the file says.
+            placed = {n for n, e in declared.entities.items() if e.runs_on} if declared is not None else set()
+            hosts = host_cites(spans, skip=placed) if spans else {}
+            if observed or hosts:
+                layers.append(topology_from_edges(observed, observed | hosts, runs_on=hosts))
             if not layers:
                 _require(None, "topology.yaml", self._bundle)
             self._graph = layers[0] if len(layers) == 1 else merge_topologies(layers)

@@ -4,13 +4,14 @@ A span whose parent span belongs to another service is one call from the
 parent's service into the span's service, so the caller `depends_on` the
 callee. This is observed topology: only the calls that happened in the spans
 read, which is why it joins the merged topology below the declared file and
-the cluster, never replacing them.
+the cluster, never replacing them. The host a span was recorded on (`host`) says
+where its service runs, so the spans also give `runs_on` edges (`host_cites`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 
 from rootward.domain.telemetry import Span
 from rootward.domain.topology import Entity, Topology
@@ -48,10 +49,32 @@ def call_cites(spans: Iterable[Span]) -> dict[tuple[str, str], str]:
     return {(a, b): f"traces.jsonl:{a}->{b}@{math.floor(lo)}-{math.ceil(hi)}" for (a, b), (lo, hi) in seen.items()}
 
 
-def topology_from_edges(edges: Iterable[tuple[str, str]], cites: dict[tuple[str, str], str] | None = None) -> Topology:
+def host_cites(spans: Iterable[Span], skip: Collection[str] = ()) -> dict[tuple[str, str], str]:
+    """Per (service, host) its spans were recorded on, the cite of them: `traces.jsonl:<service>@<first>-<last>`.
+
+    Services of `skip` (their hosts already declared) and a host named like a service
+    (a tracer that put the service or the pod there) are left out.
+    """
+    services = {s.service for s in spans}
+    seen: dict[tuple[str, str], tuple[float, float]] = {}
+    for span in spans:
+        if not span.host or not span.service or span.service in skip or span.host in services:
+            continue
+        t = span.start.timestamp()
+        lo, hi = seen.get((span.service, span.host), (t, t))
+        seen[(span.service, span.host)] = (min(lo, t), max(hi, t))
+    return {(a, h): f"traces.jsonl:{a}@{math.floor(lo)}-{math.ceil(hi)}" for (a, h), (lo, hi) in seen.items()}
+
+
+def topology_from_edges(
+    edges: Iterable[tuple[str, str]],
+    cites: dict[tuple[str, str], str] | None = None,
+    runs_on: Iterable[tuple[str, str]] = (),
+) -> Topology:
     """Services and their `depends_on` edges; a callee never seen calling is still an entity.
 
     `cites` (edge -> cite of the observation) makes each edge cite what it was seen in.
+    `runs_on` are (service, host) pairs: the host joins as an entity of kind host.
     """
     depends: dict[str, list[str]] = {}
     for caller, callee in edges:
@@ -59,7 +82,14 @@ def topology_from_edges(edges: Iterable[tuple[str, str]], cites: dict[tuple[str,
         targets = depends.setdefault(caller, [])
         if callee not in targets:
             targets.append(callee)
-    return Topology(
-        entities={name: Entity(name=name, kind="service", depends_on=tuple(deps)) for name, deps in depends.items()},
-        edge_cites=dict(cites or {}),
-    )
+    hosts: dict[str, list[str]] = {}
+    for service, host in runs_on:
+        depends.setdefault(service, [])
+        hosts.setdefault(service, []).append(host)
+    entities = {
+        name: Entity(name=name, kind="service", depends_on=tuple(deps), runs_on=tuple(hosts.get(name, ())))
+        for name, deps in depends.items()
+    }
+    for host in {h for hs in hosts.values() for h in hs} - set(entities):
+        entities[host] = Entity(name=host, kind="host")
+    return Topology(entities=entities, edge_cites=dict(cites or {}))

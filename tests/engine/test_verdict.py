@@ -212,3 +212,23 @@ def test_still_firing_alert_whose_blip_has_long_been_over_is_recovered() -> None
     verdict = decide_no_fault(later, [])
     assert verdict is not None and verdict.reasons[0].code == "recovered"
     assert "is still firing, but what it fired on" in verdict.reasons[0].text
+
+
+def _bursting(*, chronic: bool, also: list[Anomaly] | None = None) -> Context:
+    """api's p99 jumped to a level it had burst to in earlier episodes, and its monitor fired on it."""
+    burst = anomaly("api", "latency", metric="latency_p99_ms", baseline=240.0, after=510.0)
+    ctx = _ctx(["api"], [_state("api", signal_z=14.0)], incident={"anomalies": [burst, *(also or [])]})
+    return ctx.model_copy(update={"chronic": [burst.evidence.cite] if chronic else []})
+
+
+def test_a_monitor_firing_on_a_level_its_series_kept_in_earlier_bursts_is_known_noisy() -> None:
+    verdict = decide_no_fault(_bursting(chronic=True), [])
+    assert verdict is not None and verdict.reasons[0].code == "known_noisy"
+    assert "the series' habit" in verdict.reasons[0].text
+    assert "metrics.csv:api/latency_p99_ms" in verdict.reasons[0].evidence[0].cite
+
+
+def test_a_burst_to_a_new_level_or_beside_something_else_moving_is_not_noise() -> None:
+    assert decide_no_fault(_bursting(chronic=False), []) is None
+    failing = anomaly("db", "cpu", metric="cpu_usage")
+    assert decide_no_fault(_bursting(chronic=True, also=[failing]), []) is None

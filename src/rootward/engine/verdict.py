@@ -6,7 +6,9 @@ cites, for one of these reasons:
 * **recovered**: the alert resolved, and every signal that moved is back at its
   baseline before the investigation;
 * **known noisy**: the team's notes call this monitor harmless, noisy or flaky,
-  or it fired and cleared on its own at least twice before in the data;
+  or it fired and cleared on its own at least twice before in the data, or the
+  level its signal moved to is one the series stood at in separate episodes
+  before (the series' habit, `recovery.chronic`);
 * **settled earlier**: the only anomaly (or change) preceded the alert and had
   settled by the time it fired, and the alert's own signal did not move;
 * **spurious storm**: several services alerted at once on signals that stayed
@@ -241,6 +243,14 @@ def _account(
             continue
         if state.signal_z is None or state.signal is None:
             return None  # we cannot see what it watches
+        if (habit := _habitual_signal(ctx, state)) is not None:
+            text = (
+                f"{where} fired on {habit.metric}, which had stood at this level in separate episodes "
+                "before in the data: the series' habit, which this monitor trips on"
+            )
+            reasons.append(Reason("known_noisy", text, (habit.evidence, state.evidence)))
+            seen.append(_fired(state))
+            continue
         if state.signal_z >= SUPPORT_Z or _active_at(signals, state.starts_at):
             over = _long_over(ctx, signals, state)
             if over is None:
@@ -251,6 +261,21 @@ def _account(
         silent.append(state)
         seen.append(_fired(state))
     return reasons, silent, seen
+
+
+def _habitual_signal(ctx: Context, state: AlertState) -> Anomaly | None:
+    """The alert's own signal, when what it moved to is a level it stood at in episodes before (`recovery.chronic`).
+
+    A monitor whose threshold sits inside a series' recurring bursts fires on each: the data
+    showing the same level come and go before says so as an alert history would.
+    """
+    if state.signal is None:
+        return None
+    series = state.signal.cite.partition("@")[0]
+    return next(
+        (a for a in ctx.anomalies if a.evidence.cite in ctx.chronic and a.evidence.cite.partition("@")[0] == series),
+        None,
+    )
 
 
 def _recovered(ctx: Context, signals: _Signals) -> list[Reason]:

@@ -12,7 +12,7 @@ from rootward.context.trace_evidence import trace_findings
 from rootward.engine.hypotheses import rank_hypotheses, score_entities
 from rootward.engine.trace_attribution import TraceAttribution, attribute_traces
 from tests.context.span_factory import BASELINE, DURING, Phase, incident_spans
-from tests.engine.small_incidents import change, incident
+from tests.engine.small_incidents import anomaly, change, incident, log
 
 SHOP = {"frontend": ["checkout", "catalog"], "checkout": ["payment", "cart"]}
 # `auth` is on every path: everyone calls it, and it calls its user database.
@@ -305,3 +305,18 @@ def test_with_only_traces_a_slow_vendor_is_the_top_entity() -> None:
     quiet = Phase(spanless=frozenset({"mailer"}))
     ctx = _context(VENDOR, Phase(spanless=frozenset({"mailer"}), own_ms={"mailer": 400}), before=quiet)
     assert score_entities(ctx)[0].entity == "mailer"
+
+
+def test_a_loud_caller_failing_on_a_freshly_deployed_callees_answers_ranks_below_it() -> None:
+    # checkout logs its failures by the hundred and its error series soared; payment's spans are fine.
+    loud = _one_caller_raising(["payment"])
+    loud = loud.model_copy(
+        update={
+            "anomalies": [anomaly("checkout", "errors", metric="error_rate", score=400.0)],
+            "logs": [log("checkout", "TypeError: cannot read property 'amount' of null", onset_count=400)],
+        }
+    )
+    scores = {s.entity: s for s in score_entities(loud)}
+    assert scores["checkout"].victim_of == "payment"
+    assert scores["checkout"].score <= scores["payment"].score
+    assert any("ranked below payment" in r for r in scores["checkout"].reasons)

@@ -218,6 +218,14 @@ def _named_in_own_logs(profiles: dict[str, EntityProfile]) -> dict[str, set[str]
     return {e: {y for y in profiles if y != e and any(mentions(s, y) for s in p.own_logs)} for e, p in profiles.items()}
 
 
+def _coverage(ctx: Context, alerting: set[str], abnormal: set[str], reach: set[str]) -> float:
+    """The share of the alerting and the abnormal an entity's faults reach; without a graph, all of it
+    (nothing can be said about propagation: own evidence decides)."""
+    if not ctx.has_topology:
+        return 1.0
+    return 0.6 * len(alerting & reach) / len(alerting) + 0.4 * len(abnormal & reach) / len(abnormal)
+
+
 def score_entities(ctx: Context) -> list[EntityScore]:
     profiles = entity_profiles(ctx)
     g = _scope_graph(ctx, profiles)
@@ -242,6 +250,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     unmapped = UnmappedCauses() if ctx.has_topology else unmapped_causes(profiles, incident_onset)
     error_watched = {x.service for x in ctx.series if x.family == "errors"}
     out: list[EntityScore] = []
+    span_tied = {e: t.victim_of for e, t in traces.items() if t.victim_of}
     for e, p in profiles.items():
         b = borrowed[e]
         b_strength = min(1.0, sum(s.onset_count for s in b) / 30) if b else 0.0
@@ -261,17 +270,16 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         own += 0.35 * silent  # weighed as symptoms are: it is its callers' symptoms, second-hand
         if own <= 0:
             continue
-        reach = _reach(g, e, p, points, below)
-        if ctx.has_topology:
-            coverage = 0.6 * len(alerting & reach) / len(alerting) + 0.4 * len(abnormal & reach) / len(abnormal)
-        else:
-            coverage = 1.0  # without a graph nothing can be said about propagation: own evidence decides
+        coverage = _coverage(ctx, alerting, abnormal, _reach(g, e, p, points, below))
         counts_errors = e in error_watched
         spans_say = (t.own > 0, t.unharmed_callees, t.slowed_callees, t.waited_for)  # of it and its calls
+        fresh_callee = fails_after_a_fresh_change(e, p, profiles, ctx)  # its spans fail on a callee just changed
+        if fresh_callee is not None:
+            span_tied.setdefault(e, fresh_callee)
         victim_of = (
             victim_of_dependency(e, p, g, profiles, borrowed, incident_onset, b_strength, counts_errors, *spans_say)
             or t.victim_of
-            or fails_after_a_fresh_change(e, p, profiles, ctx)
+            or fresh_callee
             or fails_on_changed_answers(e, p, g, traces)
             or unmapped_victim_of(e, p, unmapped, traced_own=t.own > 0)
         )
@@ -295,7 +303,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
             sigs = family_signatures(change)
         sigs = sigs or silent_sigs
         out.append(EntityScore(e, score, own, coverage, victim_of, sigs, reasons))
-    rank_below_causes(out, {e: t.victim_of for e, t in traces.items() if t.victim_of})
+    rank_below_causes(out, span_tied)
     out.sort(key=lambda s: (-s.score, s.entity))
     return out
 

@@ -43,6 +43,7 @@ class UnmappedCauses:
 
 
 def unmapped_causes(profiles: dict[str, EntityProfile], onset: int | None) -> UnmappedCauses:
+    """The resources that moved in time for this incident, and the latencies that stepped up and held."""
     out = UnmappedCauses()
     for e, p in profiles.items():
         if p.resources and p.timely_resource_strength(onset) > 0:

@@ -55,6 +55,7 @@ def host_cites(spans: Iterable[Span], skip: Collection[str] = ()) -> dict[tuple[
     Services of `skip` (their hosts already declared) and a host named like a service
     (a tracer that put the service or the pod there) are left out.
     """
+    spans = list(spans)
     services = {s.service for s in spans}
     seen: dict[tuple[str, str], tuple[float, float]] = {}
     for span in spans:

@@ -1,6 +1,6 @@
 """Managed-cloud-like incidents at 5-minute samples, metrics only: a check written apart from the simulator.
 
-    python -m bench.managed_cloud OUT [--count 60] [--seed 7] [--noisy]
+    python -m bench.managed_cloud OUT [--count 60] [--seed 7] [--noisy] [--kinds latency,errors,ramp,surge]
 
 The simulator (`rootward.sim`) and the engine were written side by side, so a
 method can fit the simulator's way of rendering a fault without anyone
@@ -16,10 +16,14 @@ Latency adds up along the calls (each caller waits for its callees), errors
 propagate to callers in part, traffic has a daily swing, and one sample in
 ~70 is a lone spike that propagates too. A fault at one component (mostly not
 the entry) adds latency of 0.5-4x its normal total, or a failing share of
-3-40 %, from its onset to the end of the window; a third of the bundles also
+3-40 %, from its onset to the end of the window (`--kinds` also draws growing
+delays, `ramp`, 1-6x by the window's end, and request overloads, `surge`:
+2-5x the requests arriving at the component from outside, which it and what
+it calls pass on and queue under); a third of the bundles also
 get a traffic shift at an unrelated component. The alert fires on the entry
 that sees the fault most, 5-15 minutes after the onset. `truth.json` names the
-component (network_latency for added latency, deploy_regression for errors).
+component (network_latency for added latency, deploy_regression for errors,
+memory_leak for a growing delay, traffic_surge for an overload).
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ class Component:
 @dataclass(frozen=True)
 class Fault:
     root: str
-    kind: str  # "latency" or "errors"
+    kind: str  # "latency", "errors", "ramp" (latency growing, as a leak) or "surge" (requests from outside)
     magnitude: float
     onset: int  # sample index
 
@@ -126,6 +130,8 @@ def simulate(
     normal: dict[str, float] = {}
     for c in leaves_first:
         normal[c.name] = own[c.name] + sum(calls[(c.name, x)] * normal[x] for x in c.callees)
+    loaded = reached(nodes, fault.root) if fault.kind == "surge" else set[str]()
+    strain = {c: rng.uniform(0.5, 1.5) if c == fault.root else rng.uniform(0.05, 0.4) for c in loaded}
     phase = rng.uniform(0, 2 * math.pi)
     out: dict[str, list[Sample]] = {c.name: [] for c in nodes}
     for i in range(steps):
@@ -134,6 +140,8 @@ def simulate(
         for c in sorted(nodes, key=lambda c: c.layer):
             if c.layer == 0:
                 rate[c.name] = entry_rate[c.name] * daily * rng.lognormvariate(0, noise.traffic_sigma)
+            if fault.kind == "surge" and c.name == fault.root and i >= fault.onset:
+                rate[c.name] *= fault.magnitude  # the extra requests come from outside: its callers see none of them
             for x in c.callees:
                 rate[x] += rate[c.name] * calls[(c.name, x)]
         if shift and i >= shift[1]:
@@ -147,8 +155,13 @@ def simulate(
             if c.name == fault.root and i >= fault.onset:
                 if fault.kind == "latency":
                     work += normal[c.name] * fault.magnitude
-                else:
+                elif fault.kind == "ramp":
+                    work += normal[c.name] * fault.magnitude * (i - fault.onset + 1) / (steps - fault.onset)
+                elif fault.kind == "errors":
                     fails += fault.magnitude
+            if fault.kind == "surge" and i >= fault.onset and c.name in loaded:
+                # Past its capacity a component queues: the surged one most, what it calls less so.
+                work *= 1 + strain[c.name] * (fault.magnitude - 1)
             latency[c.name] = work + sum(calls[(c.name, x)] * latency[x] for x in c.callees)
             failing[c.name] = min(1.0, fails + sum(passes_on[(c.name, x)] * failing[x] for x in c.callees))
         for c in nodes:
@@ -156,7 +169,7 @@ def simulate(
     return out
 
 
-def _reached(nodes: list[Component], start: str) -> set[str]:
+def reached(nodes: list[Component], start: str) -> set[str]:
     """Every component `start` calls, directly or not, and itself."""
     by_name = {c.name: c for c in nodes}
     seen, todo = {start}, [start]
@@ -197,13 +210,24 @@ def _poisson(rng: random.Random, mean: float) -> int:
         k += 1
 
 
-def write_bundle(out: Path, index: int, rng: random.Random, noise: Noise = Noise()) -> Path:
+# Per fault kind: the range of its magnitude, and the fault type truth.json names.
+KINDS = {
+    "latency": ((0.5, 4.0), "network_latency"),
+    "errors": ((0.03, 0.4), "deploy_regression"),
+    "ramp": ((1.0, 6.0), "memory_leak"),  # added latency at the end of the window, growing from the onset
+    "surge": ((2.0, 5.0), "traffic_surge"),  # times the component's request rate
+}
+
+
+def write_bundle(
+    out: Path, index: int, rng: random.Random, noise: Noise = Noise(), kinds: tuple[str, ...] = ("latency", "errors")
+) -> Path:
     nodes = call_graph(rng)
     after = rng.randint(6, 12)
     steps = rng.randint(42, 84)
     candidates = [c for c in nodes if c.layer] if rng.random() < 0.9 else nodes
-    kind = rng.choice(["latency", "errors"])
-    magnitude = rng.uniform(0.5, 4) if kind == "latency" else rng.uniform(0.03, 0.4)
+    kind = rng.choice(list(kinds))
+    magnitude = rng.uniform(*KINDS[kind][0])
     fault = Fault(rng.choice(candidates).name, kind, magnitude, steps - after)
     shift = None
     if rng.random() < 0.3:
@@ -213,13 +237,15 @@ def write_bundle(out: Path, index: int, rng: random.Random, noise: Noise = Noise
     t0 = datetime(2026, 3, 1, tzinfo=UTC) + timedelta(days=index)
     at = lambda i: t0 + timedelta(seconds=STEP_S * i)  # noqa: E731
     stamp = lambda t: t.strftime("%Y-%m-%dT%H:%M:%SZ")  # noqa: E731
-    read = (lambda s: s.latency_ms) if kind == "latency" else (lambda s: s.failing)
+    read = (lambda s: s.failing) if kind == "errors" else (lambda s: s.latency_ms)
     # The alert fires on an entry the fault reaches (the one that sees it most), as a user's alert would.
-    entries = [c.name for c in nodes if c.layer == 0 and fault.root in _reached(nodes, c.name)]
+    entries = [c.name for c in nodes if c.layer == 0 and fault.root in reached(nodes, c.name)]
     entries = entries or [c.name for c in nodes if c.layer == 0]
     entry = max(entries, key=lambda e: read(samples[e][-1]) / max(1e-9, read(samples[e][0])))
     fired = at(fault.onset) + timedelta(minutes=rng.choice([5, 10, 15]))
-    alertname = "HighLatency" if kind == "latency" else "HighErrorRate"
+    if kind == "ramp":  # a growing delay crosses a threshold later: when half of it has built up
+        fired = at(fault.onset + after // 2)
+    alertname = "HighErrorRate" if kind == "errors" else "HighLatency"
     root = out / f"cloud-{index:03d}"
     root.mkdir(parents=True, exist_ok=True)
     (root / "metrics.csv").write_text(_metrics_csv(rng, nodes, samples, t0, cloudwatch=rng.random() < 0.5))
@@ -240,7 +266,7 @@ def write_bundle(out: Path, index: int, rng: random.Random, noise: Noise = Noise
         f"format: rootward-bundle/v1\nid: cloud-{index:03d}\ntitle: {alertname} on {entry}\n"
         f"fired_at: '{stamp(fired)}'\nwindow:\n  start: '{stamp(at(0))}'\n  end: '{stamp(at(steps - 1))}'\n"
     )
-    fault_type = "network_latency" if kind == "latency" else "deploy_regression"
+    fault_type = KINDS[kind][1]
     truth = {
         "root_cause": {"entity": fault.root, "fault_type": fault_type},
         "also_acceptable": [],
@@ -256,10 +282,14 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--noisy", action="store_true", help="4x the latency spread, 5%% lone spikes, noisier traffic")
+    parser.add_argument("--kinds", default="latency,errors", help=f"fault kinds to draw from, of {','.join(KINDS)}")
     args = parser.parse_args()
+    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    if not kinds or set(kinds) - set(KINDS):
+        parser.error(f"--kinds takes a comma-separated subset of {', '.join(KINDS)}")
     rng = random.Random(args.seed)
     for index in range(args.count):
-        write_bundle(args.out, index, rng, NOISY if args.noisy else Noise())
+        write_bundle(args.out, index, rng, NOISY if args.noisy else Noise(), kinds)
     print(f"{args.count} bundles in {args.out}")
 
 

@@ -6,7 +6,7 @@ import json
 import random
 from pathlib import Path
 
-from bench.managed_cloud import write_bundle
+from bench.managed_cloud import Fault, Noise, call_graph, reached, simulate, write_bundle
 
 from rootward.bundle.load import load_bundle
 
@@ -23,3 +23,20 @@ def test_bundles_load_and_name_a_cause_on_their_map(tmp_path: Path) -> None:
         counts = [s for s in bundle.metrics if s.metric in ("Errors", "SystemErrors", "HTTPCode_Target_5XX_Count")]
         holes += sum(len(s.timestamps) < max(steps.values(), default=0) for s in counts)
     assert holes  # some periods counted no error and have no data point, as CloudWatch reports them
+
+
+def test_a_surge_raises_the_requests_where_it_arrives_and_below_not_above() -> None:
+    rng = random.Random(5)
+    nodes = call_graph(rng)
+    root = next(c for c in nodes if c.callees and any(c.name in m.callees for m in nodes))
+    onset = 30
+    samples = simulate(rng, nodes, 40, Fault(root.name, "surge", 3.0, onset), None, Noise(traffic_sigma=0.0))
+
+    def rise(name: str) -> float:
+        return samples[name][onset].requests / samples[name][onset - 1].requests
+
+    callers = [c.name for c in nodes if root.name in c.callees]
+    assert rise(root.name) > 2.5
+    assert all(rise(x) > 1.2 for x in root.callees)
+    assert all(rise(c) < 1.05 for c in callers if c not in reached(nodes, root.name))
+    assert samples[root.name][onset].latency_ms > samples[root.name][onset - 1].latency_ms  # it queues

@@ -37,6 +37,8 @@ def test_camel_case_and_dotted_names_split_into_words() -> None:
         ("grpc_client_timeouts_total", "errors"),
         ("Invocations", "traffic"),
         ("Count", "traffic"),
+        ("ConsumedReadCapacityUnits", "traffic"),  # a table's reads: the work asked of it
+        ("ConsumedWriteCapacityUnits", "traffic"),
         ("latency_p99_ms", "latency"),
         ("cpu_usage", "cpu"),
         ("queue_depth", "other"),

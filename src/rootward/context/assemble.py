@@ -102,6 +102,7 @@ class Context(BaseModel):
     chronic: list[str] = Field(default_factory=list)
     earlier: list[Anomaly] = Field(default_factory=list)
     data_end: datetime | None = None  # the last metric sample: "now", as far as the data knows
+    sample_step_s: int = 0  # the metrics' typical sampling interval: no two onsets read in them are closer
 
     def missing_source(self, kind: str) -> str | None:
         """The gap naming `kind` (logs, metrics, traces, changes...) as missing for the whole incident."""
@@ -237,7 +238,8 @@ def assemble_context(
         fallback=int(window.start.timestamp()),
     )
     # Where its change points begin: leaks, sawtooth symptoms and the alert's aftermath set aside.
-    onset = incident_onset(anomalies, alerted=int(last_alert.timestamp()) + int(_sample_step(series).total_seconds()))
+    step_s = int(_sample_step(series).total_seconds())
+    onset = incident_onset(anomalies, alerted=int(last_alert.timestamp()) + step_s)
     if onset is None and joint is not None and joint.detected:
         onset = joint.onset  # too few samples for per-series change points (coarse data): the joint one
     window = with_onset(window, datetime.fromtimestamp(onset, meta.fired_at.tzinfo) if onset else None)
@@ -273,6 +275,7 @@ def assemble_context(
         trace_findings=[f for f in traces if f.entity in members or f.caller in members],
         knowledge=_knowledge_items(sources, members, {a.name for a in alerts}, retrieve_knowledge, gaps),
         gaps=gaps,
+        sample_step_s=step_s,
         redacted_lines=redacted,
         alert_states=alert_states(raw_alerts, series, data_end, {a.fingerprint: a.evidence for a in alerts}),
         settled=settled,

@@ -61,7 +61,10 @@ _FAMILY_PATTERNS: tuple[tuple[Family, re.Pattern[str]], ...] = (
     ),
     # Availability is the share of requests that succeeded, and a count of timeouts is a count of failures.
     ("errors", re.compile(rf"{_W}(?:error|fail|5xx|exception|success|availab|unavailab|timeout|timed_out)")),
-    ("traffic", re.compile(rf"{_W}(?:request|rps|qps|throughput|workload|ops(?:_|$)|traffic|invocation)|^count$")),
+    (
+        "traffic",
+        re.compile(rf"{_W}(?:request|rps|qps|throughput|workload|ops(?:_|$)|traffic|invocation|consumed)|^count$"),
+    ),
 )
 
 # Headroom is named for what is left: free memory, available disk, idle CPU, a credit balance.

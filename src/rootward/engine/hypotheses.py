@@ -59,7 +59,12 @@ from rootward.engine.signatures import (
 from rootward.engine.silent_dependency import silent_dependency
 from rootward.engine.trace_attribution import TraceAttribution
 from rootward.engine.unmapped_victims import UnmappedCauses, unmapped_causes, unmapped_victim_of
-from rootward.engine.victims import fails_after_a_fresh_change, fails_on_changed_answers, victim_of_dependency
+from rootward.engine.victims import (
+    fails_after_a_fresh_change,
+    fails_on_changed_answers,
+    fed_by_a_surge,
+    victim_of_dependency,
+)
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
 from rootward.worldmodel.predict import explain_score
 
@@ -248,7 +253,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     )
     edge_refs = {(x.source, x.target): x.evidence for x in ctx.topology.edges}
     unmapped = UnmappedCauses() if ctx.has_topology else unmapped_causes(profiles, incident_onset)
-    error_watched = {x.service for x in ctx.series if x.family == "errors"}
+    err_series = {x.service for x in ctx.series if x.family == "errors"}  # who has an error series
     out: list[EntityScore] = []
     span_tied = {e: t.victim_of for e, t in traces.items() if t.victim_of}
     for e, p in profiles.items():
@@ -271,16 +276,16 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         if own <= 0:
             continue
         coverage = _coverage(ctx, alerting, abnormal, _reach(g, e, p, points, below))
-        counts_errors = e in error_watched
         spans_say = (t.own > 0, t.unharmed_callees, t.slowed_callees, t.waited_for)  # of it and its calls
         fresh_callee = fails_after_a_fresh_change(e, p, profiles, ctx)  # its spans fail on a callee just changed
         if fresh_callee is not None:
             span_tied.setdefault(e, fresh_callee)
         victim_of = (
-            victim_of_dependency(e, p, g, profiles, borrowed, incident_onset, b_strength, counts_errors, *spans_say)
+            victim_of_dependency(e, p, g, profiles, borrowed, incident_onset, b_strength, e in err_series, *spans_say)
             or t.victim_of
             or fresh_callee
             or fails_on_changed_answers(e, p, g, traces)
+            or fed_by_a_surge(e, p, g, profiles, ctx.sample_step_s)
             or unmapped_victim_of(e, p, unmapped, traced_own=t.own > 0)
         )
         reasons = [f"own evidence {own:.2f}", f"explains {coverage:.0%} of the abnormal graph"] + t.reasons

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import networkx as nx
 
+from rootward.context.anomaly import Anomaly
 from rootward.context.assemble import Context
 from rootward.context.log_signals import LogSignal
 from rootward.engine.signals import MIN_BLAME_LINES, EntityProfile, mentions
@@ -29,6 +30,11 @@ from rootward.engine.trace_attribution import TraceAttribution
 PROPAGATION_SLACK_S = 60
 # A dependency that was failing at least this long before the caller began to: its failure came first.
 FAILED_FIRST_S = 30
+
+# A request rate at least this many times its baseline is a surge (as `signatures` reads one).
+SURGE_RATIO = 1.5
+# A callee's surge no more than this many times its caller's came over the calls: the callee adds none of its own.
+PASSED_ON_SURGE = 1.25
 
 # Shapes of a slowdown that holds: a callee slow now and then makes no caller time out on cue.
 HELD = frozenset({"step", "ramp"})
@@ -268,6 +274,42 @@ def victim_of_dependency(
         if quiet and d_loud and not named_here:
             return d
     return None
+
+
+def fed_by_a_surge(
+    e: str, p: EntityProfile, g: nx.DiGraph, profiles: dict[str, EntityProfile], step_s: int = 0
+) -> str | None:
+    """The caller whose surge of requests `e` is only passing on, if any.
+
+    Load flows down the calls: extra requests arriving at a service reach everything
+    it calls, and each of those sees its own request rate rise with it (less where it
+    has other callers), at once: a request is passed on in moments. A callee whose rate
+    rose with a caller's surge (within `PROPAGATION_SLACK_S` of it either way, or one
+    sampling step `step_s` where samples are further apart; a surge minutes apart is
+    another load), by no more than that caller's rise accounts for (`PASSED_ON_SURGE`),
+    and with no change of its own got the surge over the calls: the service where it
+    arrived is the cause, and the callee's slowness under the load a symptom of it.
+    Retries do not read so: a caller retrying a failing callee sends more calls, but
+    its own request rate does not rise.
+    """
+    mine = max((a for a in p.traffic if a.direction == "up"), key=lambda a: a.ratio, default=None)
+    if mine is None or p.changes or e not in g or _own_mechanism(p):
+        return None
+    fed = [
+        (theirs.ratio, c)
+        for c in g.predecessors(e)
+        if g.edges[c, e].get("relation", "depends_on") == "depends_on"
+        and c in profiles
+        and (theirs := _surge(profiles[c])) is not None
+        and abs(theirs.onset - mine.onset) <= max(PROPAGATION_SLACK_S, step_s)
+        and mine.ratio <= PASSED_ON_SURGE * theirs.ratio
+    ]
+    return max(fed, default=(0.0, None))[1]
+
+
+def _surge(p: EntityProfile) -> Anomaly | None:
+    rises = [a for a in p.traffic if a.direction == "up" and a.ratio >= SURGE_RATIO]
+    return max(rises, key=lambda a: a.ratio, default=None)
 
 
 def _unseen_vendor(g: nx.DiGraph, e: str, dp: EntityProfile) -> bool:

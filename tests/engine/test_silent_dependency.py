@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from rootward.engine.hypotheses import rank_hypotheses, score_entities
-from tests.engine.small_incidents import anomaly, incident, log
+from rootward.engine.signals import entity_profiles
+from rootward.engine.victims import waits_on_a_vendor
+from tests.engine.small_incidents import ONSET_S, anomaly, incident, log
 
 KINDS = {"web": "service", "notifier": "service", "queue-db": "database", "sms-vendor": "external"}
 EDGES = [
@@ -90,3 +92,39 @@ def test_a_caller_whose_incoming_calls_wait_outside_its_spans_is_no_vendors_vict
     assert rank_hypotheses(ctx)[0].entity == "notifier"
     # Without the spans, the vendor is still the reading (the test above).
     assert {s.entity: s for s in score_entities(_slow_notifier())}["notifier"].victim_of == "sms-vendor"
+
+
+def test_a_caller_saying_only_that_its_calls_were_slow_ranks_below_the_vendor_it_waits_on() -> None:
+    """`slow response from upstream`, `Read timed out`: lines about the call, not failures of its own.
+
+    A client of an uninstrumented vendor logs its waits and raises errors when they run
+    out; its own work never failed. Before, those lines were read as a cause of its own,
+    and the loud caller outranked the vendor that was all of its trouble.
+    """
+    lines = [
+        log("notifier", "slow response from upstream (<URL>): <NUM>s (p50 normally <NUM>s)", onset_count=70),
+        log("notifier", "Read timed out calling <URL>", onset_count=20),
+    ]
+    anomalies = [
+        anomaly("notifier", "latency", metric="latency_p99_ms", baseline=40, after=4000, score=200.0),
+        anomaly("notifier", "errors", metric="error_rate", baseline=0.001, after=0.2, score=80.0),
+    ]
+    ctx = incident(
+        kinds=KINDS, edges=EDGES, alerting=["notifier"], anomalies=anomalies, logs=lines, silent=["sms-vendor"]
+    )
+    ranked = [s.entity for s in score_entities(ctx)]
+    assert ranked[0] == "sms-vendor"
+    assert {s.entity: s for s in score_entities(ctx)}["notifier"].victim_of == "sms-vendor"
+
+
+def test_which_of_two_unseen_vendors_a_caller_waited_on_is_left_to_the_evidence() -> None:
+    slow = [anomaly("notifier", "latency", metric="latency_p99_ms", baseline=40, after=4000, score=200.0)]
+
+    def waited_on(kinds: dict[str, str], edges: list[tuple[str, str, str]], silent: list[str]) -> str | None:
+        ctx = incident(kinds=kinds, edges=edges, alerting=["notifier"], anomalies=slow, silent=silent)
+        profiles = entity_profiles(ctx)
+        return waits_on_a_vendor("notifier", profiles["notifier"], ctx.topology.graph(), profiles, ONSET_S)
+
+    assert waited_on(KINDS, EDGES, ["sms-vendor"]) == "sms-vendor"
+    two = {**KINDS, "mail-vendor": "external"}
+    assert waited_on(two, [*EDGES, ("notifier", "mail-vendor", "depends_on")], ["sms-vendor", "mail-vendor"]) is None

@@ -64,6 +64,7 @@ from rootward.engine.victims import (
     fails_on_changed_answers,
     fed_by_a_surge,
     victim_of_dependency,
+    waits_on_a_vendor,
 )
 from rootward.worldmodel.graph import EdgeClaim, WorldGraph
 from rootward.worldmodel.predict import explain_score
@@ -218,6 +219,13 @@ def _signatures(
     )
 
 
+def _quiet_in_traces(ctx: Context, traces: dict[str, TraceAttribution]) -> frozenset[str]:
+    """Entities whose spans are there and show no change of their own."""
+    return frozenset(
+        e for e, kinds in ctx.telemetry.items() if "traces" in kinds and (e not in traces or traces[e].own <= 0)
+    )
+
+
 def _named_in_own_logs(profiles: dict[str, EntityProfile]) -> dict[str, set[str]]:
     """Per entity, the others its own failure lines name."""
     return {e: {y for y in profiles if y != e and any(mentions(s, y) for s in p.own_logs)} for e, p in profiles.items()}
@@ -245,11 +253,8 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     world = world_graph(ctx.topology) if ctx.has_topology else None
     shifts = shift_term.shifts_by_entity(ctx.log_shifts)  # log template shifts, any level
     traces = attributed_traces(ctx)
-    traced_quiet = frozenset(
-        e for e, kinds in ctx.telemetry.items() if "traces" in kinds and (e not in traces or traces[e].own <= 0)
-    )
     changed = metric_change_strengths(
-        ctx, g, {e for e, p in profiles.items() if p.abnormal or borrowed[e]}, unchanged_in_traces=traced_quiet
+        ctx, g, {e for e, p in profiles.items() if p.abnormal or borrowed[e]}, _quiet_in_traces(ctx, traces)
     )
     edge_refs = {(x.source, x.target): x.evidence for x in ctx.topology.edges}
     unmapped = UnmappedCauses() if ctx.has_topology else unmapped_causes(profiles, incident_onset)
@@ -278,8 +283,9 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         coverage = _coverage(ctx, alerting, abnormal, _reach(g, e, p, points, below))
         spans_say = (t.own > 0, t.unharmed_callees, t.slowed_callees, t.waited_for)  # of it and its calls
         fresh_callee = fails_after_a_fresh_change(e, p, profiles, ctx)  # its spans fail on a callee just changed
-        if fresh_callee is not None:
-            span_tied.setdefault(e, fresh_callee)
+        tied = fresh_callee or waits_on_a_vendor(e, p, g, profiles, incident_onset)  # or it waits on a vendor
+        if tied is not None:
+            span_tied.setdefault(e, tied)
         victim_of = (
             victim_of_dependency(e, p, g, profiles, borrowed, incident_onset, b_strength, e in err_series, *spans_say)
             or t.victim_of
@@ -317,7 +323,8 @@ def rank_below_causes(scores: list[EntityScore], traced: dict[str, str]) -> None
     """A service whose trouble the spans show coming from one callee ranks below that callee.
 
     The spans tie its symptoms to the callee's: time or failures spent in calls to it, or
-    errors raised right after its changed answers. Everything it shows is then the callee's
+    errors raised right after its changed answers (or, with no cause of its own, it waits
+    on one unseen vendor: `victims.waits_on_a_vendor`). Everything it shows is then the callee's
     fault seen again, and the louder it is, the more of that it shows: a discount alone lets
     a loud victim outrank a quiet cause. It stays a victim's share of the cause below it, not
     just under it: the specialists then find more to validate at the louder one, and a victim

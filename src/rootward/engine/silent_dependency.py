@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import networkx as nx
 
+from rootward.context.log_signals import LogSignal
 from rootward.domain.evidence import EvidenceRef
 from rootward.engine.signals import EntityProfile
-from rootward.engine.signatures import FRESH_CHANGE_S, Signature
+from rootward.engine.signatures import FRESH_CHANGE_S, Signature, faults_named
 
 # A share of the callers' symptom evidence: second-hand, never as strong as their own.
 SILENT_SHARE = 0.5
@@ -34,12 +35,25 @@ VENDOR_SHARE = 1.0
 OWN_CAUSE = 0.35
 # A signature read only from others' symptoms is weak: any specific evidence outranks it.
 SILENT_SIGNATURE_SCORE = 0.25
+# What a line says of a call rather than of the caller: it was slow, timed out or went unanswered.
+ABOUT_A_CALL = frozenset({"network_latency", "dependency_down"})
 
 
 def unexplained(p: EntityProfile, onset: int | None) -> bool:
-    """Symptoms with nothing of its own behind them: no resource, no failure logs, no fresh change."""
+    """Symptoms with nothing of its own behind them: no resource, no failure logs, no fresh change.
+
+    Lines that only say a call was slow or went unanswered (`slow response from upstream`,
+    `Read timed out`, `connection refused`) are about what it called, not failures of its own:
+    a client waiting on a vendor says just that, and its own work never failed.
+    """
     fresh = any(c.seconds_before_onset <= FRESH_CHANGE_S for c in p.changes)
-    return bool(p.symptoms) and p.timely_resource_strength(onset) < OWN_CAUSE and not p.own_logs and not fresh
+    own_failures = [s for s in p.own_logs if not _about_a_call(s)]
+    return bool(p.symptoms) and p.timely_resource_strength(onset) < OWN_CAUSE and not own_failures and not fresh
+
+
+def _about_a_call(signal: LogSignal) -> bool:
+    named = set(faults_named(signal.template))
+    return bool(named) and named <= ABOUT_A_CALL
 
 
 def silent_dependency(

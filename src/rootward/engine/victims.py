@@ -312,6 +312,23 @@ def _surge(p: EntityProfile) -> Anomaly | None:
     return max(rises, key=lambda a: a.ratio, default=None)
 
 
+def waits_on_a_vendor(
+    e: str, p: EntityProfile, g: nx.DiGraph, profiles: dict[str, EntityProfile], onset: int | None
+) -> str | None:
+    """The unseen third party whose slowness or failures are all `e` shows, if any.
+
+    A vendor reports nothing; its caller's symptoms, with no cause of their own, are all
+    there is of it, so everything the caller shows is the vendor's fault seen again (and
+    the louder the caller, the more of it): the caller ranks below it, as a span-tied
+    victim does (`hypotheses.rank_below_causes`). One vendor only: with two, which one
+    it waited on is for the evidence to say.
+    """
+    if e not in g or not unexplained(p, onset):
+        return None
+    vendors = [d for d in g.successors(e) if d in profiles and _unseen_vendor(g, e, profiles[d])]
+    return vendors[0] if len(vendors) == 1 else None
+
+
 def _unseen_vendor(g: nx.DiGraph, e: str, dp: EntityProfile) -> bool:
     """Whether `dp` is a third-party API (`kind: external`) that `e` calls directly and that reports nothing.
 

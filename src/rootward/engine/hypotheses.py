@@ -58,7 +58,7 @@ from rootward.engine.signatures import (
 )
 from rootward.engine.silent_dependency import silent_dependency
 from rootward.engine.trace_attribution import TraceAttribution
-from rootward.engine.unmapped_victims import UnmappedCauses, unmapped_causes, unmapped_victim_of
+from rootward.engine.unmapped_victims import UnmappedCauses, timed_out_on, unmapped_causes, unmapped_victim_of
 from rootward.engine.victims import (
     fails_after_a_fresh_change,
     fails_on_changed_answers,
@@ -284,6 +284,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         spans_say = (t.own > 0, t.unharmed_callees, t.slowed_callees, t.waited_for)  # of it and its calls
         fresh_callee = fails_after_a_fresh_change(e, p, profiles, ctx)  # its spans fail on a callee just changed
         tied = fresh_callee or waits_on_a_vendor(e, p, g, profiles, incident_onset)  # or it waits on a vendor
+        tied = tied or timed_out_on(e, p, unmapped, traced_own=t.own > 0)
         if tied is not None:
             span_tied.setdefault(e, tied)
         victim_of = (

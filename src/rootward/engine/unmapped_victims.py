@@ -70,3 +70,19 @@ def unmapped_victim_of(entity: str, profile: EntityProfile, causes: UnmappedCaus
             candidates[c] = min(at, candidates.get(c, at))
     earlier = [(at, c) for c, at in candidates.items() if c != entity and at <= began]
     return min(earlier)[1] if earlier else None
+
+
+def timed_out_on(entity: str, profile: EntityProfile, causes: UnmappedCauses, *, traced_own: bool) -> str | None:
+    """The latency elsewhere this entity's symptoms are timeouts on, when it both slowed and failed after it.
+
+    A caller timing out waits first (its latency rises towards the timeout) and then fails:
+    both at least `FAILED_FIRST_S` after a latency elsewhere stepped up and held, with nothing
+    of its own behind them. Everything it shows is then that slowdown seen again, and it ranks
+    below it (`hypotheses.rank_below_causes`). Errors alone are not read so: a caller failing
+    without waiting is not timing out.
+    """
+    cause = unmapped_victim_of(entity, profile, causes, traced_own=traced_own)
+    families = {a.family for a in profile.symptoms}
+    if cause is None or cause not in causes.slowed or not {"errors", "latency"} <= families:
+        return None
+    return cause if causes.slowed[cause] <= min(a.onset for a in profile.symptoms) else None

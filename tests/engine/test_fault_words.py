@@ -60,3 +60,20 @@ def test_a_line_reads_as_the_most_specific_faults_it_names() -> None:
     assert readings["network_latency"] == [timeout]
     profile = EntityProfile("ledger", "service", True, own_logs=[slow_query], onset=ONSET_S)
     assert [s.fault_type for s in classify(profile, onset=ONSET_S)] == ["db_lock_contention"]
+
+
+def test_a_network_link_going_down_is_a_network_fault_not_a_process_down() -> None:
+    """A link that flaps drops what crosses it; "is down" said of a link is not a dependency gone away.
+
+    Before, a node's `NIC Link is Down` lines, repeated at every flap, read as dependency_down and
+    ranked above the packet loss they cause, with or without the node's own loss series.
+    """
+    for line in (
+        "kernel: igb 0000:03:00.0 lan3: NIC Link is Down",
+        "kernel: bond0: (slave eth0): link status definitely down, disabling slave",
+        "%LINK-3-UPDOWN: Interface GigabitEthernet0/1, changed state to down",
+        "eth0: carrier lost",
+    ):
+        assert faults_named(line) == ["packet_loss"], line
+    assert faults_named("payments-db is down, page the DBA") == ["dependency_down"]
+    assert faults_named("igb 0000:03:00.0 lan3: NIC Link is Up 1000 Mbps Full Duplex") == []

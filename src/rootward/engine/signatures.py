@@ -63,11 +63,17 @@ LOG_SIGNATURES: dict[str, re.Pattern[str]] = {
     "db_lock_contention": re.compile(rf"{_LOCK_WORDS}|{_SLOW_QUERY}", re.I),
     "dependency_down": re.compile(
         r"connection refused|econnrefused|\brefused\b|no route to host|unreachable|circuit breaker|"
-        r"service unavailable|\b503\b|no healthy upstream|upstream connect error|not responding|\bis down\b|"
+        r"service unavailable|\b503\b|no healthy upstream|upstream connect error|not responding|(?<!link )\bis down\b|"
         r"readiness probe failed|nodenotready|node is not ready",
         re.I,
     ),
-    "packet_loss": re.compile(r"packet loss|retransmi|reset by peer|connection reset|broken pipe|checksum", re.I),
+    # A network link going down and up ("NIC Link is Down", "link status definitely down", a
+    # switch port's "changed state to down") drops what crosses it: a network fault, not a process down.
+    "packet_loss": re.compile(
+        r"packet loss|retransmi|reset by peer|connection reset|broken pipe|checksum|"
+        r"\blink (is |status \w+ )?down|link flap|carrier (lost|off)|changed state to down",
+        re.I,
+    ),
     "traffic_surge": re.compile(
         r"rate limit|too many requests|\b429\b|queue (is )?full|overload|backpressure|shedding", re.I
     ),

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rootward.context.log_templates import merge_equivalent_templates, split_low_cardinality
-from rootward.context.logs import ClusterConfig, cluster_logs, cluster_messages, message_shape, scrubbed
+from rootward.context.logs import ClusterConfig, LogCluster, cluster_logs, cluster_messages, message_shape, scrubbed
 from rootward.context.masking import mask_message
 from rootward.domain.telemetry import LogRecord
 from rootward.eval.loghub import PUBLISHED_DRAIN_GA, evaluate_dir, grouping_accuracy
@@ -284,3 +284,32 @@ def test_key_value_words_are_masked_only_where_the_stream_shows_them_varying() -
     clusters = {c.template: c.count for c in cluster_messages(lines)}
     assert clusters["login ok user=<VAL>"] == len(USERS)
     assert clusters["job finished state=done"] == 5 and clusters["job finished state=failed"] == 5
+
+
+def test_a_template_first_written_just_before_an_onset_read_off_metrics_began_with_it() -> None:
+    """A process crashing at start logs it a scrape or two before its series show it.
+
+    Its first crashes, 70 s before the onset the metrics gave, counted as baseline, so
+    the crash was no new template (3 lines before, 4 after) and no crash loop was read.
+    A template first written within `lead` before the onset counts whole from there;
+    one written long before keeps its baseline.
+    """
+    onset = T0 + timedelta(minutes=10)
+    records = [_record(i * 5, f"GET /health 200 in {i % 7}ms") for i in range(180)]
+    crash = "Exception in thread main: LockException: could not acquire change log lock"
+    records += [_record(530 + i * 20, crash, "ERROR") for i in range(7)]  # from 70 s before the onset
+    records += [_record(i * 100, "retrying idempotent call", "WARN") for i in range(9)]  # all along
+    records += [_record(560, "password reset requested", "WARN")]  # once, 40 s before: says nothing
+    records.sort(key=lambda r: r.ts)
+
+    def by_template(lead: timedelta) -> dict[str, LogCluster]:
+        clusters = cluster_logs(records, onset=onset, baseline_start=T0, lead=lead)
+        return {c.template: c for c in clusters}
+
+    before = by_template(timedelta(0))
+    assert not before[crash].is_new
+    led = by_template(timedelta(seconds=120))
+    assert led[crash].is_new and led[crash].onset_count == 7
+    assert led["password reset requested"].baseline_count == 1
+    retry = led["retrying idempotent call"]
+    assert retry.baseline_count == before["retrying idempotent call"].baseline_count > 0

@@ -50,6 +50,10 @@ MAX_KNOWLEDGE = 8
 MAX_GROUP_SPAN = timedelta(minutes=30)
 # A deploy the logs show is the recorded one when the change source has one of the service this close.
 LOGGED_DEPLOY_SLACK = timedelta(minutes=10)
+# An onset read off sampled metrics lags the moment the lines stamp: a process crashing at
+# start logs it a scrape or two before its series show it. A failure template first written
+# this long (or two sampling steps, if longer) before the onset began with the incident.
+LOG_ONSET_LEAD_S = 120
 
 
 class AlertItem(BaseModel):
@@ -246,7 +250,8 @@ def assemble_context(
 
     telemetry: dict[str, list[str]] = {}
     _mark(telemetry, (s.service for s in series), reachable, "metrics")
-    logs, shifts, redacted, records, book = _log_evidence(sources, window, known, reachable, telemetry, gaps)
+    log_lead = timedelta(seconds=max(LOG_ONSET_LEAD_S, 2 * step_s))
+    logs, shifts, redacted, records, book = _log_evidence(sources, window, known, reachable, telemetry, gaps, log_lead)
     traces = _traces(sources, window, series, reachable, telemetry, gaps, known, records, book)
     scope = base
     if has_topology:
@@ -352,6 +357,7 @@ def _log_evidence(
     reachable: set[str],
     telemetry: dict[str, list[str]],
     gaps: list[str],
+    lead: timedelta = timedelta(0),
 ) -> tuple[list[LogSignal], list[LogShift], int, list[LogRecord], TemplateBook | None]:
     """Failure signals and template shifts of the reachable services' logs, the lines redacted, the
     records read (which also say in which span each line was written: `context.log_span_status`), and
@@ -378,7 +384,7 @@ def _log_evidence(
     book = TemplateBook(records)  # the shifts read every line and fill it; the others look up
     shifts = log_shifts(in_reach, onset=onset_at, baseline_start=start, end=end, coverage=covered, assign=book.assign)
     logs, redacted = log_signals(
-        in_reach, onset=onset_at, baseline_start=start, end=end, coverage=covered, assign=book.assign_known
+        in_reach, onset=onset_at, baseline_start=start, end=end, coverage=covered, assign=book.assign_known, lead=lead
     )
     if not records:
         gaps.append(f"no logs in the incident window ({start:%H:%M}-{end:%H:%M}) for any service")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from pydantic import BaseModel
 
@@ -135,11 +135,13 @@ def log_signals(
     end: datetime,
     coverage: Coverage | None = None,
     assign: Assigner | None = None,
+    lead: timedelta = timedelta(0),
 ) -> tuple[list[LogSignal], int]:
     """Signals per service (changed and failing templates first) and how many lines were dropped as injection.
 
     `coverage`: what the log source covers, when the caller has it already (else read off `records`).
     `assign`: the lines' templates, when the caller has found them already (`context.log_template_book`).
+    `lead`: how early before `onset` the incident may have begun (`logs.cluster_logs`).
     """
     by_service: dict[str, list[LogRecord]] = defaultdict(list)
     dropped = 0
@@ -160,7 +162,7 @@ def log_signals(
     out: list[LogSignal] = []
     for service in sorted(by_service):
         clusters = cluster_logs(
-            by_service[service], onset=onset, baseline_start=baseline_start, holes=holes, assign=assign
+            by_service[service], onset=onset, baseline_start=baseline_start, holes=holes, assign=assign, lead=lead
         )
         # "New" means nothing without a baseline: a service whose logs start at the onset
         # has only new templates. Then only error/warning lines count as changed.

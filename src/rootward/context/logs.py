@@ -18,7 +18,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from drain3.drain import Drain
 
@@ -33,6 +33,9 @@ ERROR_LEVELS = frozenset(
     {"ERROR", "ERR", "FATAL", "CRITICAL", "CRIT", "PANIC", "EMERG", "EMERGENCY", "ALERT", "SEVERE"}
 )
 WARN_LEVELS = frozenset({"WARN", "WARNING"})
+# A template first written just before the onset began with it only if it was already
+# repeating there: a burst, not a background line that happened to fall before the onset.
+LEAD_MIN_LINES = 2
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 # A lower-case hex id (SHA, trace id, UUID part) as the HEX mask sees it: 8+
 # hex characters with a digit and a letter, standing apart from word characters.
@@ -196,6 +199,7 @@ def cluster_logs(
     config: ClusterConfig | None = None,
     holes: Callable[[datetime, datetime], float] | None = None,
     assign: Assigner | None = None,
+    lead: timedelta = timedelta(0),
 ) -> list[LogCluster]:
     """Cluster log records and flag templates that are new or surge after `onset`.
 
@@ -206,7 +210,11 @@ def cluster_logs(
     (default: the last record), less what `holes` says the log source did not
     cover in each (`context.log_coverage`). Without `onset`, every record counts
     as onset and nothing is new or surging. `assign`: the records' templates as
-    found already (else they are clustered here, with `config`).
+    found already (else they are clustered here, with `config`). `lead`: how early before
+    `onset` the onset may really lie (an onset read off sampled metrics lags the lines
+    that stamp the moment): a template first written within it, and already repeating
+    there (`LEAD_MIN_LINES`; one line says nothing of when anything began), began with
+    the incident, and its lines there count as the onset window's.
     """
     config = config or ClusterConfig()
     if assign is not None:
@@ -240,6 +248,10 @@ def cluster_logs(
             tally.rank = rank
             tally.representative = line
             tally.example = record.message
+    if onset is not None and lead > timedelta(0):
+        for tally in tallies.values():
+            if tally.baseline >= LEAD_MIN_LINES and tally.first_ts is not None and tally.first_ts >= onset - lead:
+                tally.onset, tally.baseline = tally.onset + tally.baseline, 0
     baseline_seconds, onset_seconds = _window_seconds(records, onset, baseline_start, end, holes)
     clusters = [
         _build(cid, templates[cid], tally, onset, baseline_seconds, onset_seconds, config)

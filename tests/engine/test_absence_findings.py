@@ -1,7 +1,9 @@
 """What was not seen rules a hypothesis out only where someone was looking.
 
 The metrics specialist invalidates a fault type only when every kind of series
-it predicts exists at the entity and stayed flat; the changes specialist reads
+it predicts exists at the entity and stayed flat; the logs specialist reads an
+entity's quiet logs against a fault that would write there, not against a
+process dying (a crash loop, an OOM kill); the changes specialist reads
 "no deploy of this entity" as evidence only when the change history records
 changes at all.
 """
@@ -15,9 +17,10 @@ from rootward.domain.investigation import Finding, TraceEntry
 from rootward.engine.budget import Budget
 from rootward.engine.specialists.base import Specialist
 from rootward.engine.specialists.changes import ChangesSpecialist
+from rootward.engine.specialists.logs import LogsSpecialist
 from rootward.engine.specialists.metrics import MetricsSpecialist
 from rootward.engine.tools import ToolLayer, context_tools
-from tests.engine.small_incidents import ONSET_S, anomaly, change, incident
+from tests.engine.small_incidents import ONSET_S, anomaly, change, incident, log
 
 
 def _flat(service: str, metric: str, family: str) -> ScoredSeries:
@@ -44,9 +47,12 @@ def _ctx(*series: ScoredSeries, changes: bool = False) -> Context:
     return ctx.model_copy(update={"series": list(series)})
 
 
+def _layer(specialist: Specialist, ctx: Context) -> ToolLayer:
+    return ToolLayer(specialist.name, specialist.manifest, context_tools(ctx), Budget(), list[TraceEntry]())
+
+
 def _check(specialist: Specialist, ctx: Context, fault: str) -> Finding:
-    layer = ToolLayer(specialist.name, specialist.manifest, context_tools(ctx), Budget(), list[TraceEntry]())
-    found = specialist.check(Hypothesis("H1", "ads", fault, 0.5), layer)
+    found = specialist.check(Hypothesis("H1", "ads", fault, 0.5), _layer(specialist, ctx))
     assert found is not None
     return found
 
@@ -98,3 +104,21 @@ def test_a_deploy_long_before_the_onset_is_a_lead_and_a_fresh_one_confirms() -> 
     stale = _check(ChangesSpecialist(), deployed(50), "deploy_regression")
     assert stale.status == "inconclusive" and "too long before to confirm it alone" in stale.summary
     assert _check(ChangesSpecialist(), deployed(4), "deploy_regression").status == "validated"
+
+
+def test_a_process_that_dies_is_not_ruled_out_by_its_own_quiet_logs() -> None:
+    """SIGKILL leaves no line, and a crash before the logger starts none: the orchestrator says it.
+
+    A crash loop at a service whose own lines said nothing new (its KubePodCrashLooping alert
+    did) was invalidated by the logs specialist, and the investigation found no root cause.
+    A full disk or an expired certificate still shows in the logs of what it broke.
+    """
+    steady = log("ads", "GET /ads <NUM> <NUM>ms", severity="info", new=False)
+    quiet = steady.model_copy(update={"is_surge": False, "failure_words": False})  # as before the onset
+    ctx = incident(
+        kinds={"web": "service", "ads": "service"}, edges=[("web", "ads", "depends_on")], alerting=["web"], logs=[quiet]
+    )
+    assert _check(LogsSpecialist(), ctx, "disk_full").status == "invalidated"
+    for fault in ("crash_loop", "oom_kill"):
+        found = LogsSpecialist().check(Hypothesis("H1", "ads", fault, 0.5), _layer(LogsSpecialist(), ctx))
+        assert found is None or found.status != "invalidated", fault

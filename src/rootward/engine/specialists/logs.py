@@ -16,12 +16,12 @@ from rootward.engine.signatures import LOG_SIGNATURES, faults_named
 from rootward.engine.specialists.base import Specialist, finding
 from rootward.engine.tools import ToolLayer
 
-# Fault types that always leave their own words in logs: silence argues against them.
+# Fault types that always leave their own words in logs: silence argues against them. Not a
+# process that dies: SIGKILL leaves no line and a crash before its logger starts none, and the
+# orchestrator (restarts, events, an alert), not its own logs, says it (oom_kill, crash_loop).
 LOG_SPECIFIC = frozenset(
     {
         "disk_full",
-        "oom_kill",
-        "crash_loop",
         "certificate_expiry",
         "dns_failure",
         "connection_pool_exhaustion",

@@ -52,6 +52,7 @@ from rootward.engine.signals import EntityProfile, entity_profiles, mentions
 from rootward.engine.signatures import (
     FRESH_CHANGE_S,
     SPECIFICITY,
+    SURGE_RATIO,
     Signature,
     classify,
     faults_named,
@@ -180,7 +181,7 @@ def _reach(
 ) -> set[str]:
     """What a fault at `e` can explain: its dependents (and, under a surge, what it calls)."""
     reach = (upstream_closure(g, e) | {e}) if e in g else {e}
-    if any(a.direction == "up" and a.ratio >= 1.5 for a in p.traffic) and e in g:
+    if any(a.direction == "up" and a.ratio >= SURGE_RATIO for a in p.traffic) and e in g:
         # Load flows the other way: a surge at e reaches what e calls.
         reach |= set(nx.descendants(g, e))
     # A dependent whose failure logs name another dependency is explained by that one,

@@ -174,6 +174,8 @@ ROLLOUT_S = 10 * 60
 # A request rate at least this many times its baseline is a surge in its own right; a smaller rise
 # (a daily swing, a partner's batch) that exhausted a resource leaves the exhausted limit the finding.
 DOUBLED = 2.0
+# A request rate this many times its baseline (or more) is a surge at all.
+SURGE_RATIO = 1.5
 # Weight left to a CPU rise that slowed nothing while errors rose.
 UNSLOWED_CPU = 0.5
 # Weight left to the crash-loop reading of a restart counter that rose by one: a loop restarts
@@ -499,7 +501,9 @@ def classify(
     surge = [
         a
         for a in profile.traffic
-        if a.direction == "up" and a.ratio >= 1.5 and (first_symptom is None or a.onset <= first_symptom + LATE_S)
+        if a.direction == "up"
+        and a.ratio >= SURGE_RATIO
+        and (first_symptom is None or a.onset <= first_symptom + LATE_S)
     ]
     errored = bool(reach_errors) or any(a.family == "errors" for a in profile.symptoms)
     unslowed = latency_watched and errored and not any(a.family == "latency" for a in profile.symptoms)

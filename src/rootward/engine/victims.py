@@ -21,7 +21,7 @@ from rootward.context.anomaly import Anomaly
 from rootward.context.assemble import Context
 from rootward.context.log_signals import LogSignal
 from rootward.engine.signals import MIN_BLAME_LINES, EntityProfile, mentions
-from rootward.engine.signatures import FRESH_CHANGE_S, KIND_HINTS, SPECIFICITY, log_matches
+from rootward.engine.signatures import FRESH_CHANGE_S, KIND_HINTS, SPECIFICITY, SURGE_RATIO, log_matches
 from rootward.engine.silent_dependency import unexplained
 from rootward.engine.specialists.changes import STALE_CHANGE_S
 from rootward.engine.trace_attribution import TraceAttribution
@@ -31,8 +31,6 @@ PROPAGATION_SLACK_S = 60
 # A dependency that was failing at least this long before the caller began to: its failure came first.
 FAILED_FIRST_S = 30
 
-# A request rate at least this many times its baseline is a surge (as `signatures` reads one).
-SURGE_RATIO = 1.5
 # A callee's surge no more than this many times its caller's came over the calls: the callee adds none of its own.
 PASSED_ON_SURGE = 1.25
 
@@ -110,7 +108,7 @@ def _passes_on(
     with no failure or symptom at all whose spans show a change of its own
     (`traced_own`) has nothing to pass on: that change is its own.
     """
-    if own_mechanism or any(a.direction == "up" and a.ratio >= 1.5 for a in p.traffic):
+    if own_mechanism or any(a.direction == "up" and a.ratio >= SURGE_RATIO for a in p.traffic):
         return False
     if traced_own and not p.own_logs and not p.symptoms:
         return False

@@ -9,6 +9,7 @@ ranks as its possible victim. With a map, the map decides as before.
 
 from __future__ import annotations
 
+from rootward.context.anomaly import Anomaly
 from rootward.engine.hypotheses import score_entities
 from rootward.engine.signals import EntityProfile
 from rootward.engine.unmapped_victims import SAME_MOMENT_S, timed_out_on, unmapped_causes, unmapped_victim_of
@@ -69,20 +70,19 @@ def test_errors_that_began_after_a_held_slowdown_elsewhere_are_its_timeouts_a_la
     assert unmapped_victim_of("audit", together, causes, traced_own=False) is None
 
 
-def _delay_then_timeouts(*, caller_waits: bool) -> list[str]:
+def _delay_then_timeouts() -> list[str]:
     """Without a map: ledger's latency steps up a little and holds; 90 s later transfers slows and fails loudly."""
     kinds = {"ledger": "service", "transfers": "service", "gateway": "service"}
     anomalies = [anomaly("ledger", "latency", metric="latency_p99_ms", after=1.3, score=6.0, shape="step")]
     anomalies.append(anomaly("transfers", "errors", metric="error_rate", after=30.0, score=550.0, starts_s=90))
-    if caller_waits:
-        anomalies.append(anomaly("transfers", "latency", metric="latency_p99_ms", after=3.2, score=60.0, starts_s=95))
+    anomalies.append(anomaly("transfers", "latency", metric="latency_p99_ms", after=3.2, score=60.0, starts_s=95))
     ctx = incident(kinds=kinds, alerting=["gateway"], anomalies=anomalies)
     return [s.entity for s in score_entities(ctx)]
 
 
 def test_a_caller_that_waited_and_then_failed_after_a_held_slowdown_ranks_below_it() -> None:
     # Timeouts: it slowed towards its timeout, then failed; all of it is the slowdown seen again.
-    assert _delay_then_timeouts(caller_waits=True)[0] == "ledger"
+    assert _delay_then_timeouts()[0] == "ledger"
 
 
 def test_errors_without_waiting_are_no_timeouts_to_rank_below_a_slowdown() -> None:
@@ -94,7 +94,7 @@ def test_errors_without_waiting_are_no_timeouts_to_rank_below_a_slowdown() -> No
     waiting = [*failing, anomaly("transfers", "latency", starts_s=95)]
     at_once = [anomaly("transfers", "errors", starts_s=10), anomaly("transfers", "latency", starts_s=10)]
 
-    def tied(symptoms: list) -> str | None:  # type: ignore[type-arg]
+    def tied(symptoms: list[Anomaly]) -> str | None:
         return timed_out_on(
             "transfers", EntityProfile("transfers", "service", True, symptoms=symptoms), causes, traced_own=False
         )

@@ -126,6 +126,7 @@ def incident(
     logs: Iterable[LogSignal] = (),
     changes: Iterable[ChangeItem] = (),
     silent: Iterable[str] = (),
+    aliases: dict[str, tuple[str, ...]] | None = None,
 ) -> Context:
     """A context over `kinds` (entity -> kind) and `edges` (dependent, dependency, relation).
 
@@ -142,6 +143,7 @@ def incident(
             for s, t, r in edges
         ],
         hops=2,
+        aliases=aliases or {},
     )
     window = IncidentWindow(
         fired_at=FIRED_AT,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rootward.engine.hypotheses import rank_hypotheses, score_entities
 from rootward.engine.signals import entity_profiles
 from rootward.engine.victims import waits_on_a_vendor
-from tests.engine.small_incidents import ONSET_S, anomaly, incident, log
+from tests.engine.small_incidents import ONSET_S, anomaly, change, incident, log
 
 KINDS = {"web": "service", "notifier": "service", "queue-db": "database", "sms-vendor": "external"}
 EDGES = [
@@ -128,3 +128,32 @@ def test_which_of_two_unseen_vendors_a_caller_waited_on_is_left_to_the_evidence(
     assert waited_on(KINDS, EDGES, ["sms-vendor"]) == "sms-vendor"
     two = {**KINDS, "mail-vendor": "external"}
     assert waited_on(two, [*EDGES, ("notifier", "mail-vendor", "depends_on")], ["sms-vendor", "mail-vendor"]) is None
+
+
+def test_a_vendor_named_only_by_the_host_its_caller_dialled_outranks_the_callers_earlier_rollout() -> None:
+    """Callers name a third party by the host they dialled, not by the name the map gives it.
+
+    notifier was redeployed four minutes before the onset, then logged on every call that
+    its upstream at `https://sms.example.io` answered in seconds. The map says that host is
+    sms-vendor's; before, the lines named no entity, the fresh rollout stood as notifier's
+    own cause, and the vendor did not even make the hypotheses.
+    """
+    line = "slow response from upstream (https://sms.example.io): 4.46s (p50 normally 0.12s)"
+    lines = [log("notifier", "slow response from upstream (<URL>): <NUM>s (p50 normally <NUM>s)", example=line)]
+    anomalies = [anomaly("notifier", "latency", metric="latency_p99_ms", baseline=40, after=4000, score=200.0)]
+
+    def ranked(aliases: dict[str, tuple[str, ...]]) -> list[str]:
+        ctx = incident(
+            kinds=KINDS,
+            edges=EDGES,
+            alerting=["notifier"],
+            anomalies=anomalies,
+            logs=lines,
+            changes=[change("notifier", minutes_before=4)],
+            silent=["sms-vendor"],
+            aliases=aliases,
+        )
+        return [f"{h.entity}/{h.fault_type}" for h in rank_hypotheses(ctx)]
+
+    assert ranked({"sms-vendor": ("sms.example.io",)})[0] == "sms-vendor/network_latency"
+    assert ranked({"sms-vendor": ("mail.example.io",)})[0] == "notifier/deploy_regression"

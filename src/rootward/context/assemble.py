@@ -305,7 +305,12 @@ def _followed(
     abnormal |= {s.service for s in shifts if s.appeared}  # a template new at the onset, even at INFO
     abnormal |= {f.entity for f in traces if f.changed}  # spans that changed, however deep below the alert
     failing = [s for s in logs if s.changed and s.is_failure]
-    named = {e for e in topology.entities for s in failing if e != s.service and names_entity(s, e)}
+    named = {
+        e
+        for e, entity in topology.entities.items()
+        for s in failing
+        if e != s.service and names_entity(s, e, entity.aliases)
+    }
     extra = connecting(topology, alerting, (abnormal | named) - set(base.entities))
     return subgraph(topology, alerting, hops=hops, extra=extra) if extra else base
 

@@ -73,13 +73,16 @@ class LogSignal(BaseModel):
         return self.severity in ("error", "warning") or self.failure_words
 
 
-def names_entity(signal: LogSignal, entity: str) -> bool:
-    """Whether the signal's template or representative line names `entity`.
+def names_entity(signal: LogSignal, entity: str, aliases: Sequence[str] = ()) -> bool:
+    """Whether the signal's template or representative line names `entity`, or a host it goes by.
 
     A name inside a path (`GET /api/profile`, `/data/orders/state.db`) names a route or a
     file, not a service: only one standing alone or as a URL's host (`http://profile:8080`) counts.
+    `aliases` are the host names its map gives it (`sms.example.io`): a caller names a third
+    party by the host it dialled.
     """
-    pattern = re.compile(rf"(?:(?<=//)|(?<![\w/-])){re.escape(entity)}(?![\w-])", re.I)
+    names = "|".join(re.escape(n) for n in (entity, *aliases))
+    pattern = re.compile(rf"(?:(?<=//)|(?<![\w/-]))(?:{names})(?![\w-])", re.I)
     return pattern.search(signal.template) is not None or pattern.search(signal.example) is not None
 
 

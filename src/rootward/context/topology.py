@@ -30,6 +30,7 @@ class Subgraph(BaseModel):
     kinds: dict[str, str]
     edges: list[TopologyEdge]
     hops: int
+    aliases: dict[str, tuple[str, ...]] = {}  # the host names an entity's address attributes give
 
     def graph(self) -> nx.DiGraph:
         g: nx.DiGraph = nx.DiGraph()
@@ -51,7 +52,7 @@ class Subgraph(BaseModel):
 def dependency_graph(topology: Topology) -> nx.DiGraph:
     g: nx.DiGraph = nx.DiGraph()
     for name, entity in topology.entities.items():
-        g.add_node(name, kind=entity.kind)
+        g.add_node(name, kind=entity.kind, aliases=entity.aliases)
     for source, target, relation in topology.edges():
         g.add_edge(source, target, relation=relation)
     return g
@@ -90,7 +91,8 @@ def subgraph(topology: Topology, focus: Iterable[str], hops: int = 2, extra: Ite
         if s in members and t in members
     ]
     kinds = {m: str(g.nodes[m].get("kind", "unknown")) if m in g else "unknown" for m in members}
-    return Subgraph(focus=present, entities=sorted(members), kinds=kinds, edges=edges, hops=hops)
+    aliases = {m: tuple(g.nodes[m]["aliases"]) for m in members if m in g and g.nodes[m].get("aliases")}
+    return Subgraph(focus=present, entities=sorted(members), kinds=kinds, edges=edges, hops=hops, aliases=aliases)
 
 
 def upstream_closure(graph: nx.DiGraph, entity: str) -> set[str]:

@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+# Attributes that say where an entity is reached: its logs' callers name it by these, not by our name.
+_ADDRESS_KEYS = re.compile(r"^(url|uri|endpoint|base_?url|host|hostname|fqdn|address|domain|aliases?)$", re.I)
+# Addresses every machine has: they name no one in particular.
+_ANYONE = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1"})
+
+
+def _host_of(address: str) -> str:
+    """`https://sms.example.io/v1` and `db1.internal:5432` -> the host; a bare name is its own host."""
+    if "//" in address:
+        return (urlsplit(address).hostname or "").lower()
+    return (address.rsplit(":", 1)[0] if address.count(":") == 1 else address).strip("[]").lower()
 
 
 @dataclass(frozen=True)
@@ -16,6 +30,23 @@ class Entity:
     @property
     def dependencies(self) -> tuple[str, ...]:
         return self.depends_on + self.runs_on
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        """The host names its address attributes give (`url: https://sms.example.io` -> `sms.example.io`).
+
+        A caller's log line names a third party by the host it dialled, never by the
+        name our map gives it; a short bare word is too likely to be something else.
+        """
+        out: list[str] = []
+        for key, value in self.attributes.items():
+            if not _ADDRESS_KEYS.match(key):
+                continue
+            for item in re.split(r"[\s,;]+", value):
+                host = _host_of(item)
+                if len(host) >= 4 and host not in _ANYONE and host != self.name.lower() and host not in out:
+                    out.append(host)
+        return tuple(out)
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ def _graph(ctx: Context) -> nx.DiGraph:
         if not (signal.changed and signal.is_failure):
             continue
         for entity in ctx.topology.entities:
-            if entity != signal.service and mentions(signal, entity):
+            if entity != signal.service and mentions(signal, entity, ctx.topology.aliases.get(entity, ())):
                 g.add_edge(signal.service, entity, relation="depends_on")
     return g
 

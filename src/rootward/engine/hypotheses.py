@@ -134,7 +134,7 @@ def _lendable(p: EntityProfile, hosted: bool, profiles: dict[str, EntityProfile]
     out: dict[str, list[LogSignal]] = {}
     for s in p.own_logs:
         named = [f for f in faults_named(s.template) if f in SHARED_FAULTS]
-        if hosted and not any(mentions(s, y) for y in profiles if y != p.entity):
+        if hosted and not any(mentions(s, y, q.aliases) for y, q in profiles.items() if y != p.entity):
             named += [f for f in faults_named(s.template) if f in HOSTED_FAULTS and f not in named]
         if named:
             out.setdefault(max(named, key=lambda f: (SPECIFICITY.get(f, 1.0), f)), []).append(s)
@@ -229,7 +229,10 @@ def _quiet_in_traces(ctx: Context, traces: dict[str, TraceAttribution]) -> froze
 
 def _named_in_own_logs(profiles: dict[str, EntityProfile]) -> dict[str, set[str]]:
     """Per entity, the others its own failure lines name."""
-    return {e: {y for y in profiles if y != e and any(mentions(s, y) for s in p.own_logs)} for e, p in profiles.items()}
+    return {
+        e: {y for y, q in profiles.items() if y != e and any(mentions(s, y, q.aliases) for s in p.own_logs)}
+        for e, p in profiles.items()
+    }
 
 
 def _coverage(ctx: Context, alerting: set[str], abnormal: set[str], reach: set[str]) -> float:

@@ -79,6 +79,7 @@ class EntityProfile:
     mentions: list[LogSignal] = field(default_factory=list)  # others' changed failure templates naming it
     changes: list[ChangeItem] = field(default_factory=list)  # its changes shortly before the onset
     onset: int | None = None
+    aliases: tuple[str, ...] = ()  # the host names its map gives it: others' lines name it by these
 
     @property
     def symptom_strength(self) -> float:
@@ -135,7 +136,7 @@ NAME_RESOLUTION = re.compile(
 )
 
 
-def mentions(signal: LogSignal, entity: str) -> bool:
+def mentions(signal: LogSignal, entity: str, aliases: tuple[str, ...] = ()) -> bool:
     """Whether a log signal names the entity as the thing that failed (template or representative line).
 
     Blame needs repetition: a caller that cannot reach something says so on every
@@ -146,13 +147,18 @@ def mentions(signal: LogSignal, entity: str) -> bool:
         return False
     if NAME_RESOLUTION.search(signal.template) or NAME_RESOLUTION.search(signal.example):
         return False
-    return names_entity(signal, entity)
+    return names_entity(signal, entity, aliases)
 
 
 def entity_profiles(ctx: Context) -> dict[str, EntityProfile]:
     onset = int((ctx.window.onset or ctx.window.fired_at).timestamp())
     profiles = {
-        e: EntityProfile(entity=e, kind=ctx.topology.kinds.get(e, "unknown"), has_telemetry=bool(ctx.telemetry.get(e)))
+        e: EntityProfile(
+            entity=e,
+            kind=ctx.topology.kinds.get(e, "unknown"),
+            has_telemetry=bool(ctx.telemetry.get(e)),
+            aliases=ctx.topology.aliases.get(e, ()),
+        )
         for e in ctx.topology.entities
     }
     for a in ctx.anomalies:
@@ -175,7 +181,7 @@ def entity_profiles(ctx: Context) -> dict[str, EntityProfile]:
                 first = int(s.first_ts.timestamp())
                 p.onset = first if p.onset is None else min(p.onset, first)
         for other in profiles.values():
-            if other.entity != s.service and mentions(s, other.entity):
+            if other.entity != s.service and mentions(s, other.entity, other.aliases):
                 other.mentions.append(s)
     for c in ctx.changes:
         p = profiles.get(c.service)

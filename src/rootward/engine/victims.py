@@ -208,8 +208,8 @@ def _timed_out(p: EntityProfile) -> bool:
     return "network_latency" in log_matches(p.own_logs)
 
 
-def _points_at(profile: EntityProfile, dependency: str) -> bool:
-    return any(mentions(s, dependency) for s in profile.own_logs)
+def _points_at(profile: EntityProfile, dependency: EntityProfile) -> bool:
+    return any(mentions(s, dependency.entity, dependency.aliases) for s in profile.own_logs)
 
 
 def victim_of_dependency(
@@ -259,7 +259,7 @@ def victim_of_dependency(
         stronger = stronger and not own_mechanism  # it names its own failure mode: not merely a guest
         if not stronger and _own_change_explains(p):
             continue  # it changed just before and fails the way that change would: its own change explains it
-        if _points_at(p, d) or stronger or _passes_on(p, dp, own_mechanism, counts_errors, traced_own):
+        if _points_at(p, dp) or stronger or _passes_on(p, dp, own_mechanism, counts_errors, traced_own):
             return d
         if _serves_the_failure(p, dp, borrowed[d]):
             return d

@@ -243,6 +243,25 @@ def _coverage(ctx: Context, alerting: set[str], abnormal: set[str], reach: set[s
     return 0.6 * len(alerting & reach) / len(alerting) + 0.4 * len(abnormal & reach) / len(abnormal)
 
 
+def _onset_reached(
+    e: str, g: nx.DiGraph, profiles: dict[str, EntityProfile], incident_onset: int | None, mapped: bool
+) -> int | None:
+    """When what `e`'s fault can reach began to fail: the onset a change of its own is late against.
+
+    The incident's onset is its first strong change anywhere; a step minutes earlier at an
+    entity `e` cannot reach (a neighbour's latency blip) would make `e`'s own CPU rise read
+    as an aftermath of something it could not have caused. With a map, what counts is the
+    first failure of `e` or of what depends on it, never before the incident's onset; without
+    one, nothing says what it reaches. Series only: a log template's first line may be background
+    that happened to be written again.
+    """
+    if incident_onset is None or not mapped or e not in g:
+        return incident_onset
+    reached = [profiles[x] for x in {e} | nx.ancestors(g, e) if x in profiles]
+    onsets = [a.onset for p in reached for a in p.symptoms + p.resources]
+    return max(incident_onset, min(onsets)) if onsets else incident_onset
+
+
 def score_entities(ctx: Context) -> list[EntityScore]:
     profiles = entity_profiles(ctx)
     g = _scope_graph(ctx, profiles)
@@ -311,7 +330,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         if earliest is not None and p.onset is not None and p.onset <= earliest + 30:
             score *= 1.1
             reasons.append("earliest onset")
-        sigs = _signatures(ctx, g, profiles, e, b, incident_onset, t)
+        sigs = _signatures(ctx, g, profiles, e, b, _onset_reached(e, g, profiles, incident_onset, ctx.has_topology), t)
         recorded = any(not c.from_logs for c in ctx.changes)
         deployed = any(c.kind == "deploy" for c in p.changes) if recorded else None
         sigs = shift_term.with_shift_signatures(sigs, shifts.get(e, []), p.own_logs, deploy_recorded=deployed)

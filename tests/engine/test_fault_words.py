@@ -77,3 +77,22 @@ def test_a_network_link_going_down_is_a_network_fault_not_a_process_down() -> No
         assert faults_named(line) == ["packet_loss"], line
     assert faults_named("payments-db is down, page the DBA") == ["dependency_down"]
     assert faults_named("igb 0000:03:00.0 lan3: NIC Link is Up 1000 Mbps Full Duplex") == []
+
+
+def test_an_exception_that_says_what_happened_is_what_happened_not_a_code_fault() -> None:
+    """`SocketTimeoutException: Read timed out` is a timeout; "exception" only says it was raised.
+
+    Before, every timeout or refusal a Java or Python client raised also read as a code
+    fault, and as the more specific reading it was the only one: a caller timing out on a
+    delayed search cluster read as a bad deploy of its own.
+    """
+    assert faults_named(URLLIB3_TIMEOUT) == ["network_latency"]
+    assert faults_named("java.net.SocketTimeoutException: Read timed out") == ["network_latency"]
+    assert faults_named("java.net.ConnectException: Connection refused (Connection refused)") == ["dependency_down"]
+    assert faults_named("java.net.UnknownHostException: search: Temporary failure in name resolution") == [
+        "dns_failure"
+    ]
+    # An exception naming a bug of its own, or only that something was raised, is still a code fault.
+    assert faults_named("java.lang.NullPointerException: timeout was null") == ["deploy_regression", "network_latency"]
+    assert faults_named("java.lang.RuntimeException: order 42 has no price") == ["deploy_regression"]
+    assert "deploy_regression" in faults_named("HttpServerErrorException: 500 Internal Server Error (timed out)")

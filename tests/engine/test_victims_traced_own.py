@@ -7,7 +7,7 @@ from collections import defaultdict
 import networkx as nx
 
 from rootward.context.log_signals import LogSignal
-from rootward.engine.signals import EntityProfile
+from rootward.engine.signals import MIN_BLAME_LINES, EntityProfile
 from rootward.engine.victims import victim_of_dependency
 from tests.engine.small_incidents import ONSET, anomaly, log
 
@@ -34,9 +34,14 @@ def _victim(profiles: dict[str, EntityProfile], traced_own: bool) -> str | None:
 
 
 def test_nothing_to_pass_on_and_a_change_in_its_spans_is_no_victim() -> None:
-    """One retry line at its dependency once made a silent service its victim ("passes it on")."""
-    assert _victim(_profiles(trains_lines=1), traced_own=False) == "trains"
-    assert _victim(_profiles(trains_lines=1), traced_own=True) is None
+    """A dependency failing since the onset once made a silent service its victim ("passes it on")."""
+    assert _victim(_profiles(trains_lines=MIN_BLAME_LINES), traced_own=False) == "trains"
+    assert _victim(_profiles(trains_lines=MIN_BLAME_LINES), traced_own=True) is None
+
+
+def test_a_dependencys_stray_line_is_nothing_a_service_showing_nothing_passes_on() -> None:
+    """One retry line: what the silent service's clients say failed at it is its own, not passed on."""
+    assert _victim(_profiles(trains_lines=1), traced_own=False) is None
 
 
 def test_quiet_beside_a_loud_dependency_needs_silence_in_the_spans_too() -> None:

@@ -132,10 +132,24 @@ def _log_weight(signals: list[LogSignal]) -> float:
 _OBJECT_NAME = re.compile(r"\b[A-Za-z_][\w.]*(?=\(\s*\w+\s*=)")
 
 
+# The word that says something was raised, not what: `SocketTimeoutException`, `requests.exceptions.ReadTimeout`.
+_RAISED = re.compile(r"exceptions?", re.I)
+
+
 def faults_named(template: str) -> list[str]:
-    """The faults whose words the template says, object names printed with their fields left out."""
+    """The faults whose words the template says, object names printed with their fields left out.
+
+    An exception that says what happened is what happened: `java.net.SocketTimeoutException:
+    Read timed out` is a timeout and `ConnectException: Connection refused` a callee not
+    answering, not a code fault, which "exception" alone would read it as; one that names
+    a bug of its own (`NullPointerException`, a 500, `unhandled`) still is.
+    """
     text = _OBJECT_NAME.sub("", template)
-    return [fault for fault, pattern in LOG_SIGNATURES.items() if pattern.search(text)]
+    named = [fault for fault, pattern in LOG_SIGNATURES.items() if pattern.search(text)]
+    code = LOG_SIGNATURES["deploy_regression"]
+    if "deploy_regression" in named and len(named) > 1 and not code.search(_RAISED.sub(" ", text)):
+        named.remove("deploy_regression")
+    return named
 
 
 def log_matches(signals: list[LogSignal]) -> dict[str, list[LogSignal]]:
@@ -162,6 +176,9 @@ def log_readings(signals: list[LogSignal]) -> dict[str, list[LogSignal]]:
     return out
 
 
+# What a step in memory counts for: it follows load (caches, buffers, a bigger batch); a leak climbs,
+# and a process at its limit is killed.
+LOAD_FOLLOWING_MEMORY = 0.3
 # A resource that started moving this long after the incident's onset is a consequence, not a cause.
 LATE_S = 120
 # A climb that began this long before the onset was building up to it (a leak, a filling disk).
@@ -294,7 +311,7 @@ def _metric_signatures(
                 sig.add("oom_kill", w, [a.evidence] + ([restarts.evidence] if restarts else []), said)
                 w *= 0.9 if long_ramp else 0.4
             elif a.shape != "ramp":
-                w *= 0.3  # a step in memory follows load; a leak climbs
+                w *= LOAD_FOLLOWING_MEMORY
         if family == "restarts" and ("memory" in fams or oom_logged):
             continue
         if family == "restarts" and any(

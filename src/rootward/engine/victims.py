@@ -21,7 +21,14 @@ from rootward.context.anomaly import Anomaly
 from rootward.context.assemble import Context
 from rootward.context.log_signals import LogSignal
 from rootward.engine.signals import MIN_BLAME_LINES, EntityProfile, mentions
-from rootward.engine.signatures import FRESH_CHANGE_S, KIND_HINTS, SPECIFICITY, SURGE_RATIO, log_matches
+from rootward.engine.signatures import (
+    FRESH_CHANGE_S,
+    KIND_HINTS,
+    LOAD_FOLLOWING_MEMORY,
+    SPECIFICITY,
+    SURGE_RATIO,
+    log_matches,
+)
 from rootward.engine.silent_dependency import unexplained
 from rootward.engine.specialists.changes import STALE_CHANGE_S
 from rootward.engine.trace_attribution import TraceAttribution
@@ -104,7 +111,8 @@ def _passes_on(
     dependency got slow and stayed so (`_slowed_first`: without lines, the order
     says it), and one whose lines say a callee did not answer, when a dependency
     serves fewer requests since (`_unanswered_by`), even one that logs nothing. A
-    dependency's line or two does not account for a caller whose error series rose. One
+    dependency's line or two does not account for a caller whose error series rose, nor for
+    one that shows nothing itself (what its clients say failed at it is its own). One
     with no failure or symptom at all whose spans show a change of its own
     (`traced_own`) has nothing to pass on: that change is its own.
     """
@@ -117,7 +125,9 @@ def _passes_on(
     # Failing now: a failure line since the onset (one that stopped before it was an earlier event's);
     # but a line or two there cannot account for an error series rising here.
     lines = any(s.onset_count > 0 for s in dp.own_logs)
-    lines = lines and (_clearly_failing(dp) or not _errors_rose(p))
+    # Nor can they account for what its clients say failed at it when it shows nothing itself.
+    shows = bool(p.symptoms or p.own_logs)
+    lines = lines and (_clearly_failing(dp) or (shows and not _errors_rose(p)))
     failing = lines or any(a.family == "errors" for a in dp.symptoms)
     # Its lines say a callee did not answer ("503 Service Unavailable", "connection refused"), and
     # this one serves fewer requests since: a process down or restarting answers nobody.
@@ -254,7 +264,8 @@ def victim_of_dependency(
         d_evidence = dp.abnormal or bool(borrowed[d]) or _unanswered_by(p, dp)
         if not d_evidence:
             continue
-        d_res = dp.timely_resource_strength(incident_onset)
+        # What could starve e: a memory step follows load and starves no one.
+        d_res = dp.timely_resource_strength(incident_onset, memory_step_share=LOAD_FOLLOWING_MEMORY)
         stronger = d_res >= 0.35 and d_res > p.timely_resource_strength(incident_onset) + 0.1
         stronger = stronger and not own_mechanism  # it names its own failure mode: not merely a guest
         if not stronger and _own_change_explains(p):

@@ -1,0 +1,61 @@
+"""What does not make an entity whose clients say how it failed a victim (`victims.victim_of_dependency`):
+its host's memory stepping up, or a dependency's stray line."""
+
+from __future__ import annotations
+
+from rootward.engine.hypotheses import score_entities
+from tests.engine.small_incidents import anomaly, incident, log
+
+KINDS = {"api": "service", "web": "service", "coredns": "dns", "node-1": "node", "node-2": "node"}
+EDGES = [
+    ("api", "coredns", "depends_on"),
+    ("web", "coredns", "depends_on"),
+    ("api", "node-1", "runs_on"),
+    ("coredns", "node-1", "runs_on"),
+    ("web", "node-2", "runs_on"),
+]
+
+
+def test_a_resolver_its_clients_cannot_resolve_through_is_not_its_hosts_victim() -> None:
+    """Clients on two nodes fail to resolve names; the resolver's node also had its memory step up.
+
+    Before, the node's unrelated memory step (no limit reached) made the resolver "a guest
+    of a host with a stronger resource signal", its victim at a third of its score, and the
+    node, lent its guests' lookup failures, came first.
+    """
+    lines = [
+        log("api", "dial tcp: lookup web on <IP>:<NUM>: server misbehaving", onset_count=60),
+        log("web", "getaddrinfo EAI_AGAIN payments", onset_count=60),
+        log("coredns", "[ERROR] plugin/errors: <NUM> <*> A: read udp <IP>-><IP>: i/o timeout", onset_count=30),
+    ]
+    memory = anomaly("node-1", "memory", metric="memory_bytes", baseline=4e9, after=5e9, score=48.0)
+    ctx = incident(kinds=KINDS, edges=EDGES, alerting=["api", "web"], anomalies=[memory], logs=lines)
+    scores = {s.entity: s for s in score_entities(ctx)}
+    assert scores["coredns"].victim_of is None
+    assert max(scores.values(), key=lambda s: s.score).entity == "coredns"
+    assert scores["coredns"].signatures[0].fault_type == "dns_failure"
+
+
+def test_a_service_whose_clients_say_its_certificate_expired_passes_on_no_stray_retry() -> None:
+    """Every client of pricing says its certificate has expired; pricing itself logs nothing.
+
+    A dependency of pricing had logged one `retrying idempotent call` line since the onset.
+    Before, that made pricing "a quiet entity passing on a failing dependency", its victim,
+    and pricing dropped out of the first three behind its loud clients.
+    """
+    kinds = {"web": "service", "booking": "service", "pricing": "service", "fx": "service"}
+    edges = [
+        ("web", "pricing", "depends_on"),
+        ("booking", "pricing", "depends_on"),
+        ("pricing", "fx", "depends_on"),
+    ]
+    expired = "x509: certificate has expired or is not yet valid: current time <TS> is after <TS>"
+    lines = [
+        log("web", f"Post <URL>: {expired}", onset_count=150),
+        log("booking", f"Get <URL>: {expired}", onset_count=150),
+        log("fx", "retrying idempotent call attempt=<NUM> req_id=<HEX>", onset_count=1, severity="warning"),
+    ]
+    ctx = incident(kinds=kinds, edges=edges, alerting=["web", "booking"], logs=lines)
+    scores = {s.entity: s for s in score_entities(ctx)}
+    assert scores["pricing"].victim_of is None
+    assert scores["pricing"].signatures[0].fault_type == "certificate_expiry"

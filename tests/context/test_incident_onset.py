@@ -89,3 +89,35 @@ def test_assembly_keeps_the_onset_when_a_latency_starts_flipping_minutes_before(
     sawtooth = [a for a in ctx.anomalies if a.service == "ingress" and a.shape == "resets"]
     assert sawtooth and sawtooth[0].onset < onset.timestamp()  # seen, before the fault, and loud
     assert ctx.window.onset == onset
+
+
+
+def test_the_quieter_change_that_set_off_the_loud_burst_starts_it() -> None:
+    """A service crashing serves fewer requests; its callers' errors, far louder, come minutes later.
+
+    Read from the loud burst alone, the onset came 4 minutes after the crash, and the
+    crash's own lines before it counted as the baseline. The lead-in is one weaker change
+    within ONSET_GAP_S before a burst that opens with symptoms, at an entity whose faults
+    reach what opened it, never a chain of them, and never without a map.
+    """
+    dependents = {"booking": {"web", "app"}, "db": {"booking", "web", "app"}}
+
+    def reach(entity: str) -> set[str]:
+        return dependents.get(entity, set())
+
+    crash = _moved("booking", "traffic", T, 17.9)
+    callers = [_moved("web", "errors", T + 240, 260.0), _moved("app", "errors", T + 250, 180.0)]
+    assert incident_onset([crash, *callers], reach=reach) == T
+    assert incident_onset([crash, *callers]) == T + 240  # no map: nothing says the crash set it off
+    neighbour = _moved("stations", "cpu", T, 11.0)  # a blip where nothing of the burst can be reached from
+    assert incident_onset([neighbour, *callers], reach=reach) == T + 240
+    assert incident_onset([_moved("booking", "traffic", T - 120, 9.0), *callers], reach=reach) == T + 240
+    chained = [_moved("db", "cpu", T - 200, 9.0), crash, *callers]
+    assert incident_onset(chained, reach=reach) == T  # one step back, not a chain
+
+
+def test_a_burst_that_opens_with_a_resource_moving_opens_with_its_cause() -> None:
+    """A CPU pinned at checkout is where it began; a cart's memory blip 5 minutes before is not."""
+    blip = _moved("cart", "memory", T, 25.7)
+    pinned = [_moved("checkout", "cpu", T + 300, 98.3), _moved("checkout", "latency", T + 300, 75.9)]
+    assert incident_onset([blip, *pinned], reach=lambda e: {"checkout"} if e == "cart" else set()) == T + 300

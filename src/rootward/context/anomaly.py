@@ -14,7 +14,7 @@ engine reasons with.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
 import numpy as np
@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from rootward.context.hinge import best_hinge
 from rootward.context.metric_names import CAPACITY_RATIO, Family, family_of, success_ceiling
-from rootward.context.window import derive_onset
+from rootward.context.window import ONSET_GAP_S, derive_onset
 from rootward.domain.evidence import EvidenceRef, metric_cite
 from rootward.domain.telemetry import MetricSeries
 
@@ -753,7 +753,9 @@ def _clock(epoch: int) -> str:
     return datetime.fromtimestamp(epoch, UTC).strftime("%H:%M:%S")
 
 
-def incident_onset(anomalies: Sequence[Anomaly], *, alerted: int | None = None) -> int | None:
+def incident_onset(
+    anomalies: Sequence[Anomaly], *, alerted: int | None = None, reach: Callable[[str], set[str]] | None = None
+) -> int | None:
     """Where the incident's change points begin, read first from the changes that mark a moment.
 
     A resource's slow climb (a leak, a disk filling) starts long before anything broke: the
@@ -766,10 +768,38 @@ def incident_onset(anomalies: Sequence[Anomaly], *, alerted: int | None = None) 
 
     `alerted`: the last alert (plus one sample interval); change points well after it are the
     incident's consequences, not its start, when any came earlier (`window.derive_onset`).
+    A burst that opens with symptoms only began at a weaker change shortly before it, at an
+    entity whose faults `reach` what opened it (`reach`: the map's transitive dependents of an
+    entity; without a map nothing says what set a burst off), if one came (`_lead_in`).
     """
-    sharp = [(a.onset, a.score) for a in anomalies if not _leak(a) and not _intermittent_symptom(a)]
+    sharp = [a for a in anomalies if not _leak(a) and not _intermittent_symptom(a)]
     intermittent = [(a.onset, a.score) for a in anomalies if _intermittent_symptom(a)]
-    return derive_onset(sharp, alerted) or derive_onset(intermittent, alerted)
+    start = derive_onset([(a.onset, a.score) for a in sharp], alerted)
+    if start is None:
+        return derive_onset(intermittent, alerted)
+    return _lead_in(start, sharp, reach) if reach is not None else start
+
+
+def _lead_in(start: int, sharp: Sequence[Anomaly], reach: Callable[[str], set[str]]) -> int:
+    """Where a burst that opens with latency and errors only was set off: the earliest weaker change
+    within ONSET_GAP_S before it (once, not chained), if any.
+
+    A cause is often quieter than what it sets off: a service crashing serves fewer requests, a
+    node drops packets, and its callers' errors, many times louder, come minutes later. Read from
+    the loud burst alone, the onset comes after the cause's first signs, which then count as its
+    baseline. A burst that opens with a resource moving opens with a cause already, and a change
+    where nothing it opened with can be reached from is another event (a neighbour's blip).
+    """
+    opening = [a for a in sharp if a.onset == start]
+    if not opening or any(a.family not in SYMPTOM_FAMILIES for a in opening):
+        return start
+    opened = {a.service for a in opening}
+    earlier = [
+        a.onset
+        for a in sharp
+        if start - ONSET_GAP_S <= a.onset < start and (a.service in opened or reach(a.service) & opened)
+    ]
+    return min(earlier, default=start)
 
 
 def _intermittent_symptom(a: Anomaly) -> bool:

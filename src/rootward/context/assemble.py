@@ -33,7 +33,14 @@ from rootward.context.metric_change import JointOnset, MetricChange, metric_chan
 from rootward.context.pod_series import alerts_by_workload, records_by_workload, series_by_workload
 from rootward.context.recovery import AlertState, alert_states, current_firings, recovery_of
 from rootward.context.series_resolution import coarsened
-from rootward.context.topology import Subgraph, connecting, dependency_closure, subgraph
+from rootward.context.topology import (
+    Subgraph,
+    connecting,
+    dependency_closure,
+    dependency_graph,
+    subgraph,
+    upstream_closure,
+)
 from rootward.context.trace_evidence import TraceFinding, compared_windows, trace_findings
 from rootward.context.trace_onset import trace_onset
 from rootward.context.window import IncidentWindow, incident_window, with_onset
@@ -243,7 +250,9 @@ def assemble_context(
     )
     # Where its change points begin: leaks, sawtooth symptoms and the alert's aftermath set aside.
     step_s = int(_sample_step(series).total_seconds())
-    onset = incident_onset(anomalies, alerted=int(last_alert.timestamp()) + step_s)
+    graph = dependency_graph(topology) if has_topology else None
+    reach = (lambda e: upstream_closure(graph, e)) if graph is not None else None
+    onset = incident_onset(anomalies, alerted=int(last_alert.timestamp()) + step_s, reach=reach)
     if onset is None and joint is not None and joint.detected:
         onset = joint.onset  # too few samples for per-series change points (coarse data): the joint one
     window = with_onset(window, datetime.fromtimestamp(onset, meta.fired_at.tzinfo) if onset else None)

@@ -54,6 +54,7 @@ from rootward.engine.signatures import (
     SPECIFICITY,
     SURGE_RATIO,
     Signature,
+    alert_faults,
     classify,
     faults_named,
 )
@@ -105,9 +106,14 @@ class EntityScore:
 def _borrowed(
     entity: str, profile: EntityProfile, profiles: dict[str, EntityProfile], g: nx.DiGraph
 ) -> list[LogSignal]:
-    """Log evidence an entity gets from others: callers naming it, or dependents sharing a failure signature."""
+    """Log evidence an entity gets from others: callers naming it, dependents stating the mechanism its
+    own alert is named for (a client failing to validate the certificate whose probe fired on it), or
+    dependents sharing a failure signature."""
     borrowed = list(profile.mentions)
     dependents = [d for d in g.predecessors(entity)] if entity in g else []
+    if profile.alert_faults:
+        stating = [s for d in dependents if d in profiles for s in profiles[d].own_logs]
+        borrowed += [s for s in stating if s not in borrowed and profile.alert_faults & set(faults_named(s.template))]
     sick = [profiles[d] for d in dependents if d in profiles and profiles[d].own_logs]
     hosted = {d for d in dependents if g.edges[d, entity].get("relation") == "runs_on"}
     if len(sick) >= 2:
@@ -262,8 +268,16 @@ def _onset_reached(
     return max(incident_onset, min(onsets)) if onsets else incident_onset
 
 
+def _with_alert_faults(profiles: dict[str, EntityProfile], ctx: Context) -> dict[str, EntityProfile]:
+    """Each profile with the mechanisms the alerts firing on it are named for (`signatures.alert_faults`)."""
+    for a in ctx.alerts:
+        if a.service in profiles:
+            profiles[a.service].alert_faults |= frozenset(alert_faults(a.name))
+    return profiles
+
+
 def score_entities(ctx: Context) -> list[EntityScore]:
-    profiles = entity_profiles(ctx)
+    profiles = _with_alert_faults(entity_profiles(ctx), ctx)
     g = _scope_graph(ctx, profiles)
     alerting = set(alert_subjects(ctx)) or set(profiles)
     alerted = set(ctx.alerting_services)

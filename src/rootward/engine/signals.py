@@ -80,6 +80,7 @@ class EntityProfile:
     changes: list[ChangeItem] = field(default_factory=list)  # its changes shortly before the onset
     onset: int | None = None
     aliases: tuple[str, ...] = ()  # the host names its map gives it: others' lines name it by these
+    alert_faults: frozenset[str] = frozenset()  # mechanisms the alerts firing on it are named for
 
     @property
     def symptom_strength(self) -> float:

@@ -254,14 +254,20 @@ def _alert_signatures(sig: _Signatures, alerts: Sequence[tuple[str, EvidenceRef]
     """
     named = False
     for name, ref in alerts:
-        words = _CAMEL.sub(" ", name).lower()
-        for fault, pattern in LOG_SIGNATURES.items():
-            if SPECIFICITY.get(fault, 1.0) < 0.9:
-                continue
-            if pattern.search(words) or pattern.search(words.replace(" ", "")):
-                sig.add(fault, ALERT_NAMED, [ref], f"the alert that fired on it is named for it ({name})")
-                named = True
+        for fault in alert_faults(name):
+            sig.add(fault, ALERT_NAMED, [ref], f"the alert that fired on it is named for it ({name})")
+            named = True
     return named
+
+
+def alert_faults(name: str) -> list[str]:
+    """The mechanisms an alert's name states (`ProbeSSLCertExpired` -> certificate_expiry), if any."""
+    words = _CAMEL.sub(" ", name).lower()
+    return [
+        fault
+        for fault, pattern in LOG_SIGNATURES.items()
+        if SPECIFICITY.get(fault, 1.0) >= 0.9 and (pattern.search(words) or pattern.search(words.replace(" ", "")))
+    ]
 
 
 def _one_restart(a: Anomaly) -> bool:

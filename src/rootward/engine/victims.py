@@ -218,6 +218,17 @@ def _timed_out(p: EntityProfile) -> bool:
     return "network_latency" in log_matches(p.own_logs)
 
 
+def _states_its_alert(p: EntityProfile, dp: EntityProfile) -> bool:
+    """Whether `p`'s failure lines state a mechanism an alert firing on `dp` is named for.
+
+    A client that cannot validate a certificate (`SSLHandshakeException: ... validity check
+    failed`) is seeing the certificate the server presented; when that server's own TLS probe
+    fires (`ProbeSSLCertExpired`), it is one failure seen from both ends, and it is the
+    server's. Lines seldom say which server they called; the alert says which one failed so.
+    """
+    return bool(dp.alert_faults) and any(f in dp.alert_faults for f in log_matches(p.own_logs))
+
+
 def _points_at(profile: EntityProfile, dependency: EntityProfile) -> bool:
     return any(mentions(s, dependency.entity, dependency.aliases) for s in profile.own_logs)
 
@@ -257,6 +268,8 @@ def victim_of_dependency(
         dp = profiles.get(d)
         if dp is None or (traced_own and d in unharmed_calls and not _clearly_failing(dp)):
             continue  # its spans show a change of its own, nothing came over its calls to d, and d barely failed
+        if _states_its_alert(p, dp):
+            return d  # its lines state the mechanism the dependency's own alert is named for
         if d in slowed_calls and _timed_out(p) and not own_mechanism and not traced_own:
             return d  # it says its calls timed out, and the spans show its calls to d slower
         if _unseen_vendor(g, e, dp) and unexplained(p, incident_onset) and not waited_for:

@@ -39,3 +39,10 @@ def test_a_line_names_an_entity_by_the_host_it_dialled() -> None:
     # A host inside a path is a route, not the vendor.
     routed = log("notifier", "GET /proxy/sms.example.io failed", example="GET /proxy/sms.example.io failed")
     assert not names_entity(routed, "sms-vendor", ("sms.example.io",))
+
+
+def test_a_malformed_address_or_a_yaml_list_neither_breaks_nor_hides_the_aliases() -> None:
+    """A typo in a map's URL gave a ValueError out of every investigation touching the entity."""
+    assert Entity("db", attributes={"url": "http://[fe80::1"}).aliases == ()
+    listed = parse_topology("entities:\n  pay: {kind: service, aliases: [payments-api, pay.internal]}\n")
+    assert listed.entities["pay"].aliases == ("payments-api", "pay.internal")

@@ -91,7 +91,6 @@ def test_assembly_keeps_the_onset_when_a_latency_starts_flipping_minutes_before(
     assert ctx.window.onset == onset
 
 
-
 def test_the_quieter_change_that_set_off_the_loud_burst_starts_it() -> None:
     """A service crashing serves fewer requests; its callers' errors, far louder, come minutes later.
 

@@ -117,6 +117,11 @@ def parse_alerts(text: str) -> tuple[list[dict[str, Any]], list[Alert]]:
     return payloads, alerts
 
 
+def _attribute(value: object) -> str:
+    """An entity attribute as text; a YAML list (`aliases: [pay, payments-api]`) as its items, comma-separated."""
+    return ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
+
+
 def parse_topology(text: str) -> Topology:
     try:
         data = yaml.safe_load(text)
@@ -129,7 +134,7 @@ def parse_topology(text: str) -> Topology:
         spec = spec or {}
         if not isinstance(spec, dict):
             raise BundleError(f"topology.yaml: entity '{name}' must be a mapping")
-        attrs = {str(k): str(v) for k, v in spec.items() if k not in ("kind", "depends_on", "runs_on")}
+        attrs = {str(k): _attribute(v) for k, v in spec.items() if k not in ("kind", "depends_on", "runs_on")}
         entities[str(name)] = Entity(
             name=str(name),
             kind=str(spec.get("kind", "service")),

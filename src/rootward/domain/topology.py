@@ -13,9 +13,15 @@ _ANYONE = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1"})
 
 
 def _host_of(address: str) -> str:
-    """`https://sms.example.io/v1` and `db1.internal:5432` -> the host; a bare name is its own host."""
+    """`https://sms.example.io/v1` and `db1.internal:5432` -> the host; a bare name is its own host.
+
+    A malformed URL (`http://[fe80::1`) gives none: a map's typo must not stop an investigation.
+    """
     if "//" in address:
-        return (urlsplit(address).hostname or "").lower()
+        try:
+            return (urlsplit(address).hostname or "").lower()
+        except ValueError:
+            return ""
     return (address.rsplit(":", 1)[0] if address.count(":") == 1 else address).strip("[]").lower()
 
 

@@ -62,10 +62,28 @@ def test_a_line_that_says_a_call_did_not_finish_names_a_failure(line: str) -> No
         "shutting down gracefully after SIGTERM",
         "high-availability pair ready",
         "full sync completed in 3s",
+        # A resolver answering: CoreDNS logs every query with its answer code, NOERROR when it resolved.
+        '[INFO] 10.2.187.137:40667 - 3345 "A IN cache.svc.cluster.local. udp 52 false 512" NOERROR qr,aa,rd 0.0009s',
+        "batch 42 done: 1200 rows, no errors",
+        "sync finished errors=0 skipped=3",
+        "replication check passed with 0 failures",
     ],
 )
 def test_routine_lines_name_no_failure(line: str) -> None:
     assert not names_failure(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '[INFO] 10.0.0.7:5353 - 11 "A IN db.internal. udp 40 false 512" NXDOMAIN qr,rd 0.02s',
+        '[INFO] 10.0.0.7:5353 - 12 "A IN db.internal. udp 40 false 512" SERVFAIL qr,rd 2.0s',
+        "sync finished errors=3 skipped=0",
+        "0 failures, 2 errors",
+    ],
+)
+def test_a_failure_beside_a_negated_one_still_names_a_failure(line: str) -> None:
+    assert names_failure(line)
 
 
 def test_a_caller_logging_slow_calls_without_a_level_blames_the_callee() -> None:

@@ -38,6 +38,13 @@ _FAILURE_WORDS = re.compile(
     r"\blow on\b|running low|(?:is|almost|nearly) full\b|limit reached|reached (?:the |its )?limit",
     re.I,
 )
+# Words that say nothing failed, though they hold a failure word: a resolver's `NOERROR` answer code
+# (CoreDNS logs one per query), "no errors", "0 failures", "errors=0".
+_NO_FAILURE = re.compile(
+    r"\bno ?errors?\b|\b(?:0|zero|no|without) (?:errors?|failures?|exceptions?)\b"
+    r"|\b(?:errors?|failures?|failed|exceptions?) ?[=:] ?0(?![\d.])",
+    re.I,
+)
 MAX_SIGNALS_PER_SERVICE = 12
 # Clustering cost grows with distinct lines; beyond this the info-level remainder is sampled.
 MAX_LINES = 1200
@@ -46,7 +53,7 @@ MIN_BASELINE_LINES = 5
 
 def names_failure(text: str) -> bool:
     """Whether the words of a line or template say something failed, whatever its level."""
-    return bool(_FAILURE_WORDS.search(text))
+    return bool(_FAILURE_WORDS.search(_NO_FAILURE.sub(" ", text)))
 
 
 class LogSignal(BaseModel):

@@ -25,6 +25,24 @@ def test_the_calls_that_got_slower_are_named_per_caller() -> None:
     assert by["cart"].slowed_callees == frozenset()
 
 
+def test_a_call_slowed_by_its_network_is_slowed_though_the_callee_varies_more() -> None:
+    """A delay on cart's network adds 60 ms to every call; cart's own 200 ms work varies by a fifth.
+
+    The whole call, as checkout saw it, moved less than its spread, so it read as unchanged and a
+    caller timing out on cart was nobody's victim; the part of the call cart's spans do not cover
+    moved from nothing to 60 ms, a material part of the call.
+    """
+    before, after = Phase(own_ms={"cart": 200}), Phase(own_ms={"cart": 200}, network_ms={"cart": 60})
+    findings = trace_findings(incident_spans(SHOP, "frontend", before, after), baseline=BASELINE, during=DURING)
+    call = next(f for f in findings if f.kind == "call_latency" and (f.caller, f.entity) == ("checkout", "cart"))
+    assert not call.changed
+    assert attribute_traces(findings)["checkout"].slowed_callees == {"cart"}
+    # A few milliseconds more outside a 200 ms call is no slower call.
+    before, after = Phase(own_ms={"cart": 200}), Phase(own_ms={"cart": 200}, network_ms={"cart": 5})
+    findings = trace_findings(incident_spans(SHOP, "frontend", before, after), baseline=BASELINE, during=DURING)
+    assert attribute_traces(findings)["checkout"].slowed_callees == frozenset()
+
+
 def _victim(slowed: frozenset[str], traced_own: bool = False) -> str | None:
     """fraud times out on some of its calls; scoring's own series and lines show nothing (its network is slow)."""
     timeouts = log("fraud", "Error: request to <URL> failed, reason: ETIMEDOUT <*>", onset_count=74)

@@ -56,7 +56,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from rootward.context.trace_evidence import TraceFinding
+from rootward.context.trace_evidence import MIN_RELATIVE, TraceFinding
 from rootward.domain.evidence import EvidenceRef
 from rootward.engine.signals import strength
 
@@ -447,6 +447,19 @@ def _unharmed_callees(ix: _Index, e: str) -> frozenset[str]:
     return frozenset(timed - harmed)
 
 
+def _slowed_callees(ix: _Index, e: str) -> frozenset[str]:
+    """The callees whose calls from `e` got slower as `e` saw them: the whole call, or the wait outside
+    the callee's spans by a material part of the call (the callee's own time varies more than a
+    delay on its network does, and can hide it in the whole call's spread)."""
+    calls = {f.entity: f for f in ix.out_of(e, "call_latency")}
+    slowed = {d for d, f in calls.items() if f.up}
+    for f in ix.out_of(e, "network"):
+        call = calls.get(f.entity)
+        if f.up and call is not None and f.after - f.before >= MIN_RELATIVE * call.before:
+            slowed.add(f.entity)
+    return frozenset(slowed)
+
+
 def attribute_traces(findings: Iterable[TraceFinding]) -> dict[str, TraceAttribution]:
     """Per entity seen in the traces: what change is its own, and whose victim it is."""
     ix = _Index(list(findings))
@@ -465,7 +478,7 @@ def attribute_traces(findings: Iterable[TraceFinding]) -> dict[str, TraceAttribu
     for a in by.values():
         a.hints.sort(key=lambda h: (-h.score, h.fault_type))
         a.unharmed_callees = _unharmed_callees(ix, a.entity)
-        a.slowed_callees = frozenset(f.entity for f in ix.out_of(a.entity, "call_latency") if f.up)
+        a.slowed_callees = _slowed_callees(ix, a.entity)
         pooled_in = ix.of(a.entity, "network_in")
         a.waited_for = any(f.up for f in ix.into(a.entity, "network")) or (pooled_in is not None and pooled_in.up)
     return by

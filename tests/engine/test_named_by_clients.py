@@ -59,3 +59,29 @@ def test_a_service_whose_clients_say_its_certificate_expired_passes_on_no_stray_
     scores = {s.entity: s for s in score_entities(ctx)}
     assert scores["pricing"].victim_of is None
     assert scores["pricing"].signatures[0].fault_type == "certificate_expiry"
+
+
+def test_a_dependency_whose_memory_rose_until_it_was_killed_starved_its_clients() -> None:
+    """drm's memory stepped up and it was OOM-killed; its two clients say their upstream answered 503.
+
+    A memory step alone follows load and starves no one, so it counts for little when asking
+    whether a dependency's trouble is what its clients pass on. A step that ended in the process
+    being killed is no load following: the clients' 503s are its restarts. Before, the clients,
+    louder and naming no one, kept their own readings and one came first.
+    """
+    kinds = {"manifest": "service", "player": "service", "drm": "service"}
+    edges = [("manifest", "drm", "depends_on"), ("player", "drm", "depends_on")]
+    lines = [
+        log("manifest", "upstream upstream returned HTTP 503: Service Unavailable req_id=<HEX>", onset_count=74),
+        log("player", "HttpServerErrorException$ServiceUnavailable: 503 Service Unavailable", onset_count=78),
+        log("drm", "container drm terminated: reason=OOMKilled exitCode=137 restartCount=1", onset_count=1),
+    ]
+    series = [
+        anomaly("drm", "memory", metric="memory_bytes", baseline=9.8e8, after=1.6e9, score=18.0, starts_s=60),
+        anomaly("manifest", "errors", metric="error_rate", baseline=0.0, after=0.2, score=60.0, starts_s=60),
+        anomaly("player", "errors", metric="error_rate", baseline=0.0, after=0.2, score=60.0, starts_s=60),
+    ]
+    ctx = incident(kinds=kinds, edges=edges, alerting=["manifest", "player"], anomalies=series, logs=lines)
+    scores = {s.entity: s for s in score_entities(ctx)}
+    assert scores["manifest"].victim_of == "drm"
+    assert max(scores.values(), key=lambda s: s.score).entity == "drm"

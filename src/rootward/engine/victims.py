@@ -277,8 +277,9 @@ def victim_of_dependency(
         d_evidence = dp.abnormal or bool(borrowed[d]) or _unanswered_by(p, dp)
         if not d_evidence:
             continue
-        # What could starve e: a memory step follows load and starves no one.
-        d_res = dp.timely_resource_strength(incident_onset, memory_step_share=LOAD_FOLLOWING_MEMORY)
+        # What could starve e: a memory step follows load and starves no one, unless it ended in a kill.
+        killed = "oom_kill" in log_matches(dp.own_logs)
+        d_res = dp.timely_resource_strength(incident_onset, memory_step_share=1.0 if killed else LOAD_FOLLOWING_MEMORY)
         stronger = d_res >= 0.35 and d_res > p.timely_resource_strength(incident_onset) + 0.1
         stronger = stronger and not own_mechanism  # it names its own failure mode: not merely a guest
         if not stronger and _own_change_explains(p):

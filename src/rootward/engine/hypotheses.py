@@ -37,6 +37,7 @@ from rootward.context.anomaly import RESOURCE_FAMILIES
 from rootward.context.assemble import Context
 from rootward.context.log_signals import LogSignal
 from rootward.context.topology import Subgraph, upstream_closure
+from rootward.context.trace_evidence import MIN_CALLS
 from rootward.domain.hypothesis import Hypothesis
 from rootward.engine import log_shift_evidence as shift_term
 from rootward.engine.alert_subjects import alert_subjects
@@ -226,6 +227,14 @@ def _signatures(
     )
 
 
+def _network_clear(ctx: Context) -> set[str]:
+    """Entities whose spans measured the wait around the calls into them, on enough calls after the onset,
+    and it did not grow, pooled or from any caller: a delay on their network would have lengthened exactly that."""
+    measured = {f.entity for f in ctx.trace_findings if f.kind == "network_in" and f.n_after >= MIN_CALLS}
+    waited = {f.entity for f in ctx.trace_findings if f.kind in ("network_in", "network") and f.up}
+    return measured - waited
+
+
 def _quiet_in_traces(ctx: Context, traces: dict[str, TraceAttribution]) -> frozenset[str]:
     """Entities whose spans are there and show no change of their own."""
     return frozenset(
@@ -268,16 +277,19 @@ def _onset_reached(
     return max(incident_onset, min(onsets)) if onsets else incident_onset
 
 
-def _with_alert_faults(profiles: dict[str, EntityProfile], ctx: Context) -> dict[str, EntityProfile]:
-    """Each profile with the mechanisms the alerts firing on it are named for (`signatures.alert_faults`)."""
+def _with_readings(profiles: dict[str, EntityProfile], ctx: Context) -> dict[str, EntityProfile]:
+    """Each profile with the mechanisms the alerts firing on it are named for (`signatures.alert_faults`),
+    and whether its spans clear its network (`_network_clear`)."""
     for a in ctx.alerts:
         if a.service in profiles:
             profiles[a.service].alert_faults |= frozenset(alert_faults(a.name))
+    for e in _network_clear(ctx) & set(profiles):
+        profiles[e].network_clear = True
     return profiles
 
 
 def score_entities(ctx: Context) -> list[EntityScore]:
-    profiles = _with_alert_faults(entity_profiles(ctx), ctx)
+    profiles = _with_readings(entity_profiles(ctx), ctx)
     g = _scope_graph(ctx, profiles)
     alerting = set(alert_subjects(ctx)) or set(profiles)
     alerted = set(ctx.alerting_services)

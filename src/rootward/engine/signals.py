@@ -81,6 +81,8 @@ class EntityProfile:
     onset: int | None = None
     aliases: tuple[str, ...] = ()  # the host names its map gives it: others' lines name it by these
     alert_faults: frozenset[str] = frozenset()  # mechanisms the alerts firing on it are named for
+    # Its spans timed the wait around the calls into it, pooled and per caller, and it did not grow.
+    network_clear: bool = False
 
     @property
     def symptom_strength(self) -> float:

@@ -317,3 +317,28 @@ def test_a_share_of_failing_calls_is_compared_with_the_baselines_healthier_level
     found = {(f.kind, f.where): f for f in trace_findings(spans, baseline=BASELINE, during=DURING)}
     origin = found[("origin_errors", "payment")]
     assert origin.up and origin.n_before == 40 and origin.before == 0.0
+
+
+def test_a_sparse_edge_is_read_over_more_of_the_fault_than_the_stretch_after_the_onset() -> None:
+    """An edge called twice in the stretch compared after the onset, and six times in as long again after it.
+
+    Two calls say nothing (fewer than 3 after the onset are no aggregate), so a delay on its
+    network left no finding at all; read up to `sparse_until`, the same edge shows it. A busy
+    edge keeps its stretch: what follows may be recovery or the next event.
+    """
+    rng = random.Random(3)
+    stretch = DURING[1] - DURING[0]
+    delayed = Phase(network_ms={"cart": 80})
+    at = [BASELINE[0] + (BASELINE[1] - BASELINE[0]) * (i + 0.5) / 12 for i in range(12)]
+    spans = [s for i, t in enumerate(at) for s in request(i, t, "frontend", CALLS, Phase(), rng)]
+    after = [DURING[0] + stretch * k for k in (0.3, 0.7, 1.2, 1.3, 1.5, 1.6, 1.8, 1.9)]
+    spans += [s for i, t in enumerate(after) for s in request(100 + i, t, "frontend", CALLS, delayed, rng)]
+
+    def network(until: datetime | None) -> TraceFinding | None:
+        found = trace_findings(spans, baseline=BASELINE, during=DURING, sparse_until=until)
+        return next((f for f in found if (f.kind, f.where) == ("network", "checkout->cart")), None)
+
+    assert network(None) is None
+    late = network(DURING[1] + stretch)
+    assert late is not None and late.up and late.n_after == 8
+    assert network(DURING[1] + stretch * 0.1) is None  # the window ends before the later calls

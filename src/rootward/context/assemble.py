@@ -484,7 +484,9 @@ def _traces(
     # Without a metric onset before the alerts, the spans' own change point (context.trace_onset).
     spans_onset = None if metric_onset else trace_onset(spans, window.baseline_start, window.alerted_by)
     baseline, during = compared_windows(window, _sample_step(series), spans_onset)
-    return trace_findings(spans, baseline=baseline, during=during, logged=logged)
+    # A sparse edge's times are read over one more such stretch, within the window.
+    sparse_until = min(window.end, during[1] + (during[1] - during[0]))
+    return trace_findings(spans, baseline=baseline, during=during, logged=logged, sparse_until=sparse_until)
 
 
 def _sample_step(series: Sequence[MetricSeries]) -> timedelta:

@@ -217,11 +217,30 @@ def _window(times: np.ndarray) -> tuple[int, int]:
 
 
 class _Builder:
-    def __init__(self, graph: SpanGraph, baseline: tuple[float, float], during: tuple[float, float]) -> None:
+    def __init__(
+        self, graph: SpanGraph, baseline: tuple[float, float], during: tuple[float, float], late_end: float
+    ) -> None:
         self.graph = graph
         self.baseline = baseline
         self.during = during
+        self.late_end = late_end
         self.out: list[TraceFinding] = []
+
+    def timed(
+        self, of: np.ndarray, compared: np.ndarray, after: np.ndarray, at: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The calls of one aggregate (`of`) whose times are compared, and which of them are after the onset.
+
+        Those of the stretch after the onset, or, where it holds fewer than MIN_CALLS_AFTER of them
+        (an edge called once a minute), those up to `late_end` too: a delay persists while the
+        fault does, and a sparse edge shows it only over more of it.
+        """
+        mine = of & compared
+        if int((mine & after).sum()) >= MIN_CALLS_AFTER or self.late_end <= self.during[1]:
+            return mine, after[mine]
+        late = of & (at > self.during[1]) & (at <= self.late_end)
+        mine = mine | late
+        return mine, (after | late)[mine]
 
     def sides(self, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Which calls are compared at all, and which of those are after the onset."""
@@ -338,9 +357,9 @@ def _pooled_network(b: _Builder) -> None:
     sides: tuple[tuple[TraceKind, np.ndarray], ...] = (("network_in", e.callee), ("network_out", e.caller))
     for kind, side in sides:
         for code in np.unique(side[usable]):
-            mine = usable & (side == code)
+            mine, after = b.timed((side == code) & ~np.isnan(e.network_ms), usable, after_all, e.at)
             name = g.name(int(code))
-            at, after = e.at[mine], after_all[mine]
+            at = e.at[mine]
             lo, hi = _window(at[after] if after.any() else at)
             b.times(kind, name, None, e.network_ms[mine], after, f"traces.jsonl:{name}@{lo}-{hi}", at)
 
@@ -457,22 +476,27 @@ def _edges(b: _Builder) -> None:
     keys = e.caller * width + e.callee
     for key in np.unique(keys[compared]):
         mine = (keys == key) & compared
+        timed, timed_after = b.timed(keys == key, compared, after_all, e.at)
         caller, callee = g.name(int(key // width)), g.name(int(key % width))
         after = after_all[mine]
-        seen = e.callee_at[mine]
+        seen = e.callee_at[timed]  # the cite covers every call read after the onset, a sparse edge's later ones too
         answered = ~np.isnan(seen)
         if answered.any():
-            pick = answered & after if (answered & after).any() else answered
+            pick = answered & timed_after if (answered & timed_after).any() else answered
             lo, hi = _window(seen[pick])
             cite = f"traces.jsonl:{caller}->{callee}@{lo}-{hi}"
         else:  # the callee never answered: the caller's client spans are the evidence
-            at = e.at[mine]
-            lo, hi = _window(at[after] if after.any() else at)
+            at = e.at[timed]
+            lo, hi = _window(at[timed_after] if timed_after.any() else at)
             cite = f"traces.jsonl:{caller}@{lo}-{hi}"
-        b.times("call_latency", callee, caller, e.latency_ms[mine], after, cite, e.at[mine])
-        b.times("network", callee, caller, e.network_ms[mine], after, cite, e.at[mine])
-        b.times("callee_latency", callee, caller, e.callee_ms[mine], after, cite, e.at[mine])
-        b.times("callee_self_time", callee, caller, e.callee_self_ms[mine], after, cite, e.at[mine])
+        times: tuple[tuple[TraceKind, np.ndarray], ...] = (
+            ("call_latency", e.latency_ms),
+            ("network", e.network_ms),
+            ("callee_latency", e.callee_ms),
+            ("callee_self_time", e.callee_self_ms),
+        )
+        for kind, ms in times:
+            b.times(kind, callee, caller, ms[timed], timed_after, cite, e.at[timed])
         if g.has_status:
             b.share("call_errors", callee, caller, e.failed[mine], after, cite, e.at[mine])
         b.share("unanswered", callee, caller, e.unanswered[mine], after, cite, e.at[mine])
@@ -590,21 +614,26 @@ def trace_findings(
     baseline: tuple[datetime, datetime],
     during: tuple[datetime, datetime],
     logged: Mapping[int, Iterable[str]] | None = None,
+    sparse_until: datetime | None = None,
 ) -> list[TraceFinding]:
     """Every service and call edge aggregate, calls starting in `baseline` against calls starting in `during`.
 
     Spans outside both still link calls (a parent before the baseline's end keeps its children's
     caller); calls that start between the two windows are compared on neither side. `logged`: per
     span index, the log templates its service wrote in it (`context.log_span_paths`).
+    `sparse_until`: how far after `during` the times of an edge with too few calls in it are read
+    (`_Builder.timed`).
     """
-    lo, hi = min(baseline[0], during[0]), max(baseline[1], during[1])
+    late_end = max(during[1], sparse_until or during[1])
+    lo, hi = min(baseline[0], during[0]), max(baseline[1], late_end)
     keep = [i for i, s in enumerate(spans) if lo <= s.start <= hi]
     if not keep:
         return []
     inside = [spans[i] for i in keep]
     moved = {j: logged[i] for j, i in enumerate(keep) if i in logged} if logged else None
     window = (baseline[0].timestamp(), baseline[1].timestamp())
-    builder = _Builder(span_graph(inside, moved), window, (during[0].timestamp(), during[1].timestamp()))
+    during_s = (during[0].timestamp(), during[1].timestamp())
+    builder = _Builder(span_graph(inside, moved), window, during_s, late_end.timestamp())
     _services(builder)
     _pooled_network(builder)
     _edges(builder)

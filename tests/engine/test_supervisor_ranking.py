@@ -120,3 +120,33 @@ def test_a_weaker_hypothesis_with_broader_support_is_never_more_confident_than_t
     assert [a.hypothesis.id for a in ranked] == ["H1", "H2"]
     assert [a.status for a in ranked] == ["validated", "validated"]
     assert ranked[1].confidence <= ranked[0].confidence
+
+
+def test_a_victim_supported_more_broadly_stays_below_its_validated_cause() -> None:
+    """A caller redeployed minutes before a vendor refused its connections: its deploy, its spans' errors and
+    its lines are all there to validate, the vendor has its callers' lines only.
+
+    Breadth of support lifted the caller above the vendor, which the ranking had put first and read
+    the caller as the victim of; it now lands just under. With the vendor invalidated the victim reading has nothing
+    under it, and the caller keeps its score.
+    """
+    vendor = _hypothesis("H1", "fx-vendor", 0.52, "dependency_down")
+    caller = Hypothesis("H2", "fx-rates", "deploy_regression", 0.48, [LOG], victim_of="fx-vendor")
+    supports = [_finding(s, "validated", "H2") for s in ("metrics", "logs", "traces", "changes")]
+    ranked = assess([vendor, caller], [_finding("logs", "validated", "H1"), *supports])
+    assert [a.hypothesis.id for a in ranked] == ["H1", "H2"]
+    assert ranked[1].status == "validated"  # a reading of its own still, just under its cause
+    assert ranked[1].notes == ["its evidence passes on fx-vendor's failure, which is validated"]
+    ranked = assess([vendor, caller], [_finding("logs", "invalidated", "H1"), *supports])
+    assert [a.hypothesis.id for a in ranked] == ["H2", "H1"]
+
+
+def test_a_victim_the_ranking_put_first_all_the_same_keeps_its_place() -> None:
+    """A service leaking its pool's connections read as a victim of its database, yet ranked first on its
+    own evidence: the ranking kept no order to hold, and the database validated too changes nothing."""
+    leaker = Hypothesis("H1", "configs", "connection_pool_exhaustion", 0.6, [LOG], victim_of="configs-db")
+    db = _hypothesis("H2", "configs-db", 0.4, "connection_pool_exhaustion")
+    findings = [_finding(s, "validated", "H1") for s in ("metrics", "logs")] + [_finding("logs", "validated", "H2")]
+    ranked = assess([leaker, db], findings)
+    assert [a.hypothesis.id for a in ranked] == ["H1", "H2"]
+    assert ranked[0].notes == []

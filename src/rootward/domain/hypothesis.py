@@ -20,3 +20,5 @@ class Hypothesis:
     evidence: list[EvidenceRef] = field(default_factory=list)
     rationale: list[str] = field(default_factory=list)
     source: str = "rules"  # rules | reasoner
+    # The entity whose failure this one's evidence passes on, as the ranking read it (its victim discount).
+    victim_of: str | None = None

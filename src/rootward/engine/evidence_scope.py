@@ -25,6 +25,8 @@ nothing: that is the case this rule exists for.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import networkx as nx
 
 from rootward.context.anomaly import family_of
@@ -119,10 +121,7 @@ def keep_linked(ctx: Context, ranked: list[Hypothesis]) -> tuple[list[Hypothesis
     if not kept:
         kept = from_alerts(ctx)
     total = sum(h.prior for h in kept) or 1.0
-    return [
-        Hypothesis(f"H{i}", h.entity, h.fault_type, round(h.prior / total, 4), h.evidence, h.rationale, h.source)
-        for i, h in enumerate(kept, start=1)
-    ], gaps
+    return [replace(h, id=f"H{i}", prior=round(h.prior / total, 4)) for i, h in enumerate(kept, start=1)], gaps
 
 
 def from_alerts(ctx: Context) -> list[Hypothesis]:

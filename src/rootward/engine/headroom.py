@@ -20,6 +20,7 @@ left out the same way.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from rootward.context.anomaly import Anomaly
 from rootward.context.assemble import Context
@@ -114,7 +115,6 @@ def drop_far_from_limit(ctx: Context, ranked: list[Hypothesis]) -> tuple[list[Hy
     if not gaps:
         return ranked, []
     total = sum(h.prior for h in kept) or 1.0
-    return [
-        Hypothesis(f"H{i}", h.entity, h.fault_type, round(h.prior / total, 4), h.evidence, h.rationale, h.source)
-        for i, h in enumerate(kept, start=1)
-    ], list(dict.fromkeys(gaps))
+    return [replace(h, id=f"H{i}", prior=round(h.prior / total, 4)) for i, h in enumerate(kept, start=1)], list(
+        dict.fromkeys(gaps)
+    )

@@ -481,6 +481,7 @@ def rank_hypotheses(ctx: Context, limit: int = MAX_HYPOTHESES) -> list[Hypothesi
                 prior=round(prior / total, 4),
                 evidence=list(sig.evidence),
                 rationale=es.reasons + sig.reasons,
+                victim_of=es.victim_of,
             )
         )
     return out

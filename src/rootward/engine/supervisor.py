@@ -27,6 +27,8 @@ DirectVerdict = Literal["validated", "invalidated", "split", "silent"]
 STATUS_WEIGHT: dict[str, float] = {"validated": 1.0, "inconclusive": 0.75, "untested": 0.6, "invalidated": 0.35}
 EXPANDED_HOPS = 4
 RIVAL_SHARE = 0.5
+# Where a victim of a validated cause lands: just under it, still a reading of its own (its deploy may matter too).
+VICTIM_SHARE = 0.9
 
 
 @dataclass
@@ -75,6 +77,7 @@ def assess(hypotheses: list[Hypothesis], findings: list[Finding]) -> list[Assess
         validated_direct = {f.specialist for f in fs if f.status == "validated" and f.specialist in DIRECT}
         score = h.prior * STATUS_WEIGHT[status] * (1.0 + 0.08 * len(validated_direct))
         out.append(Assessment(h, status, score, 0.0, fs))
+    _below_validated_causes(out)
     out.sort(key=lambda a: (-a.score, a.hypothesis.id))
     lead = out[0].score if out else 0.0
     for a in out:
@@ -96,6 +99,28 @@ def assess(hypotheses: list[Hypothesis], findings: list[Finding]) -> list[Assess
     for above, a in zip(out, out[1:], strict=False):
         a.confidence = min(a.confidence, above.confidence)
     return out
+
+
+def _below_validated_causes(out: list[Assessment]) -> None:
+    """A hypothesis at a victim ranked below its cause stays below it once the cause is validated.
+
+    A victim shows everything its cause does, seen again, plus what it adds of its own (a
+    fresh deploy, errors raised in its spans): more specialists find something to validate
+    there. Breadth of support then lifted a redeployed caller failing on a vendor that refused
+    connections above the vendor, reversing the ranking's order. Where the ranking put the
+    victim first all the same (its own evidence outweighed the discount), or the cause was not
+    validated, there is no order to keep.
+    """
+    causes: dict[str, Assessment] = {}
+    for a in out:
+        held = causes.get(a.hypothesis.entity)
+        if a.status == "validated" and (held is None or a.score > held.score):
+            causes[a.hypothesis.entity] = a
+    for a in out:
+        cause = causes.get(a.hypothesis.victim_of or "")
+        if cause is not None and cause.hypothesis.prior > a.hypothesis.prior and a.score >= cause.score:
+            a.score = cause.score * VICTIM_SHARE
+            a.notes.append(f"its evidence passes on {cause.hypothesis.entity}'s failure, which is validated")
 
 
 def should_expand(assessments: list[Assessment], budget: Budget, hops: int) -> bool:

@@ -85,3 +85,56 @@ def test_a_dependency_whose_memory_rose_until_it_was_killed_starved_its_clients(
     scores = {s.entity: s for s in score_entities(ctx)}
     assert scores["manifest"].victim_of == "drm"
     assert max(scores.values(), key=lambda s: s.score).entity == "drm"
+
+
+def test_connections_reset_by_a_cache_killed_for_memory_are_the_cache_failing() -> None:
+    """identity logs `connection reset by peer` on its cache, which was OOM-killed and restarted.
+
+    A process killed resets every connection open to it: its clients' resets say what came back
+    from a call, as a refusal or a 503 does, and are no mechanism of the client's own. Before,
+    the reset read as packet loss at identity, a mechanism of its own that kept it from being
+    anyone's victim, and it came first. One kill line is enough to say the process died.
+    """
+    kinds = {"identity": "service", "token-cache": "cache"}
+    edges = [("identity", "token-cache", "depends_on")]
+    lines = [
+        log("identity", "redis upstream:<NUM>: connection reset by peer", onset_count=134),
+        log("token-cache", "container token-cache terminated: reason=OOMKilled exitCode=137", onset_count=1),
+    ]
+    series = [
+        anomaly("token-cache", "memory", metric="memory_bytes", baseline=2e8, after=3.5e8, score=17.8),
+        anomaly("identity", "errors", metric="error_rate", baseline=0.0, after=0.1, score=40.0, starts_s=30),
+    ]
+    ctx = incident(kinds=kinds, edges=edges, alerting=["identity"], anomalies=series, logs=lines)
+    scores = {s.entity: s for s in score_entities(ctx)}
+    assert scores["identity"].victim_of == "token-cache"
+    assert max(scores.values(), key=lambda s: s.score).entity == "token-cache"
+
+
+def test_one_kill_line_says_the_process_died_though_its_series_are_missing() -> None:
+    """The cache's metrics are not scraped: its one `OOMKilled` line is all it shows.
+
+    A line or two of a dependency does not account for a caller whose error rate rose, unless the
+    line says the process was killed or crashed: it was down until it restarted.
+    """
+    kinds = {"identity": "service", "token-cache": "cache"}
+    edges = [("identity", "token-cache", "depends_on")]
+    lines = [
+        log("identity", "redis upstream:<NUM>: connection reset by peer", onset_count=134),
+        log("token-cache", "container token-cache terminated: reason=OOMKilled exitCode=137", onset_count=1),
+    ]
+    errors = anomaly("identity", "errors", metric="error_rate", baseline=0.0, after=0.1, score=40.0, starts_s=30)
+    ctx = incident(kinds=kinds, edges=edges, alerting=["identity"], anomalies=[errors], logs=lines)
+    scores = {s.entity: s for s in score_entities(ctx)}
+    assert scores["identity"].victim_of == "token-cache"
+
+
+def test_resets_with_no_dependency_failing_stay_the_callers_own() -> None:
+    """The same resets with the cache showing nothing: nothing failed to pass on."""
+    kinds = {"identity": "service", "token-cache": "cache"}
+    edges = [("identity", "token-cache", "depends_on")]
+    lines = [log("identity", "redis upstream:<NUM>: connection reset by peer", onset_count=134)]
+    ctx = incident(kinds=kinds, edges=edges, alerting=["identity"], logs=lines)
+    scores = {s.entity: s for s in score_entities(ctx)}
+    assert scores["identity"].victim_of is None
+    assert scores["identity"].signatures[0].fault_type == "packet_loss"

@@ -45,9 +45,12 @@ PASSED_ON_SURGE = 1.25
 HELD = frozenset({"step", "ramp"})
 
 # What a caller's failure line can say about the call rather than about itself: "503 Service
-# Unavailable", "connection refused", "no healthy upstream" describe something it called. Such a line
-# is no mechanism of the caller's own; which dependency it is about is for the victim rule to find.
-CALLEE_MECHANISMS = frozenset({"dependency_down"})
+# Unavailable", "connection refused", "no healthy upstream" describe something it called, and so does
+# "connection reset by peer" (a process killed resets every connection open to it). Such a line is no
+# mechanism of the caller's own; which dependency it is about, if any, is for the victim rule to find.
+CALLEE_MECHANISMS = frozenset({"dependency_down", "packet_loss"})
+# What a process's own lines say when it died: down until it restarts, whatever its clients then see.
+PROCESS_DIED = frozenset({"oom_kill", "crash_loop"})
 
 
 def _dependencies_within(g: nx.DiGraph, entity: str, profiles: dict[str, EntityProfile]) -> list[str]:
@@ -159,9 +162,11 @@ def _errors_rose(p: EntityProfile) -> bool:
 
 
 def _clearly_failing(dp: EntityProfile) -> bool:
-    """Failure lines repeated since the onset (one retry says little), or an error series that rose."""
+    """Failure lines repeated since the onset (one retry says little), a line saying it was killed or
+    crashed (a process killed is down until it restarts), or an error series that rose."""
     lines = sum(s.onset_count for s in dp.own_logs) >= MIN_BLAME_LINES
-    return lines or any(a.family == "errors" for a in dp.symptoms)
+    died = bool(PROCESS_DIED & set(log_matches([s for s in dp.own_logs if s.onset_count > 0])))
+    return lines or died or any(a.family == "errors" for a in dp.symptoms)
 
 
 def fails_after_a_fresh_change(

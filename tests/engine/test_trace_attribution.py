@@ -320,3 +320,17 @@ def test_a_loud_caller_failing_on_a_freshly_deployed_callees_answers_ranks_below
     assert scores["checkout"].victim_of == "payment"
     assert scores["checkout"].score <= scores["payment"].score
     assert any("ranked below payment" in r for r in scores["checkout"].reasons)
+
+
+def test_raising_right_after_calls_that_went_wrong_is_the_callees_doing() -> None:
+    """checkout raises in its own spans right after its calls to payment, and only checkout calls payment.
+
+    Raising after a call reads two ways, the caller's bug or the answer it got, and one caller
+    alone cannot tell them apart. A call that took 500 ms longer (or got no answer at all) is no
+    answer to have a bug about: its errors are payment's. Before, checkout kept them as its own,
+    as an uploader timing out on a queue on a node whose link flapped did, above the node.
+    """
+    slow = _attribute(SHOP, Phase(network_ms={"payment": 500}, wrong_answers=frozenset({"payment"})))
+    assert slow["checkout"].victim_of == "payment"
+    on_time = _attribute(SHOP, Phase(wrong_answers=frozenset({"payment"})))
+    assert on_time["checkout"].victim_of is None

@@ -366,11 +366,26 @@ def _endings(ix: _Index, callee: str) -> list[TraceFinding]:
 
 
 def _common_cause(ix: _Index, e: str) -> TraceFinding | None:
-    """The callee that `e`'s calls now end at and that other callers' calls end at too, or whose own
-    code took other paths at the same time, if any."""
+    """The callee that `e`'s calls now end at and that other callers' calls end at too, whose own
+    code took other paths at the same time, or whose calls from `e` themselves went wrong, if any."""
     mine = [f for f in ix.out_of(e, "last_call") + ix.out_of(e, "errors_after") if f.up]
-    shared = [f for f in mine if len(_endings(ix, f.entity)) >= MIN_SHARED_CALLERS or _other_paths(ix, f.entity)]
+    shared = [
+        f
+        for f in mine
+        if len(_endings(ix, f.entity)) >= MIN_SHARED_CALLERS
+        or _other_paths(ix, f.entity)
+        or _went_wrong(ix, e, f.entity)
+    ]
     return max(shared, key=lambda f: (share_strength(f), f.entity), default=None)
+
+
+def _went_wrong(ix: _Index, caller: str, callee: str) -> bool:
+    """Whether the calls themselves went wrong: slower, or unanswered (no span of the callee under them).
+
+    A caller raising right after a call reads two ways, its bug or the answer it got; a call
+    that timed out or never got an answer is no answer to have a bug about.
+    """
+    return any(f.up and f.entity == callee for kind in ("call_latency", "unanswered") for f in ix.out_of(caller, kind))
 
 
 def _truncated(ix: _Index, caller: str | None) -> TraceFinding | None:

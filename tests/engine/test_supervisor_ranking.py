@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from rootward.domain.evidence import EvidenceRef
-from rootward.domain.hypothesis import Hypothesis
+from rootward.domain.hypothesis import Hypothesis, renumbered
 from rootward.domain.investigation import Finding
 from rootward.engine.budget import Budget, BudgetLimits
 from rootward.engine.supervisor import EXPANDED_HOPS, assess, direct_verdict, should_expand, status_of
@@ -150,3 +150,14 @@ def test_a_victim_the_ranking_put_first_all_the_same_keeps_its_place() -> None:
     ranked = assess([leaker, db], findings)
     assert [a.hypothesis.id for a in ranked] == ["H1", "H2"]
     assert ranked[0].notes == []
+
+
+def test_a_ranking_renumbered_after_drops_keeps_each_hypothesis_s_victim_reading() -> None:
+    """The scope and headroom filters renumber what they keep; the victim reading must survive them."""
+    kept = renumbered(
+        [
+            Hypothesis("H2", "fx-vendor", "dependency_down", 0.3, [LOG]),
+            Hypothesis("H4", "fx-rates", "deploy_regression", 0.1, [LOG], victim_of="fx-vendor"),
+        ]
+    )
+    assert [(h.id, h.prior, h.victim_of) for h in kept] == [("H1", 0.75, None), ("H2", 0.25, "fx-vendor")]

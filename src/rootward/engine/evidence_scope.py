@@ -25,14 +25,12 @@ nothing: that is the case this rule exists for.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import networkx as nx
 
 from rootward.context.anomaly import family_of
 from rootward.context.assemble import Context
 from rootward.domain.faults import FAMILY_FAULTS
-from rootward.domain.hypothesis import Hypothesis
+from rootward.domain.hypothesis import Hypothesis, renumbered
 from rootward.engine.alert_subjects import alert_subjects
 from rootward.engine.signals import mentions
 
@@ -120,8 +118,7 @@ def keep_linked(ctx: Context, ranked: list[Hypothesis]) -> tuple[list[Hypothesis
         )
     if not kept:
         kept = from_alerts(ctx)
-    total = sum(h.prior for h in kept) or 1.0
-    return [replace(h, id=f"H{i}", prior=round(h.prior / total, 4)) for i, h in enumerate(kept, start=1)], gaps
+    return renumbered(kept), gaps
 
 
 def from_alerts(ctx: Context) -> list[Hypothesis]:

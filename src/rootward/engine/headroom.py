@@ -20,12 +20,11 @@ left out the same way.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from rootward.context.anomaly import Anomaly
 from rootward.context.assemble import Context
 from rootward.context.metric_names import CAPACITY_RATIO
-from rootward.domain.hypothesis import Hypothesis
+from rootward.domain.hypothesis import Hypothesis, renumbered
 
 HEADROOM = 0.8
 EXHAUSTION_FAULTS = frozenset({"cpu_saturation", "memory_leak", "disk_full"})
@@ -114,7 +113,4 @@ def drop_far_from_limit(ctx: Context, ranked: list[Hypothesis]) -> tuple[list[Hy
             gaps.append(why)
     if not gaps:
         return ranked, []
-    total = sum(h.prior for h in kept) or 1.0
-    return [replace(h, id=f"H{i}", prior=round(h.prior / total, 4)) for i, h in enumerate(kept, start=1)], list(
-        dict.fromkeys(gaps)
-    )
+    return renumbered(kept), list(dict.fromkeys(gaps))

@@ -102,3 +102,17 @@ def test_errors_without_waiting_are_no_timeouts_to_rank_below_a_slowdown() -> No
     assert tied(waiting) == "ledger"
     assert tied(failing) is None
     assert tied(at_once) is None
+
+
+def test_a_memory_step_or_a_modest_step_long_before_is_no_cause_of_later_symptoms() -> None:
+    """A store's memory step 6 minutes before made a delayed service (latency, nothing else) its victim."""
+    erring = EntityProfile("orders", "service", True, symptoms=[anomaly("orders", "errors", metric="error_rate")])
+
+    def cause(family: str, starts_s: int, score: float = 40.0) -> str | None:
+        moved = anomaly("store", family, score=score, starts_s=starts_s)
+        causes = unmapped_causes({"store": EntityProfile("store", "database", True, resources=[moved])}, ONSET_S)
+        return unmapped_victim_of("orders", erring, causes, traced_own=False)
+
+    assert cause("memory", starts_s=-60) is None
+    assert cause("cpu", starts_s=-600, score=8.0) is None
+    assert cause("cpu", starts_s=-60, score=8.0) == "store"

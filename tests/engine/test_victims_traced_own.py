@@ -49,7 +49,7 @@ def test_quiet_beside_a_loud_dependency_needs_silence_in_the_spans_too() -> None
     profiles = {
         "core": EntityProfile("core", "service", True),
         "trains": EntityProfile(
-            "trains", "service", True, resources=[anomaly("trains", "memory", score=8.0)], onset=DEPENDENCY_ONSET
+            "trains", "service", True, resources=[anomaly("trains", "cpu", score=8.0)], onset=DEPENDENCY_ONSET
         ),
     }
     assert _victim(profiles, traced_own=False) == "trains"

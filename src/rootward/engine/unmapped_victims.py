@@ -9,8 +9,10 @@ are more of them, and nothing says who waits on whom.
 
 Two moves read as a cause with no graph to follow, each in time order:
 
-- a resource that moved the harmful way (CPU, memory, disk, connections...) is
-  a mechanism; errors and latency that began after it (or within SAME_MOMENT_S
+- a resource that moved the harmful way (CPU, memory, disk, connections...) near
+  the onset is a mechanism, unless it is a memory step that killed nothing
+  (`victims.could_starve`: memory follows load, and a step minutes before is
+  background); errors and latency that began after it (or within SAME_MOMENT_S
   of it) may be what it caused, here or downstream;
 - a latency that stepped up and held (`victims.HELD`) is what callers time out
   on: symptoms that began at least `victims.FAILED_FIRST_S` after it may be its
@@ -28,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rootward.engine.signals import EntityProfile
-from rootward.engine.victims import FAILED_FIRST_S, HELD
+from rootward.engine.victims import FAILED_FIRST_S, HELD, could_starve
 
 # Series sampled seconds apart do not order two changes that began this close together.
 SAME_MOMENT_S = 30
@@ -43,10 +45,11 @@ class UnmappedCauses:
 
 
 def unmapped_causes(profiles: dict[str, EntityProfile], onset: int | None) -> UnmappedCauses:
-    """The resources that moved in time for this incident, and the latencies that stepped up and held."""
+    """The resources that moved in time for this incident in a way that can starve others, and the
+    latencies that stepped up and held."""
     out = UnmappedCauses()
     for e, p in profiles.items():
-        if p.resources and p.timely_resource_strength(onset) > 0:
+        if could_starve(p, onset):
             out.resources[e] = min(a.onset for a in p.resources) - SAME_MOMENT_S
         held = [a.onset for a in p.symptoms if a.family == "latency" and a.shape in HELD]
         if held:

@@ -49,6 +49,9 @@ HELD = frozenset({"step", "ramp"})
 # "connection reset by peer" (a process killed resets every connection open to it). Such a line is no
 # mechanism of the caller's own; which dependency it is about, if any, is for the victim rule to find.
 CALLEE_MECHANISMS = frozenset({"dependency_down", "packet_loss"})
+# A dependency's resource change counts as loud beside a quiet caller from this strength (a robust z
+# of 4 near the onset; a step long before it needs more): enough to have starved the caller.
+LOUD_RESOURCE = 0.2
 # What a process's own lines say when it died: down until it restarts, whatever its clients then see.
 PROCESS_DIED = frozenset({"oom_kill", "crash_loop"})
 
@@ -238,6 +241,14 @@ def _points_at(profile: EntityProfile, dependency: EntityProfile) -> bool:
     return any(mentions(s, dependency.entity, dependency.aliases) for s in profile.own_logs)
 
 
+def could_starve(p: EntityProfile, onset: int | None) -> bool:
+    """Whether `p`'s resources moved in a way that can starve what depends on it: near the onset
+    (`LOUD_RESOURCE` of `timely_resource_strength`; a step long before it needs more), and not a
+    memory step that killed nothing (memory follows load and starves no one until it kills)."""
+    killed = "oom_kill" in log_matches(p.own_logs)
+    return p.timely_resource_strength(onset, memory_step_share=1.0 if killed else 0.0) >= LOUD_RESOURCE
+
+
 def victim_of_dependency(
     e: str,
     p: EntityProfile,
@@ -294,7 +305,8 @@ def victim_of_dependency(
         if _serves_the_failure(p, dp, borrowed[d]):
             return d
         named_here = b_strength >= 0.5  # callers keep naming this entity: it is not just passing a failure on
-        d_loud = bool(dp.resources) or sum(x.onset_count for x in dp.own_logs + borrowed[d]) >= 5
+        # Loud: a resource change that could have starved e (`could_starve`), or its own failure lines.
+        d_loud = could_starve(dp, incident_onset) or sum(x.onset_count for x in dp.own_logs + borrowed[d]) >= 5
         # Quiet beside a loud dependency reads as its victim, unless it changed just before its own
         # symptoms (a fresh deploy or config change is evidence of its own, not silence), or its
         # spans show a change of its own (a wrong answer is quiet everywhere else).

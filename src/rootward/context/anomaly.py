@@ -395,9 +395,12 @@ def score_series(
         lookback = max(lookback, LOOKBACK_STEPS * int(np.median(np.diff(ts))))
     hi = min(max(fired_at, latest or fired_at) + 300, end)
     ceiling = success_ceiling(series.metric, series.values)
-    found = change_point(ts, vs, fired_at - lookback, hi, end, family_of(series.metric), ceiling)
+    family = family_of(series.metric)
+    found = change_point(ts, vs, fired_at - lookback, hi, end, family, ceiling)
     if found is None:
         return None
+    if family not in SYMPTOM_FAMILIES:
+        found = _later_episode(ts, vs, found, max(fired_at, latest or fired_at), end, family, ceiling) or found
     z, onset, base, after, peak = found
     return ScoredSeries(
         service=series.service,
@@ -410,6 +413,56 @@ def score_series(
         peak=peak,
         onset=onset,
     )
+
+
+# A series back within RECOVERED_BAND of its baseline for this long (and two samples) ended an episode.
+EPISODE_GAP_S = 60
+# The later move counts when it is a change in its own right, and not a ripple of a far larger first one.
+LATER_EPISODE_SHARE = 0.25
+
+
+def _later_episode(
+    ts: np.ndarray,
+    vs: np.ndarray,
+    found: tuple[float, int, float, float, float],
+    fired: int,
+    end: int,
+    family: str,
+    ceiling: float,
+) -> tuple[float, int, float, float, float] | None:
+    """A second move of the same series after the first one ended, scored without the first.
+
+    A window that holds the tail of an earlier event (a previous fault, a batch job) on the
+    same series hides a new move: the baseline of any later candidate holds the earlier
+    excursion, so the earlier change scores best and dates the series minutes too early.
+    When the series was away for MIN_AFTER samples or more (a lone excursion is a flap of
+    the fault itself), came back to its baseline for EPISODE_GAP_S and then left it again
+    the same way, the later move is scored with the earlier excursion left out (its
+    baseline is the quiet before and between): a resource acting when the alert fired
+    is this incident's, the earlier one was over. A move that began after the last alert
+    (`fired`) is not what the alert is about: the next event, not this one.
+    """
+    z, onset, base, after, peak = found
+    band = RECOVERED_BAND * max(abs(after - base), abs(peak - base))
+    keep = ~np.isnan(vs)
+    t, v = ts[keep], vs[keep]
+    k0 = int(np.searchsorted(t, onset))
+    near = np.nonzero(np.abs(v[k0 + 1 :] - base) <= band)[0] + k0 + 1  # samples back near the baseline
+    if not len(near):
+        return None
+    cuts = np.nonzero(np.diff(near) > 1)[0]
+    runs = zip(np.concatenate([near[:1], near[cuts + 1]]), np.concatenate([near[cuts], near[-1:]]), strict=True)
+    # The first stretch back for EPISODE_GAP_S (two samples or more) that the series left again.
+    back = next((int(a) for a, b in runs if b > a and t[b] - t[a] >= EPISODE_GAP_S and b + 1 < len(t)), None)
+    if back is None or t[back] > fired or back - k0 < MIN_AFTER:
+        return None  # lone excursions leading up to a move are one intermittent fault, not an episode that ended
+    rest = np.concatenate([np.arange(k0), np.arange(back, len(t))])
+    later = change_point(t[rest], v[rest], int(t[back]), fired, end, family, ceiling)
+    if later is None or later[0] * z <= 0 or later[1] <= t[back]:
+        return None
+    if abs(later[0]) < max(DEFAULT_THRESHOLD, LATER_EPISODE_SHARE * abs(z)):
+        return None
+    return later
 
 
 RAMP_FAMILIES = frozenset({"memory", "disk", "connections"})

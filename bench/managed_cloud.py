@@ -194,13 +194,14 @@ def _metrics_csv(
             lines.append(f"{ts},{c.name},{lat},{s.latency_ms * unit:.6g}")
             if not cloudwatch:
                 lines.append(f"{ts},{c.name},{err},{100 * (1 - s.failing):.6g}")
-            elif failed := _poisson(rng, count * s.failing):
+            elif failed := poisson(rng, count * s.failing):
                 lines.append(f"{ts},{c.name},{err},{failed}")  # a period that counted none has no data point
     return "\n".join(lines) + "\n"
 
 
-def _poisson(rng: random.Random, mean: float) -> int:
-    if mean > 50:
+def poisson(rng: random.Random, mean: float, normal_above: float = 50.0) -> int:
+    """A Poisson draw (Knuth's product of uniforms), the normal approximation above `normal_above`."""
+    if mean > normal_above:
         return max(0, round(rng.gauss(mean, math.sqrt(mean))))
     limit, k, p = math.exp(-mean), 0, 1.0
     while True:

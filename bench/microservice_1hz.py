@@ -55,6 +55,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench.managed_cloud import poisson
+
 BEFORE_S, AFTER_S = 600, 300
 STEPS = BEFORE_S + AFTER_S
 MB = 1 << 20
@@ -134,17 +136,6 @@ def call_graph(rng: random.Random) -> list[Node]:
     return nodes
 
 
-def _poisson(rng: random.Random, mean: float) -> int:
-    if mean > 40:
-        return max(0, round(rng.gauss(mean, math.sqrt(mean))))
-    limit, k, p = math.exp(-mean), 0, 1.0
-    while True:
-        p *= rng.random()
-        if p <= limit:
-            return k
-        k += 1
-
-
 def simulate(
     rng: random.Random, nodes: list[Node], fault: Fault, nuisances: list[Nuisance]
 ) -> dict[str, dict[str, list[float | None]]]:
@@ -189,7 +180,7 @@ def simulate(
             for x in c.callees:
                 share, calls = edge[(c.name, x)]
                 rate[x] += rate[c.name] * share * calls
-        count = {x: _poisson(rng, rate[x]) for x in names}
+        count = {x: poisson(rng, rate[x], normal_above=40.0) for x in names}
         for x in names:  # GC pauses and cron ticks: a few seconds of extra CPU, slower work
             spike_left[x] = spike_left[x] - 1 if spike_left[x] else (rng.randint(2, 6) if rng.random() < 0.004 else 0)
         lat50: dict[str, float] = {}

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from rootward.context.metric_names import family_of, is_headroom, split_labels, success_ceiling, words_of
+from rootward.context.metric_names import (
+    family_of,
+    is_headroom,
+    latency_quantile,
+    split_labels,
+    success_ceiling,
+    words_of,
+)
 from rootward.engine.signals import is_bad_direction
 from tests.engine.small_incidents import anomaly
 
@@ -133,3 +140,21 @@ def test_family_words_are_read_where_a_word_begins(metric: str, family: str) -> 
 def test_unavailable_replicas_are_a_count_of_failures_not_a_success_share() -> None:
     assert success_ceiling("kube_deployment_status_replicas_unavailable", [0.0, 2.0]) == 0.0
     assert success_ceiling("Availability", [99.9, 93.0]) == 100.0
+
+
+@pytest.mark.parametrize(
+    ("metric", "quantile"),
+    [
+        ("latency_p50_ms", 0.5),
+        ("latency-90", 0.9),  # RCAEval's columns
+        ("latency_p99_ms", 0.99),
+        ("p999_latency", 0.999),
+        ('http_request_duration_seconds{quantile="0.95"}', 0.95),
+        ("median_latency", 0.5),
+        ("latency_ms", None),
+        ("TargetResponseTime", None),
+        ("cpu_p99", None),  # not a latency
+    ],
+)
+def test_a_latency_series_name_says_its_quantile(metric: str, quantile: float | None) -> None:
+    assert latency_quantile(metric) == quantile

@@ -145,3 +145,25 @@ def success_ceiling(metric: str, values: Iterable[float]) -> float:
         return 0.0
     top = max((v for v in values if v == v), default=0.0)  # NaN != NaN: no sample
     return 100.0 if top > 1.0 else 1.0
+
+
+# The quantile a latency series' name states: `latency_p50_ms`, `latency-90` (RCAEval), `p99`,
+# `http_request_duration_seconds{quantile="0.95"}`, `median`; a `_50`/`_90` word, or `pNN`/`pNNN`.
+_QUANTILE_WORD = re.compile(r"(?:^|_)p?(50|75|90|95|99|999)(?:_|$)")
+_QUANTILE_LABEL = re.compile(r"""quantile\s*=\s*["']?(0?\.\d+)""")
+
+
+def latency_quantile(metric: str) -> float | None:
+    """The quantile of the requests a latency series reports (0.5 for a median), if its name says one."""
+    if family_of(metric) != "latency":
+        return None
+    if label := _QUANTILE_LABEL.search(metric):
+        return float(label.group(1))
+    words = words_of(split_labels(metric)[0])
+    if re.search(r"(?:^|_)median(?:_|$)", words):
+        return 0.5
+    found = _QUANTILE_WORD.search(words)
+    if found is None:
+        return None
+    digits = found.group(1)
+    return int(digits) / 10 ** len(digits)

@@ -83,6 +83,8 @@ class EntityProfile:
     alert_faults: frozenset[str] = frozenset()  # mechanisms the alerts firing on it are named for
     # Its spans timed the wait around the calls into it, pooled and per caller, and it did not grow.
     network_clear: bool = False
+    # Its tail latency rose while its median held: a share of its requests slow, most not (`tail_latency`).
+    tail_only: bool = False
 
     @property
     def symptom_strength(self) -> float:

@@ -376,8 +376,9 @@ def _symptom_signatures(
     mechanism_named: bool,
     resource_cause: bool,
 ) -> None:
-    """Errors read as a code fault, latency without a resource cause as delay on the path, unless its logs
-    or its alerts name a mechanism. Where its spans show the wait around the calls into it unchanged
+    """Errors read as a code fault, latency without a resource cause as delay on the path (packet loss
+    where only its tail slowed, `EntityProfile.tail_only`), unless its logs or its alerts name a
+    mechanism. Where its spans show the wait around the calls into it unchanged
     (`EntityProfile.network_clear`), the latency is its own work taking longer with no resource behind
     it: its code; unless its own lines say what it waited on timed out (a disk, a callee of its own)."""
     own_errors = [a for a in profile.symptoms if a.family == "errors"]
@@ -393,12 +394,18 @@ def _symptom_signatures(
         )
     if latency and not resource_cause and not own_errors and not mechanism_named:
         network_clear = profile.network_clear and "network_latency" not in log_matches(profile.own_logs)
+        code = network_clear and profile.deployable
         sig.add(
-            "deploy_regression" if network_clear and profile.deployable else "network_latency",
+            "deploy_regression" if code else "packet_loss" if profile.tail_only else "network_latency",
             0.3 * (0.5 + strength(latency[0].score)),
             [latency[0].evidence],
             "latency rose with no resource cause and no errors of its own"
-            + (", and its spans show no wait outside its own work" if network_clear else ""),
+            + (", and its spans show no wait outside its own work" if network_clear else "")
+            + (
+                ", its tail only: its median held, as when lost packets cost some requests a retransmission"
+                if profile.tail_only and not code
+                else ""
+            ),
         )
 
 

@@ -7,6 +7,7 @@ from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Finding
 from rootward.engine.signals import is_bad_direction, strength
 from rootward.engine.specialists.base import EXPECTED_FAMILIES, FALLING_TRAFFIC, Specialist, finding
+from rootward.engine.tail_latency import tail_only
 from rootward.engine.tools import ToolLayer
 
 
@@ -33,6 +34,17 @@ class MetricsSpecialist(Specialist):
                 [a.evidence for a in sorted(moved, key=lambda a: -a.score)[:3]],
             )
         scores = self.call(tools, "metric_scores", entity=h.entity)
+        if h.fault_type == "packet_loss" and h.entity in tail_only(scores.data):
+            # No loss series moved (or there is none): lost packets show as the tail alone slowing.
+            tail = max((a for a in result.data if a.family == "latency"), key=lambda a: a.score)
+            return finding(
+                h,
+                "validated",
+                0.45 + 0.3 * strength(tail.score),
+                f"{tail.evidence.excerpt}, while its median latency held: a share of its requests waited, "
+                "as a retransmission after a lost packet makes them",
+                [tail.evidence],
+            )
         flat: list[ScoredSeries] = [s for s in scores.data if s.family in expected]
         unwatched = expected - {s.family for s in flat}
         if flat and not unwatched:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rootward.context.anomaly import ScoredSeries
 from rootward.engine.hypotheses import rank_hypotheses, score_entities
 from rootward.engine.signals import entity_profiles
 from rootward.engine.victims import waits_on_a_vendor
@@ -157,3 +158,40 @@ def test_a_vendor_named_only_by_the_host_its_caller_dialled_outranks_the_callers
 
     assert ranked({"sms-vendor": ("sms.example.io",)})[0] == "sms-vendor/network_latency"
     assert ranked({"sms-vendor": ("mail.example.io",)})[0] == "notifier/deploy_regression"
+
+
+def _store_behind_a_slow_caller(store_series: tuple[tuple[str, str], ...]):  # type: ignore[no-untyped-def]
+    """Metrics only: notifier's latency rose with nothing of its own; queue-db reports `store_series`, all flat."""
+    ctx = incident(
+        kinds={"web": "service", "notifier": "service", "queue-db": "database"},
+        edges=[("web", "notifier", "depends_on"), ("notifier", "queue-db", "depends_on")],
+        alerting=["notifier"],
+        anomalies=[anomaly("notifier", "latency", metric="latency_p99_ms", baseline=40, after=900)],
+    )
+    flat = [
+        ScoredSeries(
+            service="queue-db",
+            metric=m,
+            family=f,
+            score=0.5,
+            signed=0.5,
+            baseline=1.0,
+            after=1.0,
+            peak=1.1,
+            onset=ONSET_S,
+        )
+        for m, f in store_series
+    ]
+    return ctx.model_copy(
+        update={"series": flat, "telemetry": {e: ["metrics"] for e in ("web", "notifier", "queue-db")}}
+    )
+
+
+def test_a_store_reporting_only_cpu_and_memory_is_suspected_from_its_callers_as_an_unwatched_one_is() -> None:
+    """Its CPU and memory cannot say it was slow: a delay on its network showed in its caller alone."""
+    resources = (("cpu_usage", "cpu"), ("memory_bytes", "memory"))
+    ranked = rank_hypotheses(_store_behind_a_slow_caller(resources))
+    assert ("queue-db", "network_latency") in [(h.entity, h.fault_type) for h in ranked]
+    # One that reports its own latency, and it stayed flat, is not suspected.
+    ranked = rank_hypotheses(_store_behind_a_slow_caller((*resources, ("query_latency_ms", "latency"))))
+    assert all(h.entity != "queue-db" for h in ranked)

@@ -85,6 +85,9 @@ class EntityProfile:
     network_clear: bool = False
     # Its tail latency rose while its median held: a share of its requests slow, most not (`tail_latency`).
     tail_only: bool = False
+    # It reports latency or errors of its own (a series, spans or logs): a store with CPU and memory
+    # series only cannot say it was slow; its callers' symptoms are all there is of that (`silent_dependency`).
+    reports_symptoms: bool = True
 
     @property
     def symptom_strength(self) -> float:
@@ -161,12 +164,15 @@ def mentions(signal: LogSignal, entity: str, aliases: tuple[str, ...] = ()) -> b
 
 def entity_profiles(ctx: Context) -> dict[str, EntityProfile]:
     onset = int((ctx.window.onset or ctx.window.fired_at).timestamp())
+    reporting = {s.service for s in ctx.series if s.family in ("latency", "errors")}
+    reporting |= {e for e, kinds in ctx.telemetry.items() if {"traces", "logs"} & set(kinds)}
     profiles = {
         e: EntityProfile(
             entity=e,
             kind=ctx.topology.kinds.get(e, "unknown"),
             has_telemetry=bool(ctx.telemetry.get(e)),
             aliases=ctx.topology.aliases.get(e, ()),
+            reports_symptoms=e in reporting,
         )
         for e in ctx.topology.entities
     }

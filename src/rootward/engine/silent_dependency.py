@@ -15,7 +15,9 @@ with evidence of its own. A third-party API (`kind: external`) is the
 exception: it can never report anything, so its callers' symptoms count whole
 (and `victims.victim_of_dependency` reads a caller with no cause of its own as its
 victim); an uninstrumented database keeps the share, as it is as often its
-caller's victim as its cause.
+caller's victim as its cause. A store whose only series are its CPU and memory
+(`EntityProfile.reports_symptoms` false) is as unwatched here: those cannot say
+it was slow, and a delay on its network shows in its callers alone.
 """
 
 from __future__ import annotations
@@ -63,12 +65,12 @@ def silent_dependency(
     onset: int | None,
     edges: dict[tuple[str, str], EvidenceRef],
 ) -> tuple[float, list[Signature]]:
-    """Strength 0..1 of the case against an entity with no telemetry, and the fault types it suggests.
+    """Strength 0..1 of the case against an entity with no telemetry of its symptoms, and the fault types it suggests.
 
     `edges`: the evidence of each topology edge (declared, or seen in traces), cited with the symptoms.
     """
     p = profiles.get(entity)
-    if p is None or p.has_telemetry or entity not in g:
+    if p is None or (p.has_telemetry and p.reports_symptoms) or entity not in g:
         return 0.0, []
     callers = [profiles[c] for c in g.predecessors(entity) if c in profiles and profiles[c].has_telemetry]
     sick = [c for c in callers if unexplained(c, onset)]

@@ -77,3 +77,12 @@ def test_the_metrics_specialist_finds_loss_in_a_tail_that_rose_alone() -> None:
 
     assert status(LOSS) == "validated"
     assert status(DELAY) != "validated"
+
+
+def test_a_tail_that_rose_in_the_scores_but_is_no_anomaly_validates_nothing() -> None:
+    """The scores and the anomalies are read apart: a tail the detector dropped is no evidence to cite."""
+    specialist = MetricsSpecialist()
+    ctx = _ctx(LOSS).model_copy(update={"anomalies": []})
+    layer = ToolLayer(specialist.name, specialist.manifest, context_tools(ctx), Budget(), list[TraceEntry]())
+    found = specialist.check(Hypothesis("H1", "cart", "packet_loss", 0.5), layer)
+    assert found is not None and found.status != "validated"

@@ -34,9 +34,9 @@ class MetricsSpecialist(Specialist):
                 [a.evidence for a in sorted(moved, key=lambda a: -a.score)[:3]],
             )
         scores = self.call(tools, "metric_scores", entity=h.entity)
-        if h.fault_type == "packet_loss" and h.entity in tail_only(scores.data):
+        tail = max((a for a in result.data if a.family == "latency"), key=lambda a: a.score, default=None)
+        if h.fault_type == "packet_loss" and tail is not None and h.entity in tail_only(scores.data):
             # No loss series moved (or there is none): lost packets show as the tail alone slowing.
-            tail = max((a for a in result.data if a.family == "latency"), key=lambda a: a.score)
             return finding(
                 h,
                 "validated",

@@ -399,7 +399,7 @@ def score_series(
     found = change_point(ts, vs, fired_at - lookback, hi, end, family, ceiling)
     if found is None:
         return None
-    if family not in SYMPTOM_FAMILIES:
+    if family not in SYMPTOM_FAMILIES and abs(found[0]) >= DEFAULT_THRESHOLD:  # only a move can have ended
         found = _later_episode(ts, vs, found, max(fired_at, latest or fired_at), end, family, ceiling) or found
     z, onset, base, after, peak = found
     return ScoredSeries(

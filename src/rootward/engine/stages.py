@@ -64,6 +64,17 @@ def _bundle(state: EngineState) -> Bundle:
     return _load(state.bundle_path, state.started_at)
 
 
+@lru_cache(maxsize=4)
+def _resolver_for(path: str, investigation: float) -> BundleCiteResolver:
+    return BundleCiteResolver(_load(path, investigation))
+
+
+def _resolver(state: EngineState) -> BundleCiteResolver:
+    """The investigation's cite resolver, built once: verify and the RCA stage both check cites, and
+    indexing 20,000 spans for the first trace cite took ~0.1 s each time."""
+    return _resolver_for(state.bundle_path, state.started_at)
+
+
 def initial_state(bundle_path: str | Path, deps: EngineDeps | None = None) -> EngineState:
     return EngineState.start(str(bundle_path), (deps or EngineDeps()).limits)
 
@@ -202,7 +213,7 @@ def stage_supervise(state: EngineState, deps: EngineDeps) -> EngineState:
 
 def stage_verify(state: EngineState, deps: EngineDeps) -> EngineState:
     assessments = copy.deepcopy(state.assessments)  # the verifier repairs in place: not the input's
-    resolver = BundleCiteResolver(_bundle(state))
+    resolver = _resolver(state)
     verification = verify(assessments, resolver)
     assessments.sort(key=lambda a: (-a.score, a.hypothesis.id))
     return state.model_copy(update={"assessments": assessments, "verification": verification})
@@ -258,7 +269,7 @@ def stage_rca(state: EngineState, deps: EngineDeps) -> EngineState:
         extra_claims=extra,
         verdict=verdict,
     )
-    resolver = BundleCiteResolver(_bundle(state))
+    resolver = _resolver(state)
     if check_result(result, resolver):  # one repair, then publish with what remains noted
         result = repair_result(result, resolver)
         left = check_result(result, resolver)

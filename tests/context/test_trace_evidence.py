@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -13,7 +14,14 @@ from rootward.bundle.load import load_bundle
 from rootward.bundle.write import write_alerts, write_incident
 from rootward.context.assemble import assemble_context
 from rootward.context.span_graph import route_of
-from rootward.context.trace_evidence import Z_SHARE, TraceFinding, bonferroni_z, compared_windows, trace_findings
+from rootward.context.trace_evidence import (
+    Z_SHARE,
+    TraceFinding,
+    _rare_by_chance,
+    bonferroni_z,
+    compared_windows,
+    trace_findings,
+)
 from rootward.context.window import incident_window, with_onset
 from rootward.domain.alert import Alert, Severity
 from rootward.domain.incident import IncidentMeta
@@ -114,13 +122,19 @@ def test_too_few_calls_on_either_side_give_no_latency_or_failure_aggregate() -> 
     assert {kind for kind, _ in f} == {"volume", "call_volume", "network_out"}
 
 
-def _sparse_after(after: Phase, calls_after: int) -> dict[tuple[str, str], TraceFinding]:
-    """A well-sampled baseline, then only a few requests after the onset (a sparse edge of a big system)."""
+def _sparse_after(
+    after: Phase | Sequence[Phase], calls_after: int = 0, before: Phase | None = None
+) -> dict[tuple[str, str], TraceFinding]:
+    """A well-sampled baseline, then only a few requests after the onset (a sparse edge of a big system).
+
+    `after`: the phase of every request after the onset (`calls_after` of them), or one phase per request.
+    """
     rng = random.Random(11)
+    afters = [after] * calls_after if isinstance(after, Phase) else list(after)
     spans: list[Span] = []
-    for side, phase, (lo, hi), n in ((0, Phase(), BASELINE, 60), (1, after, DURING, calls_after)):
-        step = (hi - lo) / (n + 1)
-        for i in range(n):
+    for side, phases, (lo, hi) in ((0, [before or Phase()] * 60, BASELINE), (1, afters, DURING)):
+        step = (hi - lo) / (len(phases) + 1)
+        for i, phase in enumerate(phases):
             spans += request(side * 100 + i, lo + step * (i + 1), "frontend", CALLS, phase, rng)
     return {(f.kind, f.where): f for f in trace_findings(spans, baseline=BASELINE, during=DURING)}
 
@@ -141,6 +155,34 @@ def test_three_calls_after_the_onset_do_not_make_a_moderate_slowdown_a_change() 
 def test_two_calls_after_the_onset_give_no_time_aggregate() -> None:
     f = _sparse_after(Phase(network_ms={"cart": 400}), calls_after=2)
     assert ("network", "checkout->cart") not in f
+
+
+def test_a_callee_that_stopped_answering_shows_in_the_four_calls_of_a_sparse_edge() -> None:
+    """Four calls after the onset, none answered, against sixty that all were: the callee went away.
+
+    Shares were read over five calls or more only, so a callee called once a minute that
+    stopped answering left no finding, and its caller's calls ending there read as its own bug.
+    """
+    no_kinds = Phase(kind=False)
+    f = _sparse_after(Phase(kind=False, down=frozenset({"payment"})), 4, before=no_kinds)
+    unanswered = f[("unanswered", "checkout->payment")]
+    assert unanswered.up and unanswered.n_after == 4 and unanswered.after == 1.0
+    assert not f[("unanswered", "checkout->cart")].changed
+
+
+def test_one_failure_in_three_calls_against_a_clean_baseline_is_no_change() -> None:
+    """Against none in sixty, one failing call in three happens by chance often enough; three in three does not."""
+    failing = Phase(failing=frozenset({"payment"}))
+    one = _sparse_after([failing, Phase(), Phase()])[("origin_errors", "payment")]
+    assert one.n_after == 3 and one.after > 0.3 and not one.changed
+    assert _sparse_after(failing, 3)[("origin_errors", "payment")].up
+
+
+def test_a_sparse_share_counts_when_its_hits_are_rare_at_the_baselines_rate() -> None:
+    assert _rare_by_chance(0, 60, 4, 4) and _rare_by_chance(0, 52, 3, 3)
+    assert not _rare_by_chance(0, 52, 1, 3)  # one in three, at a rate near one in a hundred: six times in a hundred
+    assert not _rare_by_chance(30, 60, 3, 3)  # a share that was half before: three in three is one time in eight
+    assert not _rare_by_chance(10, 60, 0, 4)  # a fall is never read from a handful of calls
 
 
 def test_calls_between_an_early_onset_and_the_compared_stretch_count_on_neither_side() -> None:

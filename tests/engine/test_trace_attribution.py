@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -11,7 +12,7 @@ from rootward.context.assemble import Context
 from rootward.context.trace_evidence import trace_findings
 from rootward.engine.hypotheses import rank_hypotheses, score_entities
 from rootward.engine.trace_attribution import TraceAttribution, attribute_traces
-from tests.context.span_factory import BASELINE, DURING, Phase, incident_spans
+from tests.context.span_factory import BASELINE, DURING, Phase, incident_spans, request
 from tests.engine.small_incidents import anomaly, change, incident, log
 
 SHOP = {"frontend": ["checkout", "catalog"], "checkout": ["payment", "cart"]}
@@ -334,3 +335,23 @@ def test_raising_right_after_calls_that_went_wrong_is_the_callees_doing() -> Non
     assert slow["checkout"].victim_of == "payment"
     on_time = _attribute(SHOP, Phase(wrong_answers=frozenset({"payment"})))
     assert on_time["checkout"].victim_of is None
+
+
+def test_a_caller_whose_few_calls_fail_where_a_callee_stopped_answering_is_that_callees_victim() -> None:
+    """Spans without kinds: four requests after the onset, each failing at a payment call nobody answered.
+
+    The failures surface in checkout's spans, which reads two ways (its bug, or the answer it
+    got); a call no span answered is no answer to have a bug about. With the shares of failed
+    and unanswered calls read over those four calls, payment is down and checkout its victim.
+    """
+    rng = random.Random(5)
+    no_kinds, down = Phase(kind=False), Phase(kind=False, down=frozenset({"payment"}))
+    spans = [s for i in range(60) for s in request(i, _at(BASELINE, i, 60), "frontend", SHOP, no_kinds, rng)]
+    spans += [s for i in range(4) for s in request(100 + i, _at(DURING, i, 4), "frontend", SHOP, down, rng)]
+    by = attribute_traces(trace_findings(spans, baseline=BASELINE, during=DURING))
+    assert [h.fault_type for h in by["payment"].hints] == ["dependency_down"]
+    assert by["checkout"].victim_of == "payment" and by["checkout"].own == 0.0
+
+
+def _at(window: tuple[datetime, datetime], i: int, n: int) -> datetime:
+    return window[0] + (window[1] - window[0]) * (i + 1) / (n + 1)

@@ -212,6 +212,22 @@ def _share(k_before: int, n_before: int, k_after: int, n_after: int) -> tuple[fl
     return pb, pa, z, abs(z) >= Z_SHARE and abs(pa - pb) >= MIN_SHARE_DELTA
 
 
+def _rare_by_chance(k_before: int, n_before: int, k_after: int, n_after: int) -> bool:
+    """Whether `k_after` hits in `n_after` calls are as unlikely at the baseline's rate as `Z_SHARE` says.
+
+    The pooled z of `_share` is an approximation for many calls. Over three or four it
+    overstates a single hit against a clean baseline (one failure in three calls reads as
+    z 3.5, though at a rate of one in fifty one of three fails six times in a hundred);
+    the binomial tail at the baseline's rate (smoothed, so a clean baseline is not a rate
+    of zero) does not. Only a rise is read: a fall in a handful of calls is never one.
+    """
+    rate = (k_before + 0.5) / (n_before + 1.0)
+    if k_after / n_after <= rate:
+        return False
+    tail = sum(math.comb(n_after, i) * rate**i * (1.0 - rate) ** (n_after - i) for i in range(k_after, n_after + 1))
+    return tail <= 1.0 - NormalDist().cdf(Z_SHARE)
+
+
 def _window(times: np.ndarray) -> tuple[int, int]:
     return math.floor(float(times.min())), math.ceil(float(times.max()))
 
@@ -310,9 +326,12 @@ class _Builder:
     ) -> None:
         before = _healthy_share_level(hit, ~after, at, self.baseline[1])
         nb, na = int(before.sum()), int(after.sum())
-        if nb >= MIN_CALLS and na >= MIN_CALLS:
+        if nb >= MIN_CALLS and na >= MIN_CALLS_AFTER:
             kb, ka = int((hit & before).sum()), int((hit & after).sum())
-            self.add(kind, entity, caller, _share(kb, nb, ka, na), (nb, na), cite)
+            stats = _share(kb, nb, ka, na)
+            if na < MIN_CALLS:  # a sparse edge (a callee called once a minute): its few calls must say it alone
+                stats = (*stats[:3], stats[3] and _rare_by_chance(kb, nb, ka, na))
+            self.add(kind, entity, caller, stats, (nb, na), cite)
 
     def volume(
         self, kind: TraceKind, entity: str, caller: str | None, mine: np.ndarray, all_after: np.ndarray, cite: str

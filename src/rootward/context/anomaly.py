@@ -401,6 +401,8 @@ def score_series(
         return None
     if family not in SYMPTOM_FAMILIES and abs(found[0]) >= DEFAULT_THRESHOLD:  # only a move can have ended
         found = _later_episode(ts, vs, found, max(fired_at, latest or fired_at), end, family, ceiling) or found
+    elif family not in SYMPTOM_FAMILIES and abs(found[0]) >= NEAR_MISS:
+        found = _behind_an_earlier_episode(ts, vs, found, (fired_at - lookback, hi), latest or fired_at, end) or found
     z, onset, base, after, peak = found
     return ScoredSeries(
         service=series.service,
@@ -461,6 +463,41 @@ def _later_episode(
     if later is None or later[0] * z <= 0 or later[1] <= t[back]:
         return None
     if abs(later[0]) < max(DEFAULT_THRESHOLD, LATER_EPISODE_SHARE * abs(z)):
+        return None
+    return later
+
+
+# A move this strong that misses the threshold may be one hidden by an earlier episode in its baseline.
+NEAR_MISS = 2.0
+
+
+def _behind_an_earlier_episode(
+    ts: np.ndarray,
+    vs: np.ndarray,
+    found: tuple[float, int, float, float, float],
+    searched: tuple[int, int],
+    fired: int,
+    end: int,
+    family: str = "other",
+    ceiling: float = 0.0,
+) -> tuple[float, int, float, float, float] | None:
+    """A move near the alert scored without an earlier episode of the same series that its baseline holds.
+
+    `_later_episode` finds a second move behind a first one that began within the look-back;
+    a previous fault at the same pod a quarter of an hour before began earlier still, sits
+    whole in the baseline of every candidate near the alert, and widens its spread: a CPU
+    that tripled read as 3 spreads. The earlier episode is looked for over the whole
+    baseline the series has, and where it was a change in its own right that ended, the move
+    near the alert is its later episode, scored with it left out. Only a move that is already
+    there (`NEAR_MISS` spreads) and in the same direction is rescored; one that ends up
+    beginning elsewhere than the one found (`searched`) is left as it was.
+    """
+    z = found[0]
+    earlier = change_point(ts, vs, int(ts[0]), searched[0], end, family, ceiling)
+    if earlier is None or abs(earlier[0]) < DEFAULT_THRESHOLD or earlier[0] * z <= 0:
+        return None
+    later = _later_episode(ts, vs, earlier, fired, end, family, ceiling)
+    if later is None or not searched[0] <= later[1] <= searched[1] or abs(later[0]) <= abs(z):
         return None
     return later
 

@@ -94,6 +94,12 @@ SHARED_FAULTS = frozenset(
 HOSTED_FAULTS = SHARED_FAULTS | {"network_latency"}
 
 
+# An entity's onset is read from samples: this many steps (and never less than LATE_GRACE_S) after the
+# last alert, it may still be what set the alert off (`_fired_before`).
+LATE_GRACE_STEPS = 2
+LATE_GRACE_S = 120
+
+
 @dataclass
 class EntityScore:
     entity: str
@@ -195,6 +201,24 @@ def _reach(
     # A dependent whose failure logs name another dependency is explained by that one,
     # unless a fault here could reach it through the named one.
     return {x for x in reach if x == e or not points[x] or any(y == e or e in below[y] for y in points[x])}
+
+
+def _fired_before(e: str, p: EntityProfile, ctx: Context) -> set[str]:
+    """The alerting entities `e` cannot have set off: every alert had fired before anything of it moved.
+
+    A cause comes before the alert it explains. Its onset is read from samples and may be a
+    step or two late (`LATE_GRACE_STEPS`, never under `LATE_GRACE_S`); an entity whose series
+    first moved later still, after the group's last alert, is the next event or an aftermath,
+    however well the map lets it reach the alerting entities. Its own alert stays its own.
+    Series only: a watched series was seen quiet until it moved, where a log line may be the
+    end of what began earlier unseen (the kill at the end of a leak).
+    """
+    if p.onset is None or not (p.symptoms or p.resources):
+        return set()
+    grace = max(LATE_GRACE_S, LATE_GRACE_STEPS * ctx.sample_step_s)
+    if p.onset <= ctx.window.alerted_by.timestamp() + grace:
+        return set()
+    return {a.service for a in ctx.alerts if a.service != e}
 
 
 def _signatures(
@@ -332,7 +356,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         own += 0.35 * silent  # weighed as symptoms are: it is its callers' symptoms, second-hand
         if own <= 0:
             continue
-        coverage = _coverage(ctx, alerting, abnormal, _reach(g, e, p, points, below))
+        coverage = _coverage(ctx, alerting, abnormal, _reach(g, e, p, points, below) - _fired_before(e, p, ctx))
         spans_say = (t.own > 0, t.unharmed_callees, t.slowed_callees, t.waited_for)  # of it and its calls
         fresh_callee = fails_after_a_fresh_change(e, p, profiles, ctx)  # its spans fail on a callee just changed
         tied = fresh_callee or waits_on_a_vendor(e, p, g, profiles, incident_onset)  # or it waits on a vendor

@@ -195,3 +195,46 @@ def test_a_store_reporting_only_cpu_and_memory_is_suspected_from_its_callers_as_
     # One that reports its own latency, and it stayed flat, is not suspected.
     ranked = rank_hypotheses(_store_behind_a_slow_caller((*resources, ("query_latency_ms", "latency"))))
     assert all(h.entity != "queue-db" for h in ranked)
+
+
+SHARED = {"web": "service", "orders": "service", "stock": "service", "cart-db": "database", "prices": "service"}
+SHARED_EDGES = [
+    ("web", "orders", "depends_on"),
+    ("web", "stock", "depends_on"),
+    ("orders", "cart-db", "depends_on"),
+    ("stock", "cart-db", "depends_on"),
+    ("stock", "prices", "depends_on"),
+]
+
+
+def _shared_store(slow: tuple[str, ...], *, prices_slow: bool = False):  # type: ignore[no-untyped-def]
+    """Metrics only: the callers in `slow` slowed with nothing of their own; cart-db (both call it) reports nothing."""
+    anomalies = [anomaly(c, "latency", metric="latency_p50_ms", baseline=20, after=120) for c in slow]
+    anomalies.append(anomaly("web", "latency", metric="latency_p50_ms", baseline=40, after=140, score=20.0))
+    if prices_slow:
+        anomalies.append(anomaly("prices", "latency", metric="latency_p50_ms", baseline=10, after=110))
+    return incident(kinds=SHARED, edges=SHARED_EDGES, alerting=["web"], anomalies=anomalies, silent=["cart-db"])
+
+
+def test_every_caller_of_an_unwatched_store_slowed_at_once_is_the_stores_delay_not_one_at_each() -> None:
+    """Two services slowing in the same minute with nothing of their own, sharing only one store: one cause.
+
+    One caller alone reads two ways (its own network, or the store's), so it keeps its place
+    above the store; two or more at once, with nothing else they call abnormal, read one way.
+    """
+    scores = {s.entity: s for s in score_entities(_shared_store(("orders", "stock")))}
+    assert max(scores.values(), key=lambda s: s.score).entity == "cart-db"
+    assert scores["orders"].victim_of == "cart-db" and scores["stock"].victim_of == "cart-db"
+    assert rank_hypotheses(_shared_store(("orders", "stock")))[0].entity == "cart-db"
+
+
+def test_one_slow_caller_of_a_shared_store_is_not_read_as_the_stores_victim() -> None:
+    scores = {s.entity: s for s in score_entities(_shared_store(("orders",)))}
+    assert scores["orders"].victim_of is None
+    assert scores["orders"].score > scores["cart-db"].score
+
+
+def test_callers_with_another_abnormal_dependency_are_not_read_as_the_stores_victims() -> None:
+    """stock also calls prices, which slowed too: what slowed stock is for the evidence to say."""
+    scores = {s.entity: s for s in score_entities(_shared_store(("orders", "stock"), prices_slow=True))}
+    assert scores["orders"].victim_of != "cart-db" and scores["stock"].victim_of != "cart-db"

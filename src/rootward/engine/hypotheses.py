@@ -59,7 +59,7 @@ from rootward.engine.signatures import (
     classify,
     faults_named,
 )
-from rootward.engine.silent_dependency import silent_dependency
+from rootward.engine.silent_dependency import silent_dependency, waits_on_a_shared_store
 from rootward.engine.tail_latency import tail_only
 from rootward.engine.trace_attribution import TraceAttribution
 from rootward.engine.unmapped_victims import UnmappedCauses, timed_out_on, unmapped_causes, unmapped_victim_of
@@ -360,6 +360,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         spans_say = (t.own > 0, t.unharmed_callees, t.slowed_callees, t.waited_for)  # of it and its calls
         fresh_callee = fails_after_a_fresh_change(e, p, profiles, ctx)  # its spans fail on a callee just changed
         tied = fresh_callee or waits_on_a_vendor(e, p, g, profiles, incident_onset)  # or it waits on a vendor
+        tied = tied or waits_on_a_shared_store(e, g, profiles, incident_onset)  # or on a store all its callers do
         tied = tied or timed_out_on(e, p, unmapped, traced_own=t.own > 0)
         if tied is not None:
             span_tied.setdefault(e, tied)

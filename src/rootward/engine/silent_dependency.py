@@ -37,6 +37,8 @@ VENDOR_SHARE = 1.0
 OWN_CAUSE = 0.35
 # A signature read only from others' symptoms is weak: any specific evidence outranks it.
 SILENT_SIGNATURE_SCORE = 0.25
+# Callers that must all show it before an unwatched store is read as their one cause.
+MIN_SHARED_CALLERS = 2
 # What a line says of a call rather than of the caller: it was slow, timed out or went unanswered.
 ABOUT_A_CALL = frozenset({"network_latency", "dependency_down"})
 
@@ -76,7 +78,8 @@ def silent_dependency(
     sick = [c for c in callers if unexplained(c, onset)]
     if not sick:
         return 0.0, []
-    share = VENDOR_SHARE if p.kind.lower() == "external" else SILENT_SHARE
+    shared = _shared_by_all(entity, g, profiles, onset) is not None
+    share = VENDOR_SHARE if p.kind.lower() == "external" or shared else SILENT_SHARE
     strength = share * max(c.symptom_strength for c in sick) * len(sick) / len(callers)
     refs = [edges[(c.entity, entity)] for c in sick if (c.entity, entity) in edges]
     families = {a.family for c in sick for a in c.symptoms}
@@ -95,3 +98,33 @@ def silent_dependency(
         for fault, verb in readings
     ]
     return strength, sigs
+
+
+def _shared_by_all(
+    entity: str, g: nx.DiGraph, profiles: dict[str, EntityProfile], onset: int | None
+) -> list[str] | None:
+    """The callers of an unwatched store, when two or more call it, every one shows symptoms with no
+    cause of its own, and nothing else they call is abnormal; else None.
+
+    One caller slowed with nothing of its own reads two ways: its own network, or the store's.
+    Two or more at once, sharing only that store, read one way: one cause for all of them, the
+    store, rather than a fault at each in the same minute.
+    """
+    p = profiles.get(entity)
+    if p is None or (p.has_telemetry and p.reports_symptoms) or entity not in g:
+        return None
+    callers = [c for c in g.predecessors(entity) if c in profiles and profiles[c].has_telemetry]
+    if len(callers) < MIN_SHARED_CALLERS or not all(unexplained(profiles[c], onset) for c in callers):
+        return None
+    others = {d for c in callers for d in g.successors(c) if d != entity}
+    if any(profiles[d].abnormal for d in others if d in profiles):
+        return None
+    return callers
+
+
+def waits_on_a_shared_store(e: str, g: nx.DiGraph, profiles: dict[str, EntityProfile], onset: int | None) -> str | None:
+    """The unwatched store `e` and its other callers all wait on (`_shared_by_all`), if it is one of them."""
+    if e not in g:
+        return None
+    shared = [d for d in g.successors(e) if e in (_shared_by_all(d, g, profiles, onset) or [])]
+    return shared[0] if len(shared) == 1 else None

@@ -29,7 +29,7 @@ from rootward.engine.signatures import (
     SURGE_RATIO,
     log_matches,
 )
-from rootward.engine.silent_dependency import unexplained
+from rootward.engine.silent_dependency import unexplained, waits_on_a_shared_store
 from rootward.engine.specialists.changes import STALE_CHANGE_S
 from rootward.engine.trace_attribution import TraceAttribution
 
@@ -290,6 +290,8 @@ def victim_of_dependency(
             return d  # it says its calls timed out, and the spans show its calls to d slower
         if _unseen_vendor(g, e, dp) and unexplained(p, incident_onset) and not waited_for:
             return d  # symptoms with no cause of its own, calling a third party we cannot see
+        if not waited_for and waits_on_a_shared_store(e, g, profiles, incident_onset) == d:
+            return d  # as all the other callers of an unwatched store it calls, with nothing else abnormal
         d_evidence = dp.abnormal or bool(borrowed[d]) or _unanswered_by(p, dp)
         if not d_evidence:
             continue

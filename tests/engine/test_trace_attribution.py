@@ -355,3 +355,21 @@ def test_a_caller_whose_few_calls_fail_where_a_callee_stopped_answering_is_that_
 
 def _at(window: tuple[datetime, datetime], i: int, n: int) -> datetime:
     return window[0] + (window[1] - window[0]) * (i + 1) / (n + 1)
+
+
+def test_one_slow_callee_judged_alone_is_not_its_callers_own_side_pooled_with_a_span_less_one() -> None:
+    """search calls cluster, whose network is delayed, and a pricing API that writes no spans.
+
+    Its calls out pooled slowed outside the callees' spans, and the one edge that can be judged
+    alone (to cluster) grew: that looked like "every edge grew", so search was starved on its
+    own side and cluster got nothing. One grown edge can be all of the pooled growth: it is the
+    callee's, read edge by edge, and search is its victim.
+    """
+    calls = {"frontend": ["search"], "search": ["cluster", "pricing"]}
+    vendor = frozenset({"pricing"})
+    spans = incident_spans(
+        calls, "frontend", Phase(spanless=vendor), Phase(spanless=vendor, network_ms={"cluster": 80})
+    )
+    by = attribute_traces(trace_findings(spans, baseline=BASELINE, during=DURING))
+    assert by["cluster"].hints[0].fault_type == "network_latency" and by["cluster"].own > 0.5
+    assert by["search"].own == 0.0 and by["search"].victim_of == "cluster"

@@ -200,7 +200,9 @@ def _starved(ix: _Index, e: str) -> bool:
     pooled = ix.of(e, "network_out")
     if pooled is None or not pooled.up or len(_neighbours(ix, e, callers=False)) < MIN_SHARED_CALLERS:
         return False
-    return all(f.up for f in ix.out_of(e, "network"))
+    judged = ix.out_of(e, "network")
+    # One edge judged alone that grew can be all the pooled growth: that callee's, read edge by edge.
+    return all(f.up for f in judged) and len(judged) != 1
 
 
 def _pooled_network(ix: _Index, e: str) -> tuple[float, TraceFinding | None]:

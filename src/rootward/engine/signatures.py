@@ -368,6 +368,11 @@ def _traffic_and_change_signatures(sig: _Signatures, profile: EntityProfile, sur
             )
 
 
+# A latency climb with no resource behind it reads first as a delay on the path, second as a leak
+# whose memory is not watched (a process slowing as its heap grows): at this share.
+CLIMB_SHARE = 0.5
+
+
 def _symptom_signatures(
     sig: _Signatures,
     profile: EntityProfile,
@@ -407,6 +412,13 @@ def _symptom_signatures(
                 else ""
             ),
         )
+        if latency[0].shape == "ramp" and not code and not profile.tail_only:
+            sig.add(
+                "memory_leak",
+                0.3 * (0.5 + strength(latency[0].score)) * CLIMB_SHARE,
+                [latency[0].evidence],
+                "or a leak: its latency climbed steadily with no resource of its own to show it (a delay steps)",
+            )
 
 
 # A span change says where, and what kind of thing changed: its own work, the wait around it,

@@ -407,13 +407,28 @@ def rank_below_causes(scores: list[EntityScore], traced: dict[str, str]) -> None
     a loud victim outrank a quiet cause. It stays a victim's share of the cause below it, not
     just under it: the specialists then find more to validate at the louder one, and a victim
     a hair under its cause came out on top.
+
+    For the same reason the cause is at least as strong as the victim would be on its own
+    evidence (its score before the victim's discount): a quiet cause with a loud victim
+    otherwise lost first place to an unrelated move elsewhere (a database's memory step) that
+    outscored the cause but not the victim. Only a cause that is no one's victim itself takes
+    it: in a chain the strength belongs at the end, not at a link.
     """
     by_entity = {s.entity: s for s in scores}
-    for s in scores:
-        cause = by_entity.get(traced.get(s.entity, ""))
-        if cause is not None and s.victim_of == cause.entity and s.score > cause.score * VICTIM_FACTOR:
-            s.score = cause.score * VICTIM_FACTOR
-            s.reasons.append(f"ranked below {cause.entity}, whose answers its spans show it suffering")
+    ties = [
+        (s, cause)
+        for s in scores
+        if (cause := by_entity.get(traced.get(s.entity, ""))) is not None and s.victim_of == cause.entity
+    ]
+    below = "ranked below {}, whose answers its spans show it suffering"
+    for victim, cause in ties:
+        if cause.victim_of is None and victim.score / VICTIM_FACTOR > cause.score:
+            cause.score = victim.score / VICTIM_FACTOR  # the victim is now a victim's share of it
+            cause.reasons.append(f"as strong as {victim.entity}'s symptoms, which its spans tie to it")
+            victim.reasons.append(below.format(cause.entity))
+        elif victim.score > cause.score * VICTIM_FACTOR:
+            victim.score = cause.score * VICTIM_FACTOR
+            victim.reasons.append(below.format(cause.entity))
 
 
 def _alternatives(

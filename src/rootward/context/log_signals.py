@@ -184,7 +184,9 @@ def log_signals(
             failure = names_failure(c.template)
             if not (c.is_new or c.is_surge or severity != "info" or failure):
                 continue
-            is_new, is_surge = (c.is_new, c.is_surge) if has_baseline else (severity != "info", False)
+            # A thin service's warning is news, unless it goes on after the onset as often as before.
+            news = severity != "info" and (not c.baseline_count or not c.onset_count or c.beyond_chance)
+            is_new, is_surge = (c.is_new, c.is_surge) if has_baseline else (news, False)
             excerpt = c.example if len(c.example) <= 240 else c.example[:237] + "..."
             signals.append(
                 LogSignal(

@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 
 from drain3.drain import Drain
 
+from rootward.context.chance import chance_of_rise
 from rootward.context.field_values import mask_fields, variable_keys
 from rootward.context.log_drain import ConstantsDrain
 from rootward.context.log_templates import merge_equivalent_templates, merge_varying_position, split_low_cardinality
@@ -36,6 +37,8 @@ WARN_LEVELS = frozenset({"WARN", "WARNING"})
 # A template first written just before the onset began with it only if it was already
 # repeating there: a burst, not a background line that happened to fall before the onset.
 LEAD_MIN_LINES = 2
+# A rise in a template's rate is no surge when chance alone makes it this likely or more (one in twenty).
+SURGE_CHANCE = 0.05
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 # A lower-case hex id (SHA, trace id, UUID part) as the HEX mask sees it: 8+
 # hex characters with a digit and a letter, standing apart from word characters.
@@ -99,9 +102,11 @@ class LogCluster:
     baseline_count: int  # records before onset
     onset_count: int  # records at/after onset
     is_new: bool  # none in baseline, some after onset
-    is_surge: bool  # after-onset rate >= surge_factor x baseline rate
+    is_surge: bool  # after-onset rate >= surge_factor x baseline rate, beyond chance
     representative: int  # line number of a representative record (for the cite)
     example: str = field(default="", compare=False)  # raw text of the representative line
+    # More lines after the onset than the baseline's rate makes likely by chance (`beyond_chance`).
+    beyond_chance: bool = False
 
 
 def _new_drain(config: ClusterConfig) -> Drain:
@@ -286,11 +291,12 @@ def _build(
     config: ClusterConfig,
 ) -> LogCluster:
     is_new = onset is not None and tally.baseline == 0 and tally.onset > 0
+    surprising = onset is not None and beyond_chance(tally.baseline, tally.onset, baseline_seconds, onset_seconds)
     is_surge = False
     if onset is not None and tally.baseline > 0 and tally.onset >= config.min_surge_count:
         baseline_rate = tally.baseline / baseline_seconds
         onset_rate = tally.onset / onset_seconds
-        is_surge = onset_rate >= config.surge_factor * baseline_rate
+        is_surge = onset_rate >= config.surge_factor * baseline_rate and surprising
     return LogCluster(
         id=cluster_id,
         template=template,
@@ -306,7 +312,19 @@ def _build(
         is_surge=is_surge,
         representative=tally.representative,
         example=tally.example,
+        beyond_chance=surprising,
     )
+
+
+def beyond_chance(baseline_count: int, onset_count: int, baseline_seconds: float, onset_seconds: float) -> bool:
+    """Whether a template's count after the onset is more than chance makes likely at its baseline rate.
+
+    A background line written a few times an hour triples, in a quarter of an hour, one
+    time in ten by chance alone (3 lines in 30 minutes, then 5 in 17: `SURGE_CHANCE` rules
+    that out as a surge, and a thin service's 1 line after 3 as news).
+    """
+    chance = chance_of_rise(baseline_count, onset_count, baseline_seconds, onset_seconds)
+    return onset_count > 0 and chance < SURGE_CHANCE
 
 
 def is_error(cluster: LogCluster) -> bool:

@@ -28,6 +28,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from rootward.context.anomaly import AFTER_SPAN
+from rootward.context.chance import binomial_tail
 from rootward.context.span_graph import SpanGraph, span_graph
 from rootward.context.window import IncidentWindow
 from rootward.domain.evidence import EvidenceRef
@@ -224,8 +225,7 @@ def _rare_by_chance(k_before: int, n_before: int, k_after: int, n_after: int) ->
     rate = (k_before + 0.5) / (n_before + 1.0)
     if k_after / n_after <= rate:
         return False
-    tail = sum(math.comb(n_after, i) * rate**i * (1.0 - rate) ** (n_after - i) for i in range(k_after, n_after + 1))
-    return tail <= 1.0 - NormalDist().cdf(Z_SHARE)
+    return binomial_tail(n_after, k_after, rate) <= 1.0 - NormalDist().cdf(Z_SHARE)
 
 
 def _window(times: np.ndarray) -> tuple[int, int]:

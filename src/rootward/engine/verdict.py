@@ -25,7 +25,6 @@ explain: `no_fault` is never published beside a validated cause.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -33,6 +32,7 @@ import networkx as nx
 
 from rootward.context.anomaly import Anomaly
 from rootward.context.assemble import AlertItem, Context
+from rootward.context.chance import chance_of_rise
 from rootward.context.log_signals import LogSignal
 from rootward.context.recovery import SYMPTOMS, AlertState
 from rootward.domain.evidence import EvidenceRef
@@ -156,10 +156,7 @@ def _surprising(s: LogSignal, ctx: Context) -> bool:
     w = ctx.window
     base_s = max((w.baseline_end - w.baseline_start).total_seconds(), 1.0)
     onset_s = max((w.end - w.baseline_end).total_seconds(), 1.0)
-    share = onset_s / (base_s + onset_s)
-    n, k = s.baseline_count + s.onset_count, s.onset_count
-    tail = sum(math.comb(n, i) * share**i * (1 - share) ** (n - i) for i in range(k, n + 1))
-    return tail < SURGE_P
+    return chance_of_rise(s.baseline_count, s.onset_count, base_s, onset_s) < SURGE_P
 
 
 def _active_at(signals: _Signals, t: datetime) -> list[EvidenceRef]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from rootward.context.anomaly import Anomaly
 from rootward.context.log_signals import LogSignal
 from rootward.domain.evidence import EvidenceRef
-from rootward.engine.signals import EntityProfile, strength
+from rootward.engine.signals import EARLY_STEP_S, EntityProfile, strength
 from rootward.engine.trace_attribution import FaultHint
 
 # Locks named, and a slow query: the database was slow, which locks, a pinned CPU, a cold cache or a
@@ -307,6 +307,9 @@ def _metric_signatures(
         if onset is not None and a.onset > onset + LATE_S:
             w *= 0.4
             why += " after the onset"
+        elif onset is not None and a.shape != "ramp" and a.onset < onset - EARLY_STEP_S:
+            w *= 0.4  # as in its own evidence (`EntityProfile.timely_resource_strength`): background
+            why += f", {(onset - a.onset) // 60} minutes before the onset"
         if family == "memory":
             if restarts is not None or oom_logged or a.shape == "resets":
                 said = (

@@ -319,9 +319,9 @@ def _build(
 def beyond_chance(baseline_count: int, onset_count: int, baseline_seconds: float, onset_seconds: float) -> bool:
     """Whether a template's count after the onset is more than chance makes likely at its baseline rate.
 
-    A background line written a few times an hour triples, in a quarter of an hour, one
-    time in ten by chance alone (3 lines in 30 minutes, then 5 in 17: `SURGE_CHANCE` rules
-    that out as a surge, and a thin service's 1 line after 3 as news).
+    A background line written a few times an hour, 3 times in 30 minutes and then 5 times
+    in the next 17, runs at three times its rate, and chance alone does that one time in
+    eight: over `SURGE_CHANCE`, so no surge (nor is a thin service's 1 line after 3 news).
     """
     chance = chance_of_rise(baseline_count, onset_count, baseline_seconds, onset_seconds)
     return onset_count > 0 and chance < SURGE_CHANCE

@@ -29,7 +29,7 @@ from rootward.context.log_signals import LogSignal, log_signals, names_entity
 from rootward.context.log_span_paths import logged_templates
 from rootward.context.log_span_status import named_lines, status_from_lines
 from rootward.context.log_template_book import TemplateBook
-from rootward.context.metric_change import JointOnset, MetricChange, metric_changes
+from rootward.context.metric_change import MIN_CHANGE, JointOnset, MetricChange, metric_changes
 from rootward.context.pod_series import alerts_by_workload, records_by_workload, series_by_workload
 from rootward.context.recovery import AlertState, alert_states, current_firings, recovery_of
 from rootward.context.series_resolution import coarsened
@@ -264,7 +264,7 @@ def assemble_context(
     traces = _traces(sources, window, series, reachable, telemetry, gaps, known, records, book)
     scope = base
     if has_topology:
-        scope = _followed(topology, alerting, base, anomalies, logs, shifts, traces, hops)
+        scope = _followed(topology, alerting, base, anomalies, logs, shifts, traces, moved, hops)
     members = set(scope.entities)
     anomalies = [a for a in anomalies if a.service in members]
     earlier = [a for a in earlier if a.service in members]
@@ -307,12 +307,14 @@ def _followed(
     logs: Sequence[LogSignal],
     shifts: Sequence[LogShift],
     traces: Sequence[TraceFinding],
+    moved: Sequence[MetricChange],
     hops: int,
 ) -> Subgraph:
     """The scope once the evidence is followed: what is abnormal beyond `base` joins with the path to it."""
     abnormal = {a.service for a in anomalies} | {s.service for s in logs if s.changed and s.is_failure}
     abnormal |= {s.service for s in shifts if s.appeared}  # a template new at the onset, even at INFO
     abnormal |= {f.entity for f in traces if f.changed}  # spans that changed, however deep below the alert
+    abnormal |= {m.entity for m in moved if m.score >= MIN_CHANGE}  # a series that left its normal for good
     failing = [s for s in logs if s.changed and s.is_failure]
     named = {
         e

@@ -53,6 +53,8 @@ MIN_BEFORE_CELLS = 3
 # a move of a few percent of what a series reads is no change an operator would page on.
 SCALE_FLOOR_SHARE = 0.05
 SCORE_CAP = 1000.0
+# A change score below this (interquartile ranges) is within what noise does over a window.
+MIN_CHANGE = 4.0
 # Tukey's far-out fence: this many scales beyond the quartile is clearly out of the normal range.
 FENCE = 3.0
 # In Page's CUSUM of the joint abnormality, a cell counts as abnormal this many robust spreads above normal.

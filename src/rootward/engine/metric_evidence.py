@@ -18,7 +18,7 @@ import networkx as nx
 
 from rootward.context.anomaly import SYMPTOM_FAMILIES, family_of
 from rootward.context.assemble import Context
-from rootward.context.metric_change import MetricChange, SeriesMove
+from rootward.context.metric_change import MIN_CHANGE, MetricChange, SeriesMove
 from rootward.context.metric_names import is_headroom, is_success_share
 from rootward.domain.faults import FAMILY_FAULTS
 from rootward.engine.signals import strength
@@ -31,8 +31,6 @@ METRIC_CHANGE_WEIGHT = 0.25
 UNCONFIRMED_ONSET = 0.5
 # A symptom change passed on from an abnormal dependency counts this much (as hypotheses.VICTIM_FACTOR).
 PASSED_ON = 0.35
-# A change score below this (interquartile ranges) is within what noise does over a window.
-MIN_CHANGE = 4.0
 # A signature read from the family alone is a weak one: any specific evidence outranks it.
 FAMILY_SIGNATURE_SCORE = 0.3
 

@@ -116,3 +116,26 @@ def test_a_memory_step_or_a_modest_step_long_before_is_no_cause_of_later_symptom
     assert cause("memory", starts_s=-60) is None
     assert cause("cpu", starts_s=-600, score=8.0) is None
     assert cause("cpu", starts_s=-60, score=8.0) == "store"
+
+
+def test_memory_that_grew_at_an_entity_that_answered_as_ever_slowed_no_one() -> None:
+    """A worker's heap climbing by a tenth made a pod whose network was delayed its victim, with no map."""
+    delayed = EntityProfile("billing", "service", True, symptoms=[anomaly("billing", "latency", starts_s=480)])
+
+    def cause(*moves: Anomaly, lines: tuple[str, ...] = ()) -> str | None:
+        worker = EntityProfile(
+            "worker",
+            "service",
+            True,
+            resources=[m for m in moves if m.family != "latency"],
+            symptoms=[m for m in moves if m.family == "latency"],
+            own_logs=[log("worker", line) for line in lines],
+        )
+        causes = unmapped_causes({"worker": worker}, ONSET_S + 480)
+        return unmapped_victim_of("billing", delayed, causes, traced_own=False)
+
+    climbing = anomaly("worker", "memory", score=12.0, shape="ramp")
+    assert cause(climbing) is None
+    assert cause(climbing, anomaly("worker", "latency", starts_s=60)) == "worker"  # it slowed itself: a leak
+    assert cause(climbing, lines=("Container worker was OOMKilled",)) == "worker"  # killed at its limit
+    assert cause(climbing, anomaly("worker", "cpu", score=12.0, starts_s=400)) == "worker"  # CPU starves neighbours

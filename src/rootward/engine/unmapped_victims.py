@@ -12,8 +12,9 @@ Two moves read as a cause with no graph to follow, each in time order:
 - a resource that moved the harmful way (CPU, memory, disk, connections...) near
   the onset is a mechanism, unless it is a memory step that killed nothing
   (`victims.could_starve`: memory follows load, and a step minutes before is
-  background); errors and latency that began after it (or within SAME_MOMENT_S
-  of it) may be what it caused, here or downstream;
+  background), or memory alone at an entity that neither slowed, failed nor was
+  killed (`_starves_others`); errors and latency that began after it (or within
+  SAME_MOMENT_S of it) may be what it caused, here or downstream;
 - a latency that stepped up and held (`victims.HELD`) is what callers time out
   on: symptoms that began at least `victims.FAILED_FIRST_S` after it may be its
   timeouts, as `victims._slowed_first` reads them along a graph. Only errors:
@@ -27,9 +28,10 @@ share below; the cause keeps its own score.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rootward.engine.signals import EntityProfile
+from rootward.engine.signatures import log_matches
 from rootward.engine.victims import FAILED_FIRST_S, HELD, could_starve
 
 # Series sampled seconds apart do not order two changes that began this close together.
@@ -44,12 +46,28 @@ class UnmappedCauses:
     slowed: dict[str, int] = field(default_factory=dict)  # from FAILED_FIRST_S after its latency stepped up
 
 
+def _starves_others(p: EntityProfile, onset: int | None) -> bool:
+    """`victims.could_starve`, and not by memory alone at an entity with no symptom of its own.
+
+    Memory that grows starves its own process first (collection pauses, swapping) and others
+    only once it is killed at its limit: a pod whose memory climbed while it answered as fast
+    as ever slowed no one. A heap drifting up by a tenth over eight minutes made a pod whose
+    network was delayed its victim, with no graph to say the two ever talk.
+    """
+    if not could_starve(p, onset):
+        return False
+    if p.symptoms or "oom_kill" in log_matches(p.own_logs):
+        return True
+    others = replace(p, resources=[a for a in p.resources if a.family != "memory"])
+    return could_starve(others, onset)
+
+
 def unmapped_causes(profiles: dict[str, EntityProfile], onset: int | None) -> UnmappedCauses:
     """The resources that moved in time for this incident in a way that can starve others, and the
     latencies that stepped up and held."""
     out = UnmappedCauses()
     for e, p in profiles.items():
-        if could_starve(p, onset):
+        if _starves_others(p, onset):
             out.resources[e] = min(a.onset for a in p.resources) - SAME_MOMENT_S
         held = [a.onset for a in p.symptoms if a.family == "latency" and a.shape in HELD]
         if held:

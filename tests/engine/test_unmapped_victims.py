@@ -139,3 +139,4 @@ def test_memory_that_grew_at_an_entity_that_answered_as_ever_slowed_no_one() -> 
     assert cause(climbing, anomaly("worker", "latency", starts_s=60)) == "worker"  # it slowed itself: a leak
     assert cause(climbing, lines=("Container worker was OOMKilled",)) == "worker"  # killed at its limit
     assert cause(climbing, anomaly("worker", "cpu", score=12.0, starts_s=400)) == "worker"  # CPU starves neighbours
+    assert cause(climbing, anomaly("worker", "cpu", score=12.0, starts_s=520)) is None  # but only from when it rose

@@ -13,7 +13,7 @@ Two moves read as a cause with no graph to follow, each in time order:
   the onset is a mechanism, unless it is a memory step that killed nothing
   (`victims.could_starve`: memory follows load, and a step minutes before is
   background), or memory alone at an entity that neither slowed, failed nor was
-  killed (`_starves_others`); errors and latency that began after it (or within
+  killed (`_starving`); errors and latency that began after it (or within
   SAME_MOMENT_S of it) may be what it caused, here or downstream;
 - a latency that stepped up and held (`victims.HELD`) is what callers time out
   on: symptoms that began at least `victims.FAILED_FIRST_S` after it may be its
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from rootward.context.anomaly import Anomaly
 from rootward.engine.signals import EntityProfile
 from rootward.engine.signatures import log_matches
 from rootward.engine.victims import FAILED_FIRST_S, HELD, could_starve
@@ -46,8 +47,9 @@ class UnmappedCauses:
     slowed: dict[str, int] = field(default_factory=dict)  # from FAILED_FIRST_S after its latency stepped up
 
 
-def _starves_others(p: EntityProfile, onset: int | None) -> bool:
-    """`victims.could_starve`, and not by memory alone at an entity with no symptom of its own.
+def _starving(p: EntityProfile, onset: int | None) -> list[Anomaly]:
+    """The resources of `p` that can starve others (`victims.could_starve`); memory not alone at an entity
+    with no symptom of its own.
 
     Memory that grows starves its own process first (collection pauses, swapping) and others
     only once it is killed at its limit: a pod whose memory climbed while it answered as fast
@@ -55,11 +57,11 @@ def _starves_others(p: EntityProfile, onset: int | None) -> bool:
     network was delayed its victim, with no graph to say the two ever talk.
     """
     if not could_starve(p, onset):
-        return False
+        return []
     if p.symptoms or "oom_kill" in log_matches(p.own_logs):
-        return True
-    others = replace(p, resources=[a for a in p.resources if a.family != "memory"])
-    return could_starve(others, onset)
+        return p.resources
+    others = [a for a in p.resources if a.family != "memory"]
+    return others if could_starve(replace(p, resources=others), onset) else []
 
 
 def unmapped_causes(profiles: dict[str, EntityProfile], onset: int | None) -> UnmappedCauses:
@@ -67,8 +69,8 @@ def unmapped_causes(profiles: dict[str, EntityProfile], onset: int | None) -> Un
     latencies that stepped up and held."""
     out = UnmappedCauses()
     for e, p in profiles.items():
-        if _starves_others(p, onset):
-            out.resources[e] = min(a.onset for a in p.resources) - SAME_MOMENT_S
+        if starving := _starving(p, onset):
+            out.resources[e] = min(a.onset for a in starving) - SAME_MOMENT_S
         held = [a.onset for a in p.symptoms if a.family == "latency" and a.shape in HELD]
         if held:
             out.slowed[e] = min(held) + FAILED_FIRST_S

@@ -138,3 +138,24 @@ def test_resets_with_no_dependency_failing_stay_the_callers_own() -> None:
     scores = {s.entity: s for s in score_entities(ctx)}
     assert scores["identity"].victim_of is None
     assert scores["identity"].signatures[0].fault_type == "packet_loss"
+
+
+def test_a_line_that_names_a_technology_names_the_one_dependency_of_that_kind() -> None:
+    """`redis upstream:6379: connection reset by peer` from the auth service, whose one cache was OOM-killed.
+
+    The line names no host (a proxy's upstream), so the cache killed every 9 minutes got nothing
+    from its client's 60 resets, and the client came first with packet loss of its own.
+    """
+    kinds = {"auth": "service", "sessions": "cache", "auth-db": "database", "gw": "service"}
+    edges = [("gw", "auth", "depends_on"), ("auth", "sessions", "depends_on"), ("auth", "auth-db", "depends_on")]
+    lines = [
+        log("auth", "redis upstream:<NUM>: connection reset by peer", onset_count=60),
+        log("sessions", "container sessions terminated: reason=OOMKilled exitCode=<NUM>", onset_count=1),
+    ]
+    ctx = incident(kinds=kinds, edges=edges, alerting=["gw"], logs=lines)
+    scores = {s.entity: s for s in score_entities(ctx)}
+    assert max(scores.values(), key=lambda s: s.score).entity == "sessions"
+
+    two_caches = {**kinds, "tokens": "cache"}
+    ctx = incident(kinds=two_caches, edges=[*edges, ("auth", "tokens", "depends_on")], alerting=["gw"], logs=lines)
+    assert max(score_entities(ctx), key=lambda s: s.score).entity == "auth"  # which cache, the line does not say

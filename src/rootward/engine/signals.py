@@ -15,6 +15,8 @@ from rootward.context.assemble import Context
 from rootward.context.changes import ChangeItem
 from rootward.context.log_signals import LogSignal, names_entity
 from rootward.context.metric_names import is_headroom
+from rootward.context.technologies import families_named, kind_family
+from rootward.context.topology import Subgraph
 
 # A change this long before the onset can still be its cause; after the onset it cannot.
 CHANGE_HORIZON_S = 6 * 3600
@@ -162,6 +164,28 @@ def mentions(signal: LogSignal, entity: str, aliases: tuple[str, ...] = ()) -> b
     return names_entity(signal, entity, aliases)
 
 
+def _named_by_technology(
+    signal: LogSignal, topology: Subgraph, profiles: dict[str, EntityProfile]
+) -> EntityProfile | None:
+    """The one dependency of the line's service of the kind its technology names, if there is one.
+
+    `redis upstream:6379: connection reset by peer` names no host, but its service calls one
+    cache: that one (`context.technologies`). Two caches, or none, and the line names nobody.
+    Blame needs repetition here as with names (`mentions`).
+    """
+    if signal.onset_count < MIN_BLAME_LINES or NAME_RESOLUTION.search(signal.template):
+        return None
+    families = families_named(signal.template) | families_named(signal.example)
+    if not families:
+        return None
+    deps = [d for d in topology.dependencies(signal.service) if d in profiles]
+    for family in families:
+        of_kind = [d for d in deps if kind_family(profiles[d].kind) == family]
+        if len(of_kind) == 1:
+            return profiles[of_kind[0]]
+    return None
+
+
 def entity_profiles(ctx: Context) -> dict[str, EntityProfile]:
     onset = int((ctx.window.onset or ctx.window.fired_at).timestamp())
     reporting = {s.service for s in ctx.series if s.family in ("latency", "errors")}
@@ -198,6 +222,9 @@ def entity_profiles(ctx: Context) -> dict[str, EntityProfile]:
         for other in profiles.values():
             if other.entity != s.service and mentions(s, other.entity, other.aliases):
                 other.mentions.append(s)
+        named = _named_by_technology(s, ctx.topology, profiles)
+        if named is not None and s not in named.mentions:
+            named.mentions.append(s)
     for c in ctx.changes:
         p = profiles.get(c.service)
         if p is not None and -CHANGE_GRACE_AFTER_S <= c.seconds_before_onset <= CHANGE_HORIZON_S:

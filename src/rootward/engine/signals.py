@@ -173,9 +173,11 @@ def _named_by_technology(
     cache: that one (`context.technologies`). Two caches, or none, and the line names nobody.
     Blame needs repetition here as with names (`mentions`).
     """
-    if signal.onset_count < MIN_BLAME_LINES or NAME_RESOLUTION.search(signal.template):
+    if signal.onset_count < MIN_BLAME_LINES:
         return None
-    families = families_named(signal.template) | families_named(signal.example)
+    if NAME_RESOLUTION.search(signal.template) or NAME_RESOLUTION.search(signal.example):
+        return None
+    families = sorted(families_named(signal.template) | families_named(signal.example))
     if not families:
         return None
     deps = [d for d in topology.dependencies(signal.service) if d in profiles]

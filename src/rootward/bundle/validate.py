@@ -63,9 +63,18 @@ def _as_list(value: Any) -> tuple[str, ...]:
     return (str(value),)
 
 
+# libyaml's parser where PyYAML was built with it: the same safe loading, a tenth of the time on a
+# topology of a few hundred entities (~60 ms of a bundle's load in pure Python).
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _load_yaml(text: str) -> Any:
+    return yaml.load(text, Loader=_YAML_LOADER)
+
+
 def parse_incident(text: str) -> IncidentMeta:
     try:
-        data = yaml.safe_load(text)
+        data = _load_yaml(text)
     except yaml.YAMLError as exc:
         raise BundleError(f"incident.yaml: not valid YAML ({exc})") from None
     if not isinstance(data, dict):
@@ -124,7 +133,7 @@ def _attribute(value: object) -> str:
 
 def parse_topology(text: str) -> Topology:
     try:
-        data = yaml.safe_load(text)
+        data = _load_yaml(text)
     except yaml.YAMLError as exc:
         raise BundleError(f"topology.yaml: not valid YAML ({exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("entities"), dict):
@@ -466,7 +475,7 @@ def split_front_matter(text: str, where: str) -> tuple[dict[str, Any], str]:
     head = parts[0][3:]
     body = parts[1].split("\n", 1)[1] if "\n" in parts[1] else ""
     try:
-        meta = yaml.safe_load(head) or {}
+        meta = _load_yaml(head) or {}
     except yaml.YAMLError as exc:
         raise BundleError(f"{where}: front matter is not valid YAML ({exc})") from None
     if not isinstance(meta, dict):

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rootward.context.median import median
 from rootward.context.metric_names import family_of, is_success_share, words_of
 from rootward.domain.telemetry import MetricSeries
 
@@ -56,7 +57,7 @@ def with_absent_zeros(series: Sequence[MetricSeries]) -> list[MetricSeries]:
 def _stamps(group: Sequence[MetricSeries]) -> tuple[np.ndarray, int]:
     """When an entity was sampled (its other series' times, merged) and its typical sampling step."""
     times = np.unique(np.concatenate([np.asarray(s.timestamps, dtype=np.int64) for s in group]))
-    steps = [float(np.median(np.diff(s.timestamps))) for s in group if len(s.timestamps) >= 2]
+    steps = [float(median(np.diff(s.timestamps))) for s in group if len(s.timestamps) >= 2]
     return times, max(1, round(float(np.median(steps)))) if steps else 0
 
 

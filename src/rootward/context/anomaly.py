@@ -21,6 +21,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from rootward.context.hinge import best_hinge
+from rootward.context.median import median
 from rootward.context.metric_names import CAPACITY_RATIO, Family, family_of, success_ceiling
 from rootward.context.window import ONSET_GAP_S, derive_onset
 from rootward.domain.evidence import EvidenceRef, metric_cite
@@ -98,7 +99,7 @@ def baseline_span(ts: np.ndarray) -> int:
     """How far back a candidate's baseline reaches: BASELINE_SPAN, or BASELINE_SAMPLES typical intervals."""
     if len(ts) < 2:
         return BASELINE_SPAN
-    return max(BASELINE_SPAN, BASELINE_SAMPLES * int(np.median(np.diff(ts))))
+    return max(BASELINE_SPAN, BASELINE_SAMPLES * int(median(np.diff(ts))))
 
 
 def quantum_of(values: list[float]) -> float:
@@ -382,7 +383,7 @@ def _filled(metric: str, ts: np.ndarray, vs: np.ndarray) -> tuple[float, int, fl
     if climb is None:
         return None
     score, onset, level, _ = climb
-    return score, onset, level, float(np.median(vs[full[0] :]))
+    return score, onset, level, float(median(vs[full[0] :]))
 
 
 def score_series(
@@ -392,7 +393,7 @@ def score_series(
     ts = np.asarray(series.timestamps, dtype=np.int64)
     vs = np.asarray(series.values, dtype=float)
     if len(ts) >= 2:
-        lookback = max(lookback, LOOKBACK_STEPS * int(np.median(np.diff(ts))))
+        lookback = max(lookback, LOOKBACK_STEPS * int(median(np.diff(ts))))
     hi = min(max(fired_at, latest or fired_at) + 300, end)
     ceiling = success_ceiling(series.metric, series.values)
     family = family_of(series.metric)
@@ -551,7 +552,7 @@ def ramp_fit(ts: np.ndarray, vs: np.ndarray) -> tuple[float, int, float, float] 
     if fit.sse > 0.7 * step_sse:
         return None
     r = fit.residuals
-    noise = max(1.4826 * float(np.median(np.abs(r - np.median(r)))), 1e-12)
+    noise = max(1.4826 * float(median(np.abs(r - median(r)))), 1e-12)
     level = fit.level
     end_value = float(fit.level + fit.slope * fit.regressor[-1])
     rise = end_value - level
@@ -721,7 +722,7 @@ def _without_common_mode(anomalies: list[Anomaly], ratios: Sequence[MetricSeries
     derived = [a for a in anomalies if a.derived]
     if len(ratios) < COMMON_MODE_MIN or {a.service for a in derived} != {s.service for s in ratios}:
         return anomalies
-    step = min(int(np.median(np.diff(s.timestamps))) for s in ratios)
+    step = min(int(median(np.diff(s.timestamps))) for s in ratios)
     onsets = [a.onset for a in derived]
     if max(onsets) - min(onsets) > COMMON_MODE_SPREAD_STEPS * step:
         return anomalies
@@ -752,7 +753,7 @@ def _silences(
     out = []
     for service, group in by_service.items():
         last = max(s.timestamps[-1] for s in group)
-        step = min(int(np.median(np.diff(s.timestamps))) for s in group)
+        step = min(int(median(np.diff(s.timestamps))) for s in group)
         if step <= 0 or now - last < 3 * step:
             continue
         if not fired_at - lookback - 10 * step <= last <= max(fired_at, latest or fired_at) + 300:

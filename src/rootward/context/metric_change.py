@@ -37,6 +37,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from rootward.context.median import median
 from rootward.context.metric_names import family_of, success_ceiling
 from rootward.domain.evidence import EvidenceRef, metric_cite
 from rootward.domain.telemetry import MetricSeries
@@ -135,7 +136,7 @@ def sampling_step(series: Sequence[MetricSeries]) -> int:
 
 
 def _step(samples: Sequence[_Samples]) -> int:
-    steps = [float(np.median(np.diff(s.ts))) for s in samples]
+    steps = [float(median(np.diff(s.ts))) for s in samples]
     steps = [x for x in steps if x > 0]
     return max(1, round(float(np.median(steps)))) if steps else 0
 
@@ -227,8 +228,8 @@ def excursions(level: np.ndarray, reference: np.ndarray) -> list[tuple[int, int]
     a fault that is over ends its stretch however strong it was.
     """
     ref = level[reference]
-    base = float(np.median(ref))
-    spread = max(1.4826 * float(np.median(np.abs(ref - base))), 1e-9)
+    base = float(median(ref))
+    spread = max(1.4826 * float(median(np.abs(ref - base))), 1e-9)
     abnormal = (level - base) / spread >= ALLOWANCE
     out: list[tuple[int, int]] = []
     first = last = -1

@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from rootward.context.anomaly import quantum_of
+from rootward.context.median import median
 from rootward.domain.telemetry import MetricSeries
 
 BUCKET_S = 15
@@ -46,7 +47,7 @@ def coarsened(series: MetricSeries, bucket_s: int = BUCKET_S) -> MetricSeries:
     if n < MIN_SAMPLES:
         return series
     ts = np.asarray(series.timestamps, dtype=np.int64)
-    if int(ts[-1] - ts[0]) < MIN_SPAN_S or float(np.median(np.diff(ts))) >= bucket_s:
+    if int(ts[-1] - ts[0]) < MIN_SPAN_S or float(median(np.diff(ts))) >= bucket_s:
         return series
     vs = np.asarray(series.values, dtype=float)
     finite = vs[~np.isnan(vs)]

@@ -29,6 +29,7 @@ from pydantic import BaseModel
 
 from rootward.context.anomaly import AFTER_SPAN
 from rootward.context.chance import binomial_tail
+from rootward.context.median import median
 from rootward.context.span_graph import SpanGraph, span_graph
 from rootward.context.window import IncidentWindow
 from rootward.domain.evidence import EvidenceRef
@@ -154,8 +155,8 @@ class TraceFinding(BaseModel):
 
 def _shift(before: np.ndarray, after: np.ndarray) -> tuple[float, float, float, bool]:
     """Median before, median after, the shift in baseline MADs (shrunk for few calls), changed."""
-    mb, ma = float(np.median(before)), float(np.median(after))
-    mad = 1.4826 * float(np.median(np.abs(before - mb)))
+    mb, ma = median(before), median(after)
+    mad = 1.4826 * median(np.abs(before - mb))
     scale = max(mad, SCALE_FLOOR * abs(mb), MS_FLOOR)
     n = min(before.size, after.size)
     z = (ma - mb) / scale * n / (n + MIN_CALLS)
@@ -182,7 +183,7 @@ def _baseline_level(before: np.ndarray, at: np.ndarray, end: float) -> np.ndarra
         return before
     if not (_shift(latest, earlier)[3] or _shift(earlier, latest)[3]):
         return before
-    return latest if np.median(latest) <= np.median(earlier) else earlier
+    return latest if median(latest) <= median(earlier) else earlier
 
 
 def _healthy_share_level(hit: np.ndarray, before: np.ndarray, at: np.ndarray, end: float) -> np.ndarray:

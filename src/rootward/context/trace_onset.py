@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from rootward.context.anomaly import AFTER_SPAN
+from rootward.context.median import median as middle
 from rootward.context.span_graph import span_graph
 from rootward.context.trace_evidence import MIN_CALLS, MIN_RELATIVE, MS_FLOOR, SCALE_FLOOR, Z_CHANGED, _shift
 from rootward.context.window import derive_onset
@@ -79,7 +80,7 @@ def _best_split(at: np.ndarray, values: np.ndarray, lo: float, hi: float) -> tup
 
 def spread(values: np.ndarray, median: float) -> float:
     """The baseline's robust spread (MAD), with the floors the comparison uses."""
-    mad = 1.4826 * float(np.median(np.abs(values - median)))
+    mad = 1.4826 * middle(np.abs(values - median))
     return max(mad, SCALE_FLOOR * abs(median), MS_FLOOR)
 
 

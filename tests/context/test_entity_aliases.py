@@ -46,3 +46,14 @@ def test_a_malformed_address_or_a_yaml_list_neither_breaks_nor_hides_the_aliases
     assert Entity("db", attributes={"url": "http://[fe80::1"}).aliases == ()
     listed = parse_topology("entities:\n  pay: {kind: service, aliases: [payments-api, pay.internal]}\n")
     assert listed.entities["pay"].aliases == ("payments-api", "pay.internal")
+
+
+def test_the_answer_is_per_entity_and_alias_whatever_was_asked_before() -> None:
+    """`names_entity` is memoised on the text, the entity and its aliases: no answer leaks to another."""
+    line = "connection refused by queue-db.internal:5432"
+    signal = log("notifier", "connection refused by <HOST>", example=line)
+    for _ in range(2):
+        assert names_entity(signal, "queue-db")
+        assert not names_entity(signal, "sms-vendor")
+        assert names_entity(signal, "sms-vendor", ("queue-db.internal",))
+        assert not names_entity(signal, "queue")

@@ -6,6 +6,7 @@ both read these profiles, so "what counts as a signal" lives in one place.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -157,11 +158,15 @@ def mentions(signal: LogSignal, entity: str, aliases: tuple[str, ...] = ()) -> b
     request, while one or two forged lines cannot point the investigation elsewhere.
     A name inside a path is a route or a file, not a service (`log_signals.names_entity`).
     """
-    if signal.onset_count < MIN_BLAME_LINES:
-        return False
-    if NAME_RESOLUTION.search(signal.template) or NAME_RESOLUTION.search(signal.example):
+    if signal.onset_count < MIN_BLAME_LINES or _names_a_lookup(signal.template, signal.example):
         return False
     return names_entity(signal, entity, aliases)
+
+
+@functools.lru_cache(maxsize=8192)
+def _names_a_lookup(template: str, example: str) -> bool:
+    """A name-resolution failure (memoised: `mentions` is asked of each signal once per entity)."""
+    return NAME_RESOLUTION.search(template) is not None or NAME_RESOLUTION.search(example) is not None
 
 
 def _named_by_technology(
@@ -175,7 +180,7 @@ def _named_by_technology(
     """
     if signal.onset_count < MIN_BLAME_LINES:
         return None
-    if NAME_RESOLUTION.search(signal.template) or NAME_RESOLUTION.search(signal.example):
+    if _names_a_lookup(signal.template, signal.example):
         return None
     families = sorted(families_named(signal.template) | families_named(signal.example))
     if not families:

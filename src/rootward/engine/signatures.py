@@ -9,6 +9,7 @@ onset. A specific mechanism (pool, disk, DNS...) outranks the generic
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -144,12 +145,19 @@ def faults_named(template: str) -> list[str]:
     answering, not a code fault, which "exception" alone would read it as; one that names
     a bug of its own (`NullPointerException`, a 500, `unhandled`) still is.
     """
+    return list(_faults_named(template))
+
+
+# The ranking asks this of the same few hundred templates for every pair of entities it weighs
+# (tens of thousands of regex scans on a 40-service map); the answer depends on the text alone.
+@functools.lru_cache(maxsize=8192)
+def _faults_named(template: str) -> tuple[str, ...]:
     text = _OBJECT_NAME.sub("", template)
     named = [fault for fault, pattern in LOG_SIGNATURES.items() if pattern.search(text)]
     code = LOG_SIGNATURES["deploy_regression"]
     if "deploy_regression" in named and len(named) > 1 and not code.search(_RAISED.sub(" ", text)):
         named.remove("deploy_regression")
-    return named
+    return tuple(named)
 
 
 def log_matches(signals: list[LogSignal]) -> dict[str, list[LogSignal]]:

@@ -34,6 +34,8 @@ def test_the_span_a_line_was_written_in_is_read_from_its_fields_or_its_text() ->
     assert ids_of(_line("a", '{"spanId": "00f067aa0ba902b7", "msg": "x"}')) == ("", "00f067aa0ba902b7")
     assert ids_of(_line("a", "no id here", span_id="ABCDEF0123456789", trace_id="42")) == ("42", "abcdef0123456789")
     assert ids_of(_line("a", "GET /inspect/span-ids 200")) == ("", "")
+    # Keys in any case and separator, ids in either case of hex.
+    assert ids_of(_line("a", "SPAN.ID=00F067AA0BA902B7 Trace-Id: 4BF92F35")) == ("4bf92f35", "00f067aa0ba902b7")
 
 
 def _logs_of(spans: Sequence[Span]) -> list[LogRecord]:

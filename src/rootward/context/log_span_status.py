@@ -26,7 +26,11 @@ from rootward.context.logs import ERROR_LEVELS
 from rootward.domain.telemetry import LogRecord, Span, SpanStatus
 
 # `SpanID: 00f067aa0ba902b7`, `span_id=00f0...`, `"spanId": "00f0..."`, `span.id=...`; the same for traces.
-_IDS_IN_TEXT = re.compile(r"""\b(span|trace)[ _.-]?id\b["']?\s*[:=]\s*["']?([0-9a-f]{8,32})\b""", re.IGNORECASE)
+# Any case, spelled out in classes: `re.IGNORECASE` folds every character it compares, and this is
+# read on every log line (half the time of reading 20,000 lines for the spans they name).
+_IDS_IN_TEXT = re.compile(
+    r"""\b([Ss][Pp][Aa][Nn]|[Tt][Rr][Aa][Cc][Ee])[ _.-]?[Ii][Dd]\b["']?\s*[:=]\s*["']?([0-9a-fA-F]{8,32})\b"""
+)
 _SPAN_KEYS = frozenset({"span_id", "spanid", "span.id", "dd.span_id"})
 _TRACE_KEYS = frozenset({"trace_id", "traceid", "trace.id", "dd.trace_id"})
 # Fewer spans named by the logs than this and the marks would be a sample too thin to compare.

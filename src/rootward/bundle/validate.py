@@ -22,6 +22,7 @@ import orjson
 import yaml
 from pydantic import ValidationError
 
+from rootward.bundle import typed_lines
 from rootward.bundle.format import CHANGE_KINDS, FORMAT, ID_PATTERN, SPAN_KINDS, SPAN_STATUSES, TRACES_FILE, BundleError
 from rootward.bundle.metrics_columns import read_metric_columns
 from rootward.domain.alert import Alert
@@ -173,18 +174,16 @@ def _constructor(cls: type[T]) -> Callable[..., T]:
     """
     if hasattr(cls, "__post_init__") or "__slots__" in vars(cls):
         return cls
-    names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
-    new = object.__new__
-
-    def make(*values: Any) -> T:
-        if len(values) != len(names):
-            raise TypeError(f"{cls.__name__} takes {len(names)} fields, got {len(values)}")
-        obj = new(cls)
-        namespace = obj.__dict__
-        for name, value in zip(names, values, strict=True):
-            namespace[name] = value
-        return obj
-
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    # One statement per field, as dataclasses writes its own __init__: a loop over the names
+    # cost as much again as the stores (~1.5 us of the ~2.5 us a log line took to build).
+    params = ", ".join(f"v{i}" for i in range(len(names)))
+    stores = "".join(f"    d[{name!r}] = v{i}\n" for i, name in enumerate(names))
+    source = f"def make({params}):\n    obj = new(cls)\n    d = obj.__dict__\n{stores}    return obj\n"
+    namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    exec(source, namespace)  # noqa: S102 - the source is built from the dataclass's own field names
+    make: Callable[..., T] = namespace["make"]
+    make.__qualname__ = f"{cls.__name__}.make"
     return make
 
 
@@ -199,7 +198,12 @@ def parse_logs(text: str) -> list[LogRecord]:
     one-second budget, so each line goes through orjson first; only a line
     orjson refuses goes through the standard library, which accepts what it
     always did (NaN, huge integers) and raises the same error for the rest.
+    Before either, the whole file is tried in C (`bundle.typed_lines`), which
+    reads the common case the same way in a fraction of the time.
     """
+    typed = typed_lines.logs(text, _new_log)
+    if typed is not None:
+        return typed
     records: list[LogRecord] = []
     append = records.append
     fast = orjson.loads
@@ -268,6 +272,9 @@ def parse_traces(text: str | bytes) -> tuple[Span, ...]:
     a span that fails it goes through `_span_error` to name the field.
     """
     raw = text.encode("utf-8") if isinstance(text, str) else text
+    typed = typed_lines.spans(raw, _new_span)  # the common case, in C (`bundle.typed_lines`)
+    if typed is not None:
+        return typed
     spans: list[Span] = []
     append = spans.append
     loads = orjson.loads

@@ -209,29 +209,53 @@ def span_graph(spans: Sequence[Span], logged: Mapping[int, Iterable[str]] | None
 
     `logged`: per span index, the log templates its service wrote in it (`context.log_span_paths`).
     """
-    codes = _Codes()
-    ops = _Codes()
-    ids = {(s.trace_id, s.span_id): i for i, s in enumerate(spans)}
+    codes, ops = _Codes(), _Codes()
+    columns = _columns(spans, codes, ops)
     n = len(spans)
-    columns = _Spans(
-        svc=np.fromiter((codes.code(s.service) for s in spans), dtype=np.int64, count=n),
-        op=np.fromiter((ops.code(f"{s.service}\x00{route_of(s.operation)}") for s in spans), dtype=np.int64, count=n),
-        parent=np.fromiter(
-            (ids.get((s.trace_id, s.parent_id), -1) if s.parent_id else -1 for s in spans), dtype=np.int64, count=n
-        ),
-        start=np.fromiter((s.start.timestamp() for s in spans), dtype=np.float64, count=n),
-        dur=np.fromiter((max(0.0, s.duration_ms) for s in spans), dtype=np.float64, count=n),
-        err=np.fromiter((s.status == "error" for s in spans), dtype=bool, count=n),
-        client=np.fromiter((s.kind in CLIENT_KINDS for s in spans), dtype=bool, count=n),
-        unknown_kind=np.fromiter((s.kind is None for s in spans), dtype=bool, count=n),
-        peer=np.fromiter((codes.code(p) if (p := _peer(s)) else -1 for s in spans), dtype=np.int64, count=n),
-    )
     has_status = any(s.status is not None for s in spans)
     if n == 0:
         return _empty(codes, has_status)
     graph, call_of = _graph(codes, replace(columns, parent=_acyclic(columns.parent)), has_status)
     graph = replace(graph, operations=tuple(ops.names))
     return _with_logged(graph, call_of, logged) if logged else graph
+
+
+def _columns(spans: Sequence[Span], codes: _Codes, ops: _Codes) -> _Spans:
+    """The spans' columns, read in one pass (nine passes cost half again as much on 20,000 spans).
+
+    Service codes are given in the order the services first appear, and peers after every
+    service: the order `graph.services` lists them in.
+    """
+    ids = {(s.trace_id, s.span_id): i for i, s in enumerate(spans)}
+    svc, op, parent, start, dur, err, client, unknown, peers = [], [], [], [], [], [], [], [], []
+    service_code, op_code = codes.code, ops.code
+    op_of: dict[tuple[str, str], int] = {}  # (service, operation) -> code of its route
+    get_id = ids.get
+    for s in spans:
+        service, operation = s.service, s.operation
+        svc.append(service_code(service))
+        code = op_of.get((service, operation))
+        if code is None:
+            code = op_of[(service, operation)] = op_code(f"{service}\x00{route_of(operation)}")
+        op.append(code)
+        parent.append(get_id((s.trace_id, s.parent_id), -1) if s.parent_id else -1)
+        start.append(s.start.timestamp())
+        dur.append(s.duration_ms if s.duration_ms > 0.0 else 0.0)
+        err.append(s.status == "error")
+        client.append(s.kind in CLIENT_KINDS)
+        unknown.append(s.kind is None)
+        peers.append(_peer(s) if s.attributes else "")
+    return _Spans(
+        svc=np.array(svc, dtype=np.int64),
+        op=np.array(op, dtype=np.int64),
+        parent=np.array(parent, dtype=np.int64),
+        start=np.array(start, dtype=np.float64),
+        dur=np.array(dur, dtype=np.float64),
+        err=np.array(err, dtype=bool),
+        client=np.array(client, dtype=bool),
+        unknown_kind=np.array(unknown, dtype=bool),
+        peer=np.array([service_code(p) if p else -1 for p in peers], dtype=np.int64),
+    )
 
 
 def _with_logged(graph: SpanGraph, call_of: np.ndarray, logged: Mapping[int, Iterable[str]]) -> SpanGraph:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from rootward.bundle.load import load_bundle
+from rootward.context import log_levels
 from rootward.context.assemble import assemble_context
 from rootward.context.log_levels import stated_level, with_stated_level
 from rootward.domain.telemetry import LogRecord
@@ -107,3 +108,11 @@ def test_default_lines_skipped_unread_are_exactly_those_whose_head_states_nothin
         stated = stated_level(line, before_prose=True)
         expected = stated if stated in ("WARN", "ERROR", "FATAL", "CRITICAL", "ALERT", "EMERG", "PANIC") else "INFO"
         assert with_stated_level(LogRecord(at, "svc", line, "INFO")).level == expected, line
+
+
+def test_every_severe_word_makes_a_default_line_worth_reading() -> None:
+    """The pre-check spells `_SEVERE_WORDS` out by hand: each of them, in any case, must pass it."""
+    for word in log_levels._SEVERE_WORDS:
+        for spelled in (word, word.upper(), word.capitalize()):
+            assert log_levels._may_state_severe(f"2026-03-14 10:00:00 [{spelled}] something"), spelled
+    assert not log_levels._may_state_severe("2026-03-14 10:00:00 all good")

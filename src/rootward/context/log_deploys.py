@@ -74,8 +74,14 @@ def deploys_in_logs(records: Iterable[LogRecord], reference: datetime) -> list[C
 def _first_new_replica_set(lines: Sequence[LogRecord]) -> tuple[LogRecord, str] | None:
     """The first line from the pods of a ReplicaSet the service's earlier lines never came from."""
     seen: set[str] = set()
+    of_pod: dict[str, str | None] = {}  # a service's lines come from a handful of pods
     for i, r in enumerate(lines):
-        rs = replica_set_of(r.pod) if r.pod else None
+        pod = r.pod
+        if not pod:
+            continue
+        if pod not in of_pod:
+            of_pod[pod] = replica_set_of(pod)
+        rs = of_pod[pod]
         if rs is None:
             continue
         if seen and rs not in seen and i >= MIN_EARLIER_LINES and r.ts - lines[0].ts >= MIN_EARLIER:
@@ -99,7 +105,10 @@ def _rollout(service: str, line: LogRecord, replica_set: str, reference: datetim
 
 def _first_new_version(lines: Sequence[LogRecord]) -> tuple[LogRecord, str] | None:
     seen: set[str] = set()
+    may_state = _DOTTED.search  # `versions_in`'s own test, inline: nearly every line states none
     for i, r in enumerate(lines):
+        if may_state(r.message) is None:
+            continue
         stated = versions_in(r.message)
         new = [v for v in stated if v not in seen]
         if new and i >= MIN_EARLIER_LINES and r.ts - lines[0].ts >= MIN_EARLIER:

@@ -221,40 +221,36 @@ def span_graph(spans: Sequence[Span], logged: Mapping[int, Iterable[str]] | None
 
 
 def _columns(spans: Sequence[Span], codes: _Codes, ops: _Codes) -> _Spans:
-    """The spans' columns, read in one pass (nine passes cost half again as much on 20,000 spans).
+    """The spans' columns, each read by a list comprehension (generators fed to `np.fromiter` cost
+    twice as much on 20,000 spans), each (service, operation)'s route found once.
 
     Service codes are given in the order the services first appear, and peers after every
     service: the order `graph.services` lists them in.
     """
-    ids = {(s.trace_id, s.span_id): i for i, s in enumerate(spans)}
-    svc, op, parent, start, dur, err, client, unknown, peers = [], [], [], [], [], [], [], [], []
-    service_code, op_code = codes.code, ops.code
-    op_of: dict[tuple[str, str], int] = {}  # (service, operation) -> code of its route
-    get_id = ids.get
-    for s in spans:
-        service, operation = s.service, s.operation
-        svc.append(service_code(service))
-        code = op_of.get((service, operation))
-        if code is None:
-            code = op_of[(service, operation)] = op_code(f"{service}\x00{route_of(operation)}")
-        op.append(code)
-        parent.append(get_id((s.trace_id, s.parent_id), -1) if s.parent_id else -1)
-        start.append(s.start.timestamp())
-        dur.append(s.duration_ms if s.duration_ms > 0.0 else 0.0)
-        err.append(s.status == "error")
-        client.append(s.kind in CLIENT_KINDS)
-        unknown.append(s.kind is None)
-        peers.append(_peer(s) if s.attributes else "")
+    traces = [s.trace_id for s in spans]
+    pairs_of_ids = zip(traces, [s.span_id for s in spans], strict=True)
+    ids = dict(zip(pairs_of_ids, range(len(spans)), strict=True))  # the last one wins
+    get_id, service_code = ids.get, codes.code
+    services = [s.service for s in spans]
+    pairs = [(s.service, s.operation) for s in spans]
+    routes = {pair: ops.code(f"{pair[0]}\x00{route_of(pair[1])}") for pair in dict.fromkeys(pairs)}
+    kinds = [s.kind for s in spans]
+    dur = np.array([s.duration_ms for s in spans], dtype=np.float64)
     return _Spans(
-        svc=np.array(svc, dtype=np.int64),
-        op=np.array(op, dtype=np.int64),
-        parent=np.array(parent, dtype=np.int64),
-        start=np.array(start, dtype=np.float64),
-        dur=np.array(dur, dtype=np.float64),
-        err=np.array(err, dtype=bool),
-        client=np.array(client, dtype=bool),
-        unknown_kind=np.array(unknown, dtype=bool),
-        peer=np.array([service_code(p) if p else -1 for p in peers], dtype=np.int64),
+        svc=np.array([service_code(name) for name in services], dtype=np.int64),
+        op=np.array([routes[pair] for pair in pairs], dtype=np.int64),
+        parent=np.array(
+            [get_id((t, p), -1) if p else -1 for t, p in zip(traces, [s.parent_id for s in spans], strict=True)],
+            dtype=np.int64,
+        ),
+        start=np.array([s.start.timestamp() for s in spans], dtype=np.float64),
+        dur=np.where(dur > 0.0, dur, 0.0),  # never below zero (NaN too: read as no time)
+        err=np.array([s.status == "error" for s in spans], dtype=bool),
+        client=np.array([k in CLIENT_KINDS for k in kinds], dtype=bool),
+        unknown_kind=np.array([k is None for k in kinds], dtype=bool),
+        peer=np.array(
+            [service_code(p) if (p := _peer(s) if s.attributes else "") else -1 for s in spans], dtype=np.int64
+        ),
     )
 
 

@@ -33,6 +33,7 @@ from rootward.context.metric_change import MIN_CHANGE, JointOnset, MetricChange,
 from rootward.context.pod_series import alerts_by_workload, records_by_workload, series_by_workload
 from rootward.context.recovery import AlertState, alert_states, current_firings, recovery_of
 from rootward.context.series_resolution import coarsened
+from rootward.context.span_graph import SpanTable
 from rootward.context.topology import (
     Subgraph,
     connecting,
@@ -484,11 +485,15 @@ def _traces(
     logged = logged_templates(spans, lines, book.assign_known if book else None)  # each call's code path
     metric_onset = window.onset is not None and window.onset <= window.alerted_by
     # Without a metric onset before the alerts, the spans' own change point (context.trace_onset).
-    spans_onset = None if metric_onset else trace_onset(spans, window.baseline_start, window.alerted_by)
+    # Both then read the spans' columns (`span_graph.SpanTable`), once.
+    table = None if metric_onset else SpanTable(spans)
+    spans_onset = None if table is None else trace_onset(spans, window.baseline_start, window.alerted_by, table)
     baseline, during = compared_windows(window, _sample_step(series), spans_onset)
     # A sparse edge's times are read over one more such stretch, within the window.
     sparse_until = min(window.end, during[1] + (during[1] - during[0]))
-    return trace_findings(spans, baseline=baseline, during=during, logged=logged, sparse_until=sparse_until)
+    return trace_findings(
+        spans, baseline=baseline, during=during, logged=logged, sparse_until=sparse_until, table=table
+    )
 
 
 def _sample_step(series: Sequence[MetricSeries]) -> timedelta:

@@ -210,22 +210,104 @@ def span_graph(spans: Sequence[Span], logged: Mapping[int, Iterable[str]] | None
     `logged`: per span index, the log templates its service wrote in it (`context.log_span_paths`).
     """
     codes, ops = _Codes(), _Codes()
-    columns = _columns(spans, codes, ops)
-    n = len(spans)
-    has_status = any(s.status is not None for s in spans)
-    if n == 0:
+    columns, _ = _columns(spans, codes, ops)
+    return _built(codes.names, ops.names, columns, any(s.status is not None for s in spans), logged)
+
+
+class SpanTable:
+    """The columns of a list of spans, read once for every graph built from all of them or from a subset.
+
+    The onset scan reads all the spans and the comparison a window of them; reading 20,000
+    spans' columns twice cost ~40 ms. A subset's graph is the one `span_graph` builds from
+    those spans alone, code for code: services, peers and operations are numbered again in
+    the order they first appear in the subset, and a parent outside it is none. Where two
+    spans share a (trace, span) id (which one a child's parent is then depends on which are
+    in the subset), the subset's columns are read from its spans.
+    """
+
+    def __init__(self, spans: Sequence[Span]) -> None:
+        self.spans = spans
+        self._codes, self._ops = _Codes(), _Codes()
+        self._columns, self._unique = _columns(spans, self._codes, self._ops)
+        self._stated = np.array([s.status is not None for s in spans], dtype=bool)
+
+    def graph(self, rows: np.ndarray | None = None, logged: Mapping[int, Iterable[str]] | None = None) -> SpanGraph:
+        """The graph of every span, or of the spans at `rows` (ascending; `logged` keyed by position in them)."""
+        c = self._columns
+        if rows is None:
+            return _built(self._codes.names, self._ops.names, c, bool(self._stated.any()), logged)
+        if not self._unique:
+            return span_graph([self.spans[i] for i in rows.tolist()], logged)
+        svc, names = _renumbered(c.svc[rows], self._codes.names)
+        peer = c.peer[rows]
+        present = peer >= 0
+        if present.any():
+            # Peers are numbered after every service of the subset, in the order they first appear.
+            known = {name: code for code, name in enumerate(names)}
+            for code in _first_seen(peer[present]).tolist():
+                name = self._codes.names[code]
+                if name not in known:
+                    known[name] = len(names)
+                    names.append(name)
+            lookup = np.array([known.get(name, -1) for name in self._codes.names], dtype=np.int64)
+            peer = np.where(present, lookup[np.where(present, peer, 0)], -1)
+        op, operations = _renumbered(c.op[rows], self._ops.names)
+        position = np.full(c.parent.size, -1, dtype=np.int64)
+        position[rows] = np.arange(rows.size)
+        parent = c.parent[rows]
+        parent = np.where(parent >= 0, position[np.where(parent >= 0, parent, 0)], -1)
+        columns = _Spans(
+            svc=svc,
+            op=op,
+            parent=parent,
+            start=c.start[rows],
+            dur=c.dur[rows],
+            err=c.err[rows],
+            client=c.client[rows],
+            unknown_kind=c.unknown_kind[rows],
+            peer=peer,
+        )
+        return _built(names, operations, columns, bool(self._stated[rows].any()), logged)
+
+
+def _first_seen(codes: np.ndarray) -> np.ndarray:
+    """The distinct values of `codes` in the order they first appear."""
+    unique, first = np.unique(codes, return_index=True)
+    return unique[np.argsort(first, kind="stable")]
+
+
+def _renumbered(codes: np.ndarray, names: list[str]) -> tuple[np.ndarray, list[str]]:
+    """`codes` numbered 0.. in the order they first appear, and the names of the new numbers."""
+    order = _first_seen(codes)
+    remap = np.full(len(names), -1, dtype=np.int64)
+    remap[order] = np.arange(order.size)
+    return remap[codes], [names[code] for code in order.tolist()]
+
+
+def _built(
+    names: list[str],
+    operations: list[str],
+    columns: _Spans,
+    has_status: bool,
+    logged: Mapping[int, Iterable[str]] | None,
+) -> SpanGraph:
+    """The graph of `columns`, whose services (and peers) and operations are numbered as `names` and `operations`."""
+    codes = _Codes()
+    for name in names:
+        codes.code(name)
+    if columns.svc.size == 0:
         return _empty(codes, has_status)
     graph, call_of = _graph(codes, replace(columns, parent=_acyclic(columns.parent)), has_status)
-    graph = replace(graph, operations=tuple(ops.names))
+    graph = replace(graph, operations=tuple(operations))
     return _with_logged(graph, call_of, logged) if logged else graph
 
 
-def _columns(spans: Sequence[Span], codes: _Codes, ops: _Codes) -> _Spans:
+def _columns(spans: Sequence[Span], codes: _Codes, ops: _Codes) -> tuple[_Spans, bool]:
     """The spans' columns, each read by a list comprehension (generators fed to `np.fromiter` cost
     twice as much on 20,000 spans), each (service, operation)'s route found once.
 
     Service codes are given in the order the services first appear, and peers after every
-    service: the order `graph.services` lists them in.
+    service: the order `graph.services` lists them in. Also: whether every (trace, span) id is unique.
     """
     traces = [s.trace_id for s in spans]
     pairs_of_ids = zip(traces, [s.span_id for s in spans], strict=True)
@@ -236,7 +318,7 @@ def _columns(spans: Sequence[Span], codes: _Codes, ops: _Codes) -> _Spans:
     routes = {pair: ops.code(f"{pair[0]}\x00{route_of(pair[1])}") for pair in dict.fromkeys(pairs)}
     kinds = [s.kind for s in spans]
     dur = np.array([s.duration_ms for s in spans], dtype=np.float64)
-    return _Spans(
+    columns = _Spans(
         svc=np.array([service_code(name) for name in services], dtype=np.int64),
         op=np.array([routes[pair] for pair in pairs], dtype=np.int64),
         parent=np.array(
@@ -252,6 +334,7 @@ def _columns(spans: Sequence[Span], codes: _Codes, ops: _Codes) -> _Spans:
             [service_code(p) if (p := _peer(s) if s.attributes else "") else -1 for s in spans], dtype=np.int64
         ),
     )
+    return columns, len(ids) == len(spans)
 
 
 def _with_logged(graph: SpanGraph, call_of: np.ndarray, logged: Mapping[int, Iterable[str]]) -> SpanGraph:

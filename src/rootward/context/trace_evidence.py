@@ -30,7 +30,7 @@ from pydantic import BaseModel
 from rootward.context.anomaly import AFTER_SPAN
 from rootward.context.chance import binomial_tail
 from rootward.context.median import median
-from rootward.context.span_graph import SpanGraph, span_graph
+from rootward.context.span_graph import SpanGraph, SpanTable, span_graph
 from rootward.context.window import IncidentWindow
 from rootward.domain.evidence import EvidenceRef
 from rootward.domain.telemetry import Span
@@ -635,6 +635,7 @@ def trace_findings(
     during: tuple[datetime, datetime],
     logged: Mapping[int, Iterable[str]] | None = None,
     sparse_until: datetime | None = None,
+    table: SpanTable | None = None,
 ) -> list[TraceFinding]:
     """Every service and call edge aggregate, calls starting in `baseline` against calls starting in `during`.
 
@@ -642,18 +643,21 @@ def trace_findings(
     caller); calls that start between the two windows are compared on neither side. `logged`: per
     span index, the log templates its service wrote in it (`context.log_span_paths`).
     `sparse_until`: how far after `during` the times of an edge with too few calls in it are read
-    (`_Builder.timed`).
+    (`_Builder.timed`). `table`: the columns of `spans`, when the caller has read them already.
     """
     late_end = max(during[1], sparse_until or during[1])
     lo, hi = min(baseline[0], during[0]), max(baseline[1], late_end)
     keep = [i for i, s in enumerate(spans) if lo <= s.start <= hi]
     if not keep:
         return []
-    inside = [spans[i] for i in keep]
     moved = {j: logged[i] for j, i in enumerate(keep) if i in logged} if logged else None
     window = (baseline[0].timestamp(), baseline[1].timestamp())
     during_s = (during[0].timestamp(), during[1].timestamp())
-    builder = _Builder(span_graph(inside, moved), window, during_s, late_end.timestamp())
+    if table is not None:
+        graph = table.graph(np.array(keep, dtype=np.int64), moved)
+    else:
+        graph = span_graph([spans[i] for i in keep], moved)
+    builder = _Builder(graph, window, during_s, late_end.timestamp())
     _services(builder)
     _pooled_network(builder)
     _edges(builder)

@@ -25,7 +25,7 @@ import numpy as np
 
 from rootward.context.anomaly import AFTER_SPAN
 from rootward.context.median import median as middle
-from rootward.context.span_graph import span_graph
+from rootward.context.span_graph import SpanTable, span_graph
 from rootward.context.trace_evidence import MIN_CALLS, MIN_RELATIVE, MS_FLOOR, SCALE_FLOOR, Z_CHANGED, _shift
 from rootward.context.window import derive_onset
 from rootward.domain.telemetry import Span
@@ -37,9 +37,9 @@ MAX_SPLITS = 60
 NEAR_BEST = 0.7
 
 
-def _series(spans: Sequence[Span]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def _series(spans: Sequence[Span], table: SpanTable | None = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """(start times, values) per call edge's network time and per service's self time, in time order."""
-    graph = span_graph(list(spans))
+    graph = table.graph() if table is not None else span_graph(list(spans))
     e, c = graph.edges, graph.calls
     width = len(graph.services) + 1
     keys = e.caller * width + e.callee
@@ -84,11 +84,14 @@ def spread(values: np.ndarray, median: float) -> float:
     return max(mad, SCALE_FLOOR * abs(median), MS_FLOOR)
 
 
-def trace_onset(spans: Sequence[Span], lo: datetime, hi: datetime) -> datetime | None:
-    """The start of the strongest burst of slowdowns in the spans between `lo` and `hi`, if any."""
+def trace_onset(spans: Sequence[Span], lo: datetime, hi: datetime, table: SpanTable | None = None) -> datetime | None:
+    """The start of the strongest burst of slowdowns in the spans between `lo` and `hi`, if any.
+
+    `table`: the spans' columns, when the caller has read them already (`span_graph.SpanTable` of `spans`).
+    """
     if not spans:
         return None
     a, b = lo.timestamp(), hi.timestamp()
-    splits = [s for at, v in _series(spans) if (s := _best_split(at, v, a, b)) is not None]
+    splits = [s for at, v in _series(spans, table) if (s := _best_split(at, v, a, b)) is not None]
     onset = derive_onset([(int(t), z) for t, z in splits])
     return None if onset is None else datetime.fromtimestamp(onset, UTC)

@@ -9,6 +9,7 @@ words reads them all. Nothing here knows a particular system's metrics.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Literal
@@ -102,11 +103,14 @@ def failed_outcome(labels: dict[str, str]) -> bool:
     return any(_OUTCOME_KEY.search(k) and _FAILED_OUTCOME.match(words_of(v)) for k, v in labels.items())
 
 
+# Asked of the same few hundred names for every series, by each detector in turn (~10 % of anomaly detection).
+@functools.lru_cache(maxsize=8192)
 def words_of(metric: str) -> str:
     """The name as lower-case words joined by underscores, whatever its convention."""
     return _SEPARATORS.sub("_", _CAMEL.sub("_", metric)).lower()
 
 
+@functools.lru_cache(maxsize=8192)
 def family_of(metric: str) -> Family:
     """The family the name says; a series of requests that failed (`{code="503"}`) counts errors."""
     name, labels = split_labels(metric)

@@ -131,7 +131,8 @@ def simulate(
     for c in leaves_first:
         normal[c.name] = own[c.name] + sum(calls[(c.name, x)] * normal[x] for x in c.callees)
     loaded = reached(nodes, fault.root) if fault.kind == "surge" else set[str]()
-    strain = {c: rng.uniform(0.5, 1.5) if c == fault.root else rng.uniform(0.05, 0.4) for c in loaded}
+    # Drawn in name order: a set iterates in the order of the process's string hash seed.
+    strain = {c: rng.uniform(0.5, 1.5) if c == fault.root else rng.uniform(0.05, 0.4) for c in sorted(loaded)}
     phase = rng.uniform(0, 2 * math.pi)
     out: dict[str, list[Sample]] = {c.name: [] for c in nodes}
     for i in range(steps):

@@ -159,7 +159,9 @@ def split_low_cardinality(
 MAX_VARYING_TOKENS = 64
 
 
-def merge_varying_position(templates: dict[int, str], *, max_values: int = 3) -> tuple[dict[int, int], dict[int, str]]:
+def merge_varying_position(
+    templates: dict[int, str], *, max_values: int = 3, sim_th: float | None = None
+) -> tuple[dict[int, int], dict[int, str]]:
     """Merge templates that are equal but for one position holding many different words.
 
     Drain splits an event whose variable is a plain word (a user, a program, a
@@ -168,7 +170,10 @@ def merge_varying_position(templates: dict[int, str], *, max_values: int = 3) ->
     Seen across the stream, the position tells: more than `max_values`
     templates identical everywhere else means a variable, and they are one
     event (`split_low_cardinality` is the other side of the same rule: a few
-    values, each repeated, name different events).
+    values, each repeated, name different events). A template holding a wildcard at
+    the position counts as one of them. With `sim_th` (Drain's threshold), fewer values
+    are joined where Drain would have joined them but for another variable in the
+    line (`_drain_would_join`).
 
     Returns the map from every cluster id to its surviving id and the templates.
     """
@@ -182,12 +187,11 @@ def merge_varying_position(templates: dict[int, str], *, max_values: int = 3) ->
         if len(tokens) > MAX_VARYING_TOKENS:
             continue  # one word in so many never drops Drain below its threshold: no split to undo
         for position in range(len(tokens)):
-            if tokens[position] == WILDCARD:
-                continue
+            # A template already holding a wildcard there (Drain's own, or an earlier merge's) varies there too.
             by_key.setdefault((position, tokens[:position] + (WILDCARD,) + tokens[position + 1 :]), []).append(cid)
-    for (_, key), ids in sorted(by_key.items(), key=lambda item: -len(item[1])):
+    for (position, key), ids in sorted(by_key.items(), key=lambda item: -len(item[1])):
         alive = sorted({remap[cid] for cid in ids})
-        if len(alive) <= max_values:
+        if len(alive) <= max_values and not _drain_would_join(alive, merged, position, len(key), sim_th):
             continue
         root = alive[0]
         for cid in remap:
@@ -197,3 +201,24 @@ def merge_varying_position(templates: dict[int, str], *, max_values: int = 3) ->
             merged.pop(cid, None)
         merged[root] = " ".join(key)
     return remap, merged
+
+
+def _drain_would_join(
+    alive: list[int], templates: dict[int, str], position: int, size: int, sim_th: float | None
+) -> bool:
+    """Whether Drain itself would have joined these templates, equal but at `position`, had the
+    positions they share as wildcards been masked before it (as equal tokens).
+
+    Drain's similarity is the share of equal tokens, and a line differing from a template in one of
+    `size` tokens joins it at `(size - 1) / size >= sim_th`. Drain did not see it so: a variable
+    elsewhere in the line (a program name in front, a user) made two differing tokens of one, and
+    only a later merge (`merge_varying_position`'s many values) turned it into a wildcard. Three
+    or more values at the position are joined then; two plain words are kept apart (two values,
+    each repeated, can name two events: `split_low_cardinality`), unless one of the two templates
+    holds a wildcard there already (one value more of a variable).
+    """
+    if sim_th is None or len(alive) < 2 or (size - 1) / size < sim_th:
+        return False
+    if len(alive) >= 3:
+        return True
+    return any(templates[cid].split()[position] == WILDCARD for cid in alive)

@@ -162,7 +162,7 @@ def assign_templates(messages: Iterable[str], config: ClusterConfig | None = Non
         remap, templates = merge_equivalent_templates(templates)
         cluster_of_form = {masked: remap[cid] for masked, cid in cluster_of_form.items()}
     if config.merge_varying:
-        remap, templates = merge_varying_position(templates)
+        remap, templates = merge_varying_position(templates, sim_th=config.sim_th)
         cluster_of_form = {masked: remap[cid] for masked, cid in cluster_of_form.items()}
     assignment = [cluster_of_form[masked] for masked in form_of_line]
     return assignment, templates

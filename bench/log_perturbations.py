@@ -59,6 +59,8 @@ PERTURBATIONS: dict[str, Perturbation] = {
     "host_port": lambda line, rng: f"{line} via {rng.choice(HOSTS)}:{rng.randint(80, 9000)}",
     "path": lambda line, rng: f"{line} file /home/{rng.choice(USERS)}/{rng.choice(WORDS)}.txt",
     "duration": lambda line, rng: f"{line} took {rng.randint(1, 999)}ms",
+    "phrase": lambda line, rng: f"{line} ({' '.join(rng.sample(WORDS, rng.randint(1, 3)))})",
+    "two": lambda line, rng: f"{rng.choice(PROGRAMS)}: {line} for {rng.choice(USERS)}",
 }
 
 

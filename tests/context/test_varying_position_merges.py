@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import random
 
-from rootward.context.log_templates import merge_varying_position
+from bench.log_perturbations import PROGRAMS, USERS
+
+from rootward.context.log_templates import merge_subsumed, merge_varying_position
 from rootward.context.logs import ClusterConfig, assign_templates
 from rootward.eval.loghub import find_systems, grouping_accuracy, load_structured
 from tests.context.test_logs import LOGHUB
@@ -71,3 +73,55 @@ def test_loghub_events_hold_when_lines_end_with_a_variable_host_name() -> None:
         assignment, _ = assign_templates([f"{c} from {rng.choice(hosts)}" for c in contents], ClusterConfig())
         ga[system] = grouping_accuracy(events, assignment)
     assert sum(ga.values()) / len(ga) >= 0.90 and min(ga.values()) >= 0.65, ga
+
+
+def test_templates_a_merge_made_equal_but_at_one_position_are_compared_again() -> None:
+    # Each group joins over its varying first word; only then are the two equal but for the user.
+    templates = {i: f"[{p}] Invalid user <*> from <IP>" for i, p in enumerate("abcd")}
+    templates |= {i + 4: f"[{p}] Invalid user webmaster from <IP>" for i, p in enumerate("efgh")}
+    remap, merged = merge_varying_position(templates, sim_th=SIM_TH)
+    assert set(remap.values()) == {0} and merged == {0: "<*> Invalid user <*> from <IP>"}
+
+
+def test_a_merged_template_keeps_the_wildcards_its_members_already_had() -> None:
+    # The users of [p1] join first (the largest group); then [p1]'s template, with its user a wildcard,
+    # joins [p2]..[p4] over the first word: the result reads both words as variables, not "for alice".
+    users = ["alice", "bob", "carol", "dave", "erin"]
+    templates = {i: f"[p1] login accepted for {u}" for i, u in enumerate(users)}
+    templates |= {10 + i: f"[p{i}] login accepted for alice" for i in range(2, 5)}
+    remap, merged = merge_varying_position(templates)
+    assert set(remap.values()) == {0} and merged == {0: "<*> login accepted for <*>"}
+
+
+def test_a_template_another_of_its_length_matches_whole_joins_it() -> None:
+    general = "<*> connection from <IP> <*> at <TS> for <*>"
+    templates = {
+        0: general,
+        1: "kubelet: connection from <IP> (dsl-static.example.net) at <TS> for <*>",
+        2: "java: connection from <IP> <*> at <TS> for alice",
+        3: "java: connection from <IP> <*> at <TS>",  # another length
+        4: "java: connection to <IP> <*> at <TS> for alice",  # another word
+    }
+    remap, merged = merge_subsumed(templates)
+    assert _groups(remap) == {frozenset({0, 1, 2}), frozenset({3}), frozenset({4})}
+    assert merged[remap[1]] == general
+
+
+def test_a_template_of_mostly_wildcards_matches_nothing() -> None:
+    few = {0: "<*> <*> failed", 1: "disk sda failed"}  # one constant
+    assert _groups(merge_subsumed(few)[0]) == {frozenset({0}), frozenset({1})}
+    thin = {0: "<*> <*> <*> job failed", 1: "cron runs nightly job failed"}  # two constants of five
+    assert _groups(merge_subsumed(thin)[0]) == {frozenset({0}), frozenset({1})}
+    same = {0: "<*> job <*> failed", 1: "<*> job <*> failed"}  # identical: one event
+    assert _groups(merge_subsumed(same)[0]) == {frozenset({0, 1})}
+
+
+def test_loghub_events_hold_with_a_variable_in_front_and_another_at_the_end() -> None:
+    """Two variables per line: a program in front, a user at the end (the perturbation check's `two`)."""
+    ga = {}
+    for system, path in find_systems(LOGHUB).items():
+        contents, events = load_structured(path)
+        rng = random.Random(1)
+        lines = [f"{rng.choice(PROGRAMS)}: {c} for {rng.choice(USERS)}" for c in contents]
+        ga[system] = grouping_accuracy(events, assign_templates(lines, ClusterConfig())[0])
+    assert sum(ga.values()) / len(ga) >= 0.78 and min(ga.values()) >= 0.45, ga

@@ -173,10 +173,25 @@ def merge_varying_position(
     values, each repeated, name different events). A template holding a wildcard at
     the position counts as one of them. With `sim_th` (Drain's threshold), fewer values
     are joined where Drain would have joined them but for another variable in the
-    line (`_drain_would_join`).
+    line (`_drain_would_join`). Merged templates are compared again until none joins:
+    a merge can make two templates equal but at one more position, or equal outright.
 
     Returns the map from every cluster id to its surviving id and the templates.
     """
+    remap = {cid: cid for cid in templates}
+    merged = dict(templates)
+    while True:
+        step, joined = _merged_once(merged, max_values, sim_th)
+        if len(joined) == len(merged):
+            return remap, joined
+        remap = {cid: step[root] for cid, root in remap.items()}
+        merged = joined
+
+
+def _merged_once(
+    templates: dict[int, str], max_values: int, sim_th: float | None
+) -> tuple[dict[int, int], dict[int, str]]:
+    """One pass of `merge_varying_position`: each position's key read off the templates as given."""
     remap = {cid: cid for cid in templates}
     merged = dict(templates)
     by_key: dict[tuple[int, tuple[str, ...]], list[int]] = {}
@@ -197,9 +212,10 @@ def merge_varying_position(
         for cid in remap:
             if remap[cid] in alive:
                 remap[cid] = root
+        # The members as they stand now: one merged earlier in this pass holds wildcards its key does not.
+        merged[root] = _combine([merged[cid] for cid in alive])
         for cid in alive[1:]:
             merged.pop(cid, None)
-        merged[root] = " ".join(key)
     return remap, merged
 
 
@@ -222,3 +238,75 @@ def _drain_would_join(
     if len(alive) >= 3:
         return True
     return any(templates[cid].split()[position] == WILDCARD for cid in alive)
+
+
+# A template matching others whole must keep at least this share of its tokens constant (and
+# two of them): one of mostly wildcards (`<*> <*> failed`) would match lines of any event.
+MIN_CONSTANT_SHARE = 0.5
+
+
+def merge_subsumed(templates: dict[int, str]) -> tuple[dict[int, int], dict[int, str]]:
+    """Join each template to a template of its length that matches it whole, the most specific one.
+
+    A template matches another whole when every token of it is a wildcard or the
+    other's token there (the other's own wildcards falling on its wildcards): the
+    lines of the other are lines it would have taken, as Drain3 matches a line to
+    a learned template, wildcards counting as equal. Such pairs are left when a
+    template's wildcards came from lines the other never saw: a program name or a
+    host in front varied among one group of lines and stood still in another,
+    whose few lines kept it as a constant. A template that holds fewer constant
+    tokens than `MIN_CONSTANT_SHARE` of its length, or fewer than two, matches
+    nothing: it says too little to call another the same event. Identical
+    templates are one.
+
+    Returns the map from every cluster id to its surviving id and the templates.
+    """
+    parent = {cid: cid for cid in templates}
+
+    def find(cid: int) -> int:
+        while parent[cid] != cid:
+            parent[cid] = parent[parent[cid]]
+            cid = parent[cid]
+        return cid
+
+    by_size: dict[int, list[tuple[int, tuple[str, ...]]]] = {}
+    for cid in sorted(templates):
+        tokens = tuple(templates[cid].split())
+        if 0 < len(tokens) <= MAX_VARYING_TOKENS:
+            by_size.setdefault(len(tokens), []).append((cid, tokens))
+    for group in by_size.values():
+        for cid, general in _subsumers(group).items():
+            a, b = find(cid), find(general)
+            if a != b:
+                parent[a] = b
+    remap = {cid: find(cid) for cid in templates}
+    return remap, {root: templates[root] for root in set(remap.values())}
+
+
+def _subsumers(group: list[tuple[int, tuple[str, ...]]]) -> dict[int, int]:
+    """Per template of one length, the most specific other template matching it whole (`merge_subsumed`).
+
+    Each general template is indexed under its rarest constant (position, token): a
+    template it matches holds that token there, so only those listed under its own
+    tokens are tried.
+    """
+    frequency: Counter[tuple[int, str]] = Counter(pair for _, tokens in group for pair in enumerate(tokens))
+    index: dict[tuple[int, str], list[tuple[int, tuple[str, ...], int]]] = {}
+    for cid, tokens in group:
+        constants = [(p, t) for p, t in enumerate(tokens) if t != WILDCARD]
+        if len(constants) < max(2, MIN_CONSTANT_SHARE * len(tokens)):
+            continue
+        anchor = min(constants, key=lambda pair: (frequency[pair], pair))
+        index.setdefault(anchor, []).append((cid, tokens, len(tokens) - len(constants)))
+    found: dict[int, int] = {}
+    for cid, tokens in group:
+        best: tuple[int, int] | None = None
+        for pair in enumerate(tokens):
+            for other, general, wildcards in index.get(pair, ()):
+                if other == cid or (best is not None and (wildcards, other) >= best):
+                    continue
+                if all(g in (WILDCARD, t) for g, t in zip(general, tokens, strict=True)):
+                    best = (wildcards, other)
+        if best is not None:
+            found[cid] = best[1]
+    return found

@@ -25,7 +25,12 @@ from drain3.drain import Drain
 from rootward.context.chance import chance_of_rise
 from rootward.context.field_values import mask_fields, variable_keys
 from rootward.context.log_drain import ConstantsDrain
-from rootward.context.log_templates import merge_equivalent_templates, merge_varying_position, split_low_cardinality
+from rootward.context.log_templates import (
+    merge_equivalent_templates,
+    merge_subsumed,
+    merge_varying_position,
+    split_low_cardinality,
+)
 from rootward.context.masking import mask_message
 from rootward.context.scrub import scrub_text
 from rootward.domain.telemetry import LogRecord
@@ -82,6 +87,7 @@ class ClusterConfig:
     extra_delimiters: tuple[str, ...] = ()
     merge_templates: bool = True
     merge_varying: bool = True
+    merge_subsumed: bool = True  # a template another of its length matches whole joins it (log_templates)
     split_constants: bool = True
     surge_factor: float = 3.0
     min_surge_count: int = 5
@@ -163,6 +169,9 @@ def assign_templates(messages: Iterable[str], config: ClusterConfig | None = Non
         cluster_of_form = {masked: remap[cid] for masked, cid in cluster_of_form.items()}
     if config.merge_varying:
         remap, templates = merge_varying_position(templates, sim_th=config.sim_th)
+        cluster_of_form = {masked: remap[cid] for masked, cid in cluster_of_form.items()}
+    if config.merge_subsumed:
+        remap, templates = merge_subsumed(templates)
         cluster_of_form = {masked: remap[cid] for masked, cid in cluster_of_form.items()}
     assignment = [cluster_of_form[masked] for masked in form_of_line]
     return assignment, templates

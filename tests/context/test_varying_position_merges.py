@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from bench.log_perturbations import PROGRAMS, USERS
+from drain3.drain import Drain
 
-from rootward.context.log_templates import merge_subsumed, merge_varying_position
+from rootward.context.log_templates import masked_varying_words, merge_subsumed, merge_varying_position
 from rootward.context.logs import ClusterConfig, assign_templates
 from rootward.eval.loghub import find_systems, grouping_accuracy, load_structured
 from tests.context.test_logs import LOGHUB
@@ -125,3 +127,29 @@ def test_loghub_events_hold_with_a_variable_in_front_and_another_at_the_end() ->
         lines = [f"{rng.choice(PROGRAMS)}: {c} for {rng.choice(USERS)}" for c in contents]
         ga[system] = grouping_accuracy(events, assign_templates(lines, ClusterConfig())[0])
     assert sum(ga.values()) / len(ga) >= 0.78 and min(ga.values()) >= 0.45, ga
+
+
+def test_a_word_many_otherwise_equal_lines_vary_in_is_masked_before_drain() -> None:
+    names = [f"{a}_{b}" for a in ("happy", "eager", "calm", "brave") for b in ("turing", "hopper", "knuth")]
+    forms = [f"container {n} started on {h}" for n in names for h in ("alpha", "beta", "gamma", "delta", "omega")]
+    masked = masked_varying_words(forms)
+    assert set(masked.values()) == {"container <*> started on <*>"}  # the second pass reads the host
+    few = [f"job finished with state {s}" for s in ("done", "failed", "cancelled")]  # three values: not more
+    assert masked_varying_words(few) == {f: f for f in few}
+
+
+def test_lines_differing_in_one_plain_word_reach_drain_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drain compares a new line with every cluster of its length: one cluster per line is quadratic."""
+    added: list[str] = []
+    original = Drain.add_log_message
+
+    def counted(self: Drain, content: str) -> object:
+        added.append(content)
+        return original(self, content)
+
+    monkeypatch.setattr(Drain, "add_log_message", counted)
+    rng = random.Random(4)
+    words = [f"{a}_{b}" for a in USERS for b in PROGRAMS]
+    lines = [f"session {rng.choice(words)}_{rng.choice(USERS)} opened" for _ in range(3_000)]
+    assignment, templates = assign_templates(lines, ClusterConfig())
+    assert len(set(assignment)) == 1 and len(added) == 1

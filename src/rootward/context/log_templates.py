@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 
 WILDCARD = "<*>"
 _HAS_MASK = re.compile(r"<[A-Z*]+>")
@@ -310,3 +311,39 @@ def _subsumers(group: list[tuple[int, tuple[str, ...]]]) -> dict[int, int]:
         if best is not None:
             found[cid] = best[1]
     return found
+
+
+def masked_varying_words(forms: Iterable[str], *, max_values: int = 3, passes: int = 3) -> dict[str, str]:
+    """Each form with the words it shares a many-valued position in replaced by a wildcard, before Drain.
+
+    `merge_varying_position`'s rule read on the lines' forms instead of on Drain's
+    templates: forms equal everywhere but one position, holding more than
+    `max_values` different plain words there, are one event whose variable is that
+    word. Read before Drain, the rule also bounds Drain's work: Drain compares a
+    line with every cluster of its length, and a stream of lines differing in one
+    word (container names, session names: plain words no mask catches) would
+    otherwise grow a cluster per line and compare each new line with all of them.
+    A second variable in the same lines hides the first (each group holds one
+    value of the other), so the reading is repeated on the masked forms.
+    """
+    out = {form: form for form in forms}
+    for _ in range(passes):
+        tokens_of = {form: tuple(masked.split()) for form, masked in out.items()}
+        values: dict[tuple[int, tuple[str, ...]], set[str]] = {}
+        for tokens in set(tokens_of.values()):
+            if not 3 <= len(tokens) <= MAX_VARYING_TOKENS:
+                continue
+            for position, token in enumerate(tokens):
+                if token != WILDCARD and not is_variable_token(token):
+                    key = (position, tokens[:position] + (WILDCARD,) + tokens[position + 1 :])
+                    values.setdefault(key, set()).add(token)
+        varying = {key for key, seen in values.items() if len(seen) > max_values}
+        if not varying:
+            break
+        for form, tokens in tokens_of.items():
+            for position in range(len(tokens)):
+                key = (position, tokens[:position] + (WILDCARD,) + tokens[position + 1 :])
+                if key in varying:
+                    out[form] = " ".join(key[1])
+                    break
+    return out

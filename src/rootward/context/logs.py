@@ -26,6 +26,7 @@ from rootward.context.chance import chance_of_rise
 from rootward.context.field_values import mask_fields, variable_keys
 from rootward.context.log_drain import ConstantsDrain
 from rootward.context.log_templates import (
+    masked_varying_words,
     merge_equivalent_templates,
     merge_subsumed,
     merge_varying_position,
@@ -150,12 +151,21 @@ def assign_templates(messages: Iterable[str], config: ClusterConfig | None = Non
     drain = _new_drain(config)
     final_of: dict[str, str] = {}
     forms: dict[str, list[int]] = {}  # final form -> [drain cluster id, lines]
+    for masked in counts:
+        final_of[masked] = mask_fields(masked, keys)
+    # A word position many otherwise-equal forms vary in is a variable before Drain sees it
+    # (`log_templates.masked_varying_words`): one Drain input for all of them.
+    premasked = masked_varying_words(set(final_of.values())) if config.merge_varying else {}
+    cluster_of_input: dict[str, int] = {}
     for masked, count in counts.items():
-        final = final_of[masked] = mask_fields(masked, keys)
+        final = final_of[masked]
         form = forms.get(final)
         if form is None:
-            cluster, _ = drain.add_log_message(final)
-            form = forms[final] = [cluster.cluster_id, 0]
+            text = premasked.get(final, final)
+            cid = cluster_of_input.get(text)
+            if cid is None:
+                cid = cluster_of_input[text] = drain.add_log_message(text)[0].cluster_id
+            form = forms[final] = [cid, 0]
         form[1] += count
     form_of_line = [final_of[masked] for masked in masked_of_line]
     templates = {c.cluster_id: c.get_template() for c in drain.clusters}

@@ -24,6 +24,7 @@ from drain3.drain import Drain
 
 from rootward.context.chance import chance_of_rise
 from rootward.context.field_values import mask_fields, variable_keys
+from rootward.context.indexed_drain import IndexedDrain
 from rootward.context.log_drain import ConstantsDrain
 from rootward.context.log_templates import (
     masked_varying_words,
@@ -118,7 +119,7 @@ class LogCluster:
 
 def _new_drain(config: ClusterConfig) -> Drain:
     """Drain3's tree, used directly: masking is done once per distinct message, nothing is persisted."""
-    kind = ConstantsDrain if config.similarity == "constants" else Drain
+    kind = ConstantsDrain if config.similarity == "constants" else IndexedDrain
     return kind(
         depth=config.depth,
         sim_th=config.sim_th,

@@ -60,6 +60,8 @@ PERTURBATIONS: dict[str, Perturbation] = {
     "path": lambda line, rng: f"{line} file /home/{rng.choice(USERS)}/{rng.choice(WORDS)}.txt",
     "duration": lambda line, rng: f"{line} took {rng.randint(1, 999)}ms",
     "phrase": lambda line, rng: f"{line} ({' '.join(rng.sample(WORDS, rng.randint(1, 3)))})",
+    "quoted_phrase": lambda line, rng: f"{line} file '{' '.join(rng.sample(WORDS, rng.randint(1, 3)))}'",
+    "bare_phrase": lambda line, rng: f"{line} reason: {' '.join(rng.sample(WORDS, rng.randint(1, 3)))}",
     "two": lambda line, rng: f"{rng.choice(PROGRAMS)}: {line} for {rng.choice(USERS)}",
 }
 

@@ -313,6 +313,38 @@ def _subsumers(group: list[tuple[int, tuple[str, ...]]]) -> dict[int, int]:
     return found
 
 
+# A token opening a quoted or bracketed value, the character that closes it, and how many words it may hold.
+_CLOSES = {"'": "'", '"': '"', "(": ")", "[": "]", "{": "}"}
+MAX_VALUE_WORDS = 8
+_OPENS = re.compile(r"""(?:^|\s)['"(\[{]""")
+
+
+def value_units(text: str) -> list[str]:
+    """The form's words, a quoted or bracketed value with spaces in it kept as one (`'my notes'`, `(no route)`).
+
+    A value opens at the start of a word and closes at the end of a later one (a
+    comma or stop may follow), within MAX_VALUE_WORDS words; an apostrophe inside a
+    word (`can't`) opens nothing, and a value that never closes is words as before.
+    """
+    words = text.split()
+    if _OPENS.search(text) is None:  # most forms: no word opens a value
+        return words
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        close = _CLOSES.get(word[0])
+        end = i
+        if close is not None and (len(word) == 1 or not word.rstrip(",;:.").endswith(close)):
+            for j in range(i + 1, min(len(words), i + MAX_VALUE_WORDS)):
+                if words[j].rstrip(",;:.").endswith(close):
+                    end = j
+                    break
+        out.append(" ".join(words[i : end + 1]))
+        i = end + 1
+    return out
+
+
 def masked_varying_words(forms: Iterable[str], *, max_values: int = 3, passes: int = 3) -> dict[str, str]:
     """Each form with the words it shares a many-valued position in replaced by a wildcard, before Drain.
 
@@ -328,7 +360,7 @@ def masked_varying_words(forms: Iterable[str], *, max_values: int = 3, passes: i
     """
     out = {form: form for form in forms}
     for _ in range(passes):
-        tokens_of = {form: tuple(masked.split()) for form, masked in out.items()}
+        tokens_of = {form: tuple(value_units(masked)) for form, masked in out.items()}
         values: dict[tuple[int, tuple[str, ...]], set[str]] = {}
         for tokens in set(tokens_of.values()):
             if not 3 <= len(tokens) <= MAX_VARYING_TOKENS:

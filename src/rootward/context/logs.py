@@ -150,27 +150,22 @@ def assign_templates(messages: Iterable[str], config: ClusterConfig | None = Non
     # Second pass over distinct forms only: mask field values the stream shows varying, then Drain.
     keys = variable_keys(counts) if config.mask_fields else set()
     drain = _new_drain(config)
-    final_of: dict[str, str] = {}
-    forms: dict[str, list[int]] = {}  # final form -> [drain cluster id, lines]
-    for masked in counts:
-        final_of[masked] = mask_fields(masked, keys)
-    # A word position many otherwise-equal forms vary in is a variable before Drain sees it
-    # (`log_templates.masked_varying_words`): one Drain input for all of them.
+    final_of = {masked: mask_fields(masked, keys) for masked in counts}
+    # A position many otherwise-equal forms vary in is a variable before Drain sees it
+    # (`log_templates.masked_varying_words`): one Drain input for all of them. What follows reads
+    # the Drain inputs, whose tokens are the templates' own.
     premasked = masked_varying_words(set(final_of.values())) if config.merge_varying else {}
-    cluster_of_input: dict[str, int] = {}
+    input_of = {masked: premasked.get(final, final) for masked, final in final_of.items()}
+    forms: dict[str, list[int]] = {}  # Drain input -> [drain cluster id, lines]
     for masked, count in counts.items():
-        final = final_of[masked]
-        form = forms.get(final)
+        text = input_of[masked]
+        form = forms.get(text)
         if form is None:
-            text = premasked.get(final, final)
-            cid = cluster_of_input.get(text)
-            if cid is None:
-                cid = cluster_of_input[text] = drain.add_log_message(text)[0].cluster_id
-            form = forms[final] = [cid, 0]
+            form = forms[text] = [drain.add_log_message(text)[0].cluster_id, 0]
         form[1] += count
-    form_of_line = [final_of[masked] for masked in masked_of_line]
+    form_of_line = [input_of[masked] for masked in masked_of_line]
     templates = {c.cluster_id: c.get_template() for c in drain.clusters}
-    cluster_of_form = {masked: form[0] for masked, form in forms.items()}
+    cluster_of_form = {text: form[0] for text, form in forms.items()}
     if config.split_constants:
         cluster_of_form, templates = split_low_cardinality(
             templates, {masked: (form[0], form[1]) for masked, form in forms.items()}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from bench.log_perturbations import PROGRAMS, USERS
+from bench.log_perturbations import PERTURBATIONS, PROGRAMS, USERS, accuracy
 from drain3.drain import Drain
 
 from rootward.context.log_templates import (
@@ -24,7 +24,6 @@ from rootward.context.log_templates import (
     value_units,
 )
 from rootward.context.logs import ClusterConfig, assign_templates
-from rootward.eval.loghub import find_systems, grouping_accuracy, load_structured
 from tests.context.test_logs import LOGHUB
 
 SIM_TH = ClusterConfig().sim_th
@@ -72,13 +71,7 @@ def test_two_plain_values_and_short_templates_stay_apart() -> None:
 
 def test_loghub_events_hold_when_lines_end_with_a_variable_host_name() -> None:
     """A host name is a plain word with dots: as variable as an address, but no mask catches it."""
-    hosts = ("proxy.cse.example.edu", "www.google.com", "api.github.com", "mail.yahoo.co.jp", "cdn.example.net")
-    ga = {}
-    for system, path in find_systems(LOGHUB).items():
-        contents, events = load_structured(path)
-        rng = random.Random(1)
-        assignment, _ = assign_templates([f"{c} from {rng.choice(hosts)}" for c in contents], ClusterConfig())
-        ga[system] = grouping_accuracy(events, assignment)
+    ga = accuracy(LOGHUB, PERTURBATIONS["host"])
     assert sum(ga.values()) / len(ga) >= 0.90 and min(ga.values()) >= 0.65, ga
 
 
@@ -125,12 +118,7 @@ def test_a_template_of_mostly_wildcards_matches_nothing() -> None:
 
 def test_loghub_events_hold_with_a_variable_in_front_and_another_at_the_end() -> None:
     """Two variables per line: a program in front, a user at the end (the perturbation check's `two`)."""
-    ga = {}
-    for system, path in find_systems(LOGHUB).items():
-        contents, events = load_structured(path)
-        rng = random.Random(1)
-        lines = [f"{rng.choice(PROGRAMS)}: {c} for {rng.choice(USERS)}" for c in contents]
-        ga[system] = grouping_accuracy(events, assign_templates(lines, ClusterConfig())[0])
+    ga = accuracy(LOGHUB, PERTURBATIONS["two"])
     assert sum(ga.values()) / len(ga) >= 0.78 and min(ga.values()) >= 0.45, ga
 
 
@@ -178,11 +166,5 @@ def test_a_quoted_or_bracketed_value_of_any_length_is_one_value() -> None:
 
 
 def test_loghub_events_hold_with_a_quoted_phrase_of_one_to_three_words_at_the_end() -> None:
-    words = ("apple", "banana", "cherry", "delta", "echo", "foxtrot", "golf", "hotel")
-    ga = {}
-    for system, path in find_systems(LOGHUB).items():
-        contents, events = load_structured(path)
-        rng = random.Random(1)
-        lines = [f"{c} file '{' '.join(rng.sample(words, rng.randint(1, 3)))}'" for c in contents]
-        ga[system] = grouping_accuracy(events, assign_templates(lines, ClusterConfig())[0])
+    ga = accuracy(LOGHUB, PERTURBATIONS["quoted_phrase"])
     assert sum(ga.values()) / len(ga) >= 0.75, ga

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from functools import partial
 
 WILDCARD = "<*>"
 _HAS_MASK = re.compile(r"<[A-Z*]+>")
@@ -59,6 +60,14 @@ def _combine(templates: list[str]) -> str:
     return " ".join(combined)
 
 
+def _root(parent: dict[int, int], cid: int) -> int:
+    """The id `cid`'s group survives as, in a union-find forest (halving the path on the way)."""
+    while parent[cid] != cid:
+        parent[cid] = parent[parent[cid]]
+        cid = parent[cid]
+    return cid
+
+
 def merge_equivalent_templates(
     templates: dict[int, str],
 ) -> tuple[dict[int, int], dict[int, str]]:
@@ -68,12 +77,7 @@ def merge_equivalent_templates(
     smallest of its group) and the surviving templates.
     """
     parent = {cid: cid for cid in templates}
-
-    def find(cid: int) -> int:
-        while parent[cid] != cid:
-            parent[cid] = parent[parent[cid]]
-            cid = parent[cid]
-        return cid
+    find = partial(_root, parent)
 
     for key_of in (positional_key, shape_key):
         first_with_key: dict[tuple[str, ...], int] = {}
@@ -263,12 +267,7 @@ def merge_subsumed(templates: dict[int, str]) -> tuple[dict[int, int], dict[int,
     Returns the map from every cluster id to its surviving id and the templates.
     """
     parent = {cid: cid for cid in templates}
-
-    def find(cid: int) -> int:
-        while parent[cid] != cid:
-            parent[cid] = parent[parent[cid]]
-            cid = parent[cid]
-        return cid
+    find = partial(_root, parent)
 
     by_size: dict[int, list[tuple[int, tuple[str, ...]]]] = {}
     for cid in sorted(templates):

@@ -168,3 +168,12 @@ def test_a_quoted_or_bracketed_value_of_any_length_is_one_value() -> None:
 def test_loghub_events_hold_with_a_quoted_phrase_of_one_to_three_words_at_the_end() -> None:
     ga = accuracy(LOGHUB, PERTURBATIONS["quoted_phrase"])
     assert sum(ga.values()) / len(ga) >= 0.75, ga
+
+
+def test_a_masked_value_takes_any_masked_value_and_masks_alone_match_nothing() -> None:
+    general = "<*> iar <*> dear <HEX> for <*>"
+    templates = {0: general, 1: "node: iar <HEX> dear <NUM> for grace", 2: "node: iar <HEX> dear uid=<NUM> for grace"}
+    remap, merged = merge_subsumed(templates)
+    assert _groups(remap) == {frozenset({0, 1}), frozenset({2})}  # a word holding a mask is a word
+    only_masks = {0: "<*> <IP> <NUM> <*>", 1: "conn <IP> <HEX> ok"}
+    assert _groups(merge_subsumed(only_masks)[0]) == {frozenset({0}), frozenset({1})}

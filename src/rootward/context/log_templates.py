@@ -22,6 +22,7 @@ from functools import partial
 
 WILDCARD = "<*>"
 _HAS_MASK = re.compile(r"<[A-Z*]+>")
+_MASKED_VALUE = re.compile(r"<[A-Z]+>")  # a whole word that masking replaced
 
 
 def is_variable_token(token: str) -> bool:
@@ -286,18 +287,21 @@ def merge_subsumed(templates: dict[int, str]) -> tuple[dict[int, int], dict[int,
 def _subsumers(group: list[tuple[int, tuple[str, ...]]]) -> dict[int, int]:
     """Per template of one length, the most specific other template matching it whole (`merge_subsumed`).
 
-    Each general template is indexed under its rarest constant (position, token): a
-    template it matches holds that token there, so only those listed under its own
-    tokens are tried.
+    A masked value matches any masked value (`<HEX>` and `<NUM>` are one value
+    written two ways: a hex id that happened to hold no letter). Each general
+    template is indexed under its rarest constant word that is no masked value: a
+    template it matches holds that word there, so only those listed under its own
+    words are tried; one whose only constants are masked values matches nothing.
     """
     frequency: Counter[tuple[int, str]] = Counter(pair for _, tokens in group for pair in enumerate(tokens))
     index: dict[tuple[int, str], list[tuple[int, tuple[str, ...], int]]] = {}
     for cid, tokens in group:
-        constants = [(p, t) for p, t in enumerate(tokens) if t != WILDCARD]
-        if len(constants) < max(2, MIN_CONSTANT_SHARE * len(tokens)):
+        wildcards = tokens.count(WILDCARD)
+        words = [(p, t) for p, t in enumerate(tokens) if t != WILDCARD and not _MASKED_VALUE.fullmatch(t)]
+        if not words or len(tokens) - wildcards < max(2, MIN_CONSTANT_SHARE * len(tokens)):
             continue
-        anchor = min(constants, key=lambda pair: (frequency[pair], pair))
-        index.setdefault(anchor, []).append((cid, tokens, len(tokens) - len(constants)))
+        anchor = min(words, key=lambda pair: (frequency[pair], pair))
+        index.setdefault(anchor, []).append((cid, tokens, wildcards))
     found: dict[int, int] = {}
     for cid, tokens in group:
         best: tuple[int, int] | None = None
@@ -305,11 +309,16 @@ def _subsumers(group: list[tuple[int, tuple[str, ...]]]) -> dict[int, int]:
             for other, general, wildcards in index.get(pair, ()):
                 if other == cid or (best is not None and (wildcards, other) >= best):
                     continue
-                if all(g in (WILDCARD, t) for g, t in zip(general, tokens, strict=True)):
+                if all(_matches(g, t) for g, t in zip(general, tokens, strict=True)):
                     best = (wildcards, other)
         if best is not None:
             found[cid] = best[1]
     return found
+
+
+def _matches(general: str, token: str) -> bool:
+    """Whether a general template's word takes this word: a wildcard, the word itself, a masked value for one."""
+    return general in (WILDCARD, token) or bool(_MASKED_VALUE.fullmatch(general) and _MASKED_VALUE.fullmatch(token))
 
 
 # A token opening a quoted or bracketed value, the character that closes it, and how many words it may hold.

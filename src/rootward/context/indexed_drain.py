@@ -59,6 +59,8 @@ class IndexedDrain(Drain):
         found: set[int] = set()
         for position, token in enumerate(tokens):
             found.update(self._by_token.get((size, position, token), ()))
+            if len(found) >= len(cluster_ids):  # every cluster is a candidate (long lines of few words)
+                return super().fast_match(cluster_ids, tokens, sim_th, include_params)
         if self.max_node_depth > 1:  # a leaf below the length node holds only some of them
             found &= set(cluster_ids)
         return super().fast_match(sorted(found), tokens, sim_th, include_params)

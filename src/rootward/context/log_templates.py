@@ -381,6 +381,8 @@ def masked_varying_words(forms: Iterable[str], *, max_values: int = 3, passes: i
         if not varying:
             break
         for form, tokens in tokens_of.items():
+            if not 3 <= len(tokens) <= MAX_VARYING_TOKENS:
+                continue  # never keyed above (and each key copies the form: quadratic in its length)
             for position in range(len(tokens)):
                 key = (position, tokens[:position] + (WILDCARD,) + tokens[position + 1 :])
                 if key in varying:

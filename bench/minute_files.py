@@ -1,0 +1,127 @@
+"""Copies of bundles whose spans and log lines survive only in a few minute blocks, as Nezha's snapshot kept them.
+
+    python -m bench.minute_files SRC DST [--block 3] [--lead 2] [--earlier 8,16]
+
+Nezha records logs and traces in one file a minute, and its published snapshot
+kept only the files of each injection minute and the two after it. Its windows
+(twenty minutes before an injection to ten after) therefore hold spans and log
+lines in three-minute blocks: the incident's own first three minutes, and, as
+the only baseline, the blocks of the injections five to ten minutes apart
+before it. Metrics, alerts and the rest are complete. A method that needs spans
+or lines over the whole window, or a long clean stretch of them before the
+onset, reads little on such data; these copies measure how much.
+
+Nezha's converted alerts fire two minutes after the injection, so the
+incident's block here starts `--lead` minutes before the first alert (where
+the fault's effects began, whatever a simulator's notes call its onset), and
+earlier blocks start `--earlier` minutes before that. Each copy keeps the spans
+(whole traces: a trace goes with its first span's minute) and the log lines
+whose time falls in a block of `--block` minutes; everything else is copied as
+it is. The earlier blocks here hold normal behaviour, where Nezha's hold the
+previous fault's aftermath.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from rootward.bundle.load import load_bundle
+
+BLOCK_MIN = 3
+LEAD_MIN = 2
+EARLIER_MIN = (8, 16)
+
+
+def _when(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def blocks(first: datetime, block_min: int, earlier_min: tuple[int, ...]) -> list[tuple[datetime, datetime]]:
+    """The [start, end) stretches whose spans and lines survive: the incident's, and one at each earlier offset."""
+    starts = [first] + [first - timedelta(minutes=m) for m in earlier_min]
+    return sorted((s, s + timedelta(minutes=block_min)) for s in starts)
+
+
+def _kept(at: datetime, keep: list[tuple[datetime, datetime]]) -> bool:
+    return any(start <= at < end for start, end in keep)
+
+
+def _copy_spans(src: Path, dst: Path, keep: list[tuple[datetime, datetime]]) -> None:
+    spans = [json.loads(line) for line in src.read_text().splitlines() if line.strip()]
+    began: dict[str, datetime] = {}  # a trace's minute is its first span's (its root's, where it has one)
+    for span in spans:
+        at, trace = _when(str(span["start"])), str(span["trace_id"])
+        began[trace] = min(at, began.get(trace, at))
+    kept = [s for s in spans if _kept(began[str(s["trace_id"])], keep)]
+    dst.write_text("".join(json.dumps(s) + "\n" for s in kept))
+
+
+def _copy_lines(src: Path, dst: Path, keep: list[tuple[datetime, datetime]]) -> None:
+    kept = [
+        line for line in src.read_text().splitlines() if line.strip() and _kept(_when(json.loads(line)["ts"]), keep)
+    ]
+    dst.write_text("".join(line + "\n" for line in kept))
+
+
+def copy_bundle(
+    src: Path,
+    dst: Path,
+    block_min: int = BLOCK_MIN,
+    lead_min: int = LEAD_MIN,
+    earlier_min: tuple[int, ...] = EARLIER_MIN,
+) -> None:
+    """One bundle with spans and lines only in the blocks, written to `dst` (replaced if it exists)."""
+    alerts = load_bundle(src).alerts
+    if not alerts:
+        raise ValueError(f"{src}: alerts.json has no alert to place the blocks at")
+    fired = min(a.starts_at for a in alerts)
+    keep = blocks(fired - timedelta(minutes=lead_min), block_min, earlier_min)
+    if dst.exists():
+        shutil.rmtree(dst)
+    shutil.copytree(src, dst)
+    if (src / "traces.jsonl").exists():
+        _copy_spans(src / "traces.jsonl", dst / "traces.jsonl", keep)
+    if (src / "logs.jsonl").exists():
+        _copy_lines(src / "logs.jsonl", dst / "logs.jsonl", keep)
+
+
+def _minutes(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of whole minutes: {text!r}") from None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("src", type=Path, help="a directory of bundles")
+    parser.add_argument("dst", type=Path, help="where the copies go (created)")
+    parser.add_argument("--block", type=int, default=BLOCK_MIN, help="minutes a block lasts")
+    parser.add_argument(
+        "--lead", type=int, default=LEAD_MIN, help="minutes before the first alert the incident's block starts"
+    )
+    parser.add_argument(
+        "--earlier",
+        type=_minutes,
+        default=EARLIER_MIN,
+        help="minutes before the incident's block each earlier one starts",
+    )
+    args = parser.parse_args()
+    bundles = sorted(p for p in args.src.iterdir() if (p / "incident.yaml").exists())
+    if not bundles:
+        parser.error(f"{args.src}: no bundles (directories with incident.yaml)")
+    args.dst.mkdir(parents=True, exist_ok=True)
+    for i, src in enumerate(bundles, 1):
+        try:
+            copy_bundle(src, args.dst / src.name, args.block, args.lead, args.earlier)
+        except ValueError as exc:
+            parser.error(str(exc))
+        print(f"[{i}/{len(bundles)}] {src.name}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

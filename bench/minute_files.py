@@ -12,9 +12,9 @@ or lines over the whole window, or a long clean stretch of them before the
 onset, reads little on such data; these copies measure how much.
 
 Nezha's converted alerts fire two minutes after the injection, so the
-incident's block here starts `--lead` minutes before the first alert (where
-the fault's effects began, whatever a simulator's notes call its onset), and
-earlier blocks start `--earlier` minutes before that. Each copy keeps the spans
+incident's block here starts `--lead` minutes before the first alert, or at the
+fault's onset (`truth.json`'s `fault_onset`) where that is later (an unrelated
+alert fired first), and earlier blocks start `--earlier` minutes before that. Each copy keeps the spans
 (whole traces: a trace goes with its first span's minute) and the log lines
 whose time falls in a block of `--block` minutes; everything else is copied as
 it is. The earlier blocks here hold normal behaviour, where Nezha's hold the
@@ -67,6 +67,24 @@ def _copy_lines(src: Path, dst: Path, keep: list[tuple[datetime, datetime]]) -> 
     dst.write_text("".join(line + "\n" for line in kept))
 
 
+def incident_block_start(src: Path, lead_min: int = LEAD_MIN) -> datetime:
+    """Where the incident's block starts: `lead_min` before the first alert, but not before the fault.
+
+    Nezha's alert fires two minutes after the injection, so its block starts at the
+    injection. A simulated fault may show (and alert) later than its onset, or an
+    unrelated alert may fire first: the block starts at the later of the two, the
+    fault's onset (`truth.json`'s `fault_onset`, where there is one) and `lead_min`
+    before the first alert.
+    """
+    alerts = load_bundle(src).alerts
+    if not alerts:
+        raise ValueError(f"{src}: alerts.json has no alert to place the blocks at")
+    start = min(a.starts_at for a in alerts) - timedelta(minutes=lead_min)
+    truth = src / "truth.json"
+    onset = json.loads(truth.read_text()).get("fault_onset") if truth.exists() else None
+    return max(start, _when(onset)) if onset else start
+
+
 def copy_bundle(
     src: Path,
     dst: Path,
@@ -75,11 +93,7 @@ def copy_bundle(
     earlier_min: tuple[int, ...] = EARLIER_MIN,
 ) -> None:
     """One bundle with spans and lines only in the blocks, written to `dst` (replaced if it exists)."""
-    alerts = load_bundle(src).alerts
-    if not alerts:
-        raise ValueError(f"{src}: alerts.json has no alert to place the blocks at")
-    fired = min(a.starts_at for a in alerts)
-    keep = blocks(fired - timedelta(minutes=lead_min), block_min, earlier_min)
+    keep = blocks(incident_block_start(src, lead_min), block_min, earlier_min)
     if dst.exists():
         shutil.rmtree(dst)
     shutil.copytree(src, dst)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from bench.minute_files import blocks, copy_bundle
+from bench.minute_files import blocks, copy_bundle, incident_block_start
 
 from rootward.bundle.load import load_bundle
 from rootward.sim.generate import generate
@@ -19,10 +20,13 @@ def test_spans_and_lines_survive_only_in_the_blocks_and_whole_traces_stay_togeth
     copy_bundle(src, dst, block_min=3, lead_min=2, earlier_min=(8,))
     original, copy = load_bundle(src), load_bundle(dst)
     fired = min(a.starts_at for a in original.alerts)
-    keep = blocks(fired - timedelta(minutes=2), 3, (8,))
+    onset = datetime.fromisoformat(json.loads((src / "truth.json").read_text())["fault_onset"].replace("Z", "+00:00"))
+    start = incident_block_start(src, lead_min=2)
+    assert start == max(fired - timedelta(minutes=2), onset)  # two minutes before the alert, not before the fault
+    keep = blocks(start, 3, (8,))
     assert keep == [
-        (fired - timedelta(minutes=10), fired - timedelta(minutes=7)),
-        (fired - timedelta(minutes=2), fired + timedelta(minutes=1)),
+        (start - timedelta(minutes=8), start - timedelta(minutes=5)),
+        (start, start + timedelta(minutes=3)),
     ]
 
     assert original.spans and copy.spans and len(copy.spans) < len(original.spans)
@@ -38,6 +42,24 @@ def test_spans_and_lines_survive_only_in_the_blocks_and_whole_traces_stay_togeth
     assert all(any(a <= r.ts < b for a, b in keep) for r in copy.logs or ())
     for name in ("metrics.csv", "alerts.json", "truth.json", "topology.yaml", "incident.yaml"):
         assert (dst / name).read_bytes() == (src / name).read_bytes()
+
+
+def test_an_alert_before_the_fault_does_not_move_the_block_before_it(tmp_path: Path) -> None:
+    (made,) = generate(tmp_path / "sim", count=1, seed=7, topologies=["shop"], faults=["network_latency"])
+    src = made.path
+    truth = json.loads((src / "truth.json").read_text())
+    onset = datetime.fromisoformat(truth["fault_onset"].replace("Z", "+00:00"))
+    payloads = json.loads((src / "alerts.json").read_text())  # Alertmanager webhook payloads
+    alert = (payloads[0] if isinstance(payloads, list) else payloads)["alerts"][0]
+    early = {  # an unrelated alert long before the fault
+        **alert,
+        "labels": {**alert["labels"], "alertname": "DiskSpaceLow"},
+        "fingerprint": "0000000000000001",
+        "startsAt": (onset - timedelta(minutes=20)).isoformat().replace("+00:00", "Z"),
+    }
+    (src / "alerts.json").write_text(json.dumps({"version": "4", "status": "firing", "alerts": [alert, early]}))
+    assert len(load_bundle(src).alerts) == 2
+    assert incident_block_start(src) == onset
 
 
 def test_a_directory_without_bundles_is_a_clear_error(tmp_path: Path) -> None:

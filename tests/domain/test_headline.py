@@ -48,6 +48,21 @@ def test_a_trigger_names_its_mechanism_and_the_card_says_since_when() -> None:
     )
 
 
+def test_a_trigger_acts_only_through_what_it_can_break_at_its_own_entity() -> None:
+    """Another reading of the same signals at the entity (a dependency down, added latency) is no mechanism."""
+    result = _result(
+        ("frontend", "deploy_regression", "validated", 0.65),
+        ("frontend", "dependency_down", "validated", 0.23),
+        ("frontend", "network_latency", "inconclusive", 0.2),
+        ("frontend", "cpu_saturation", "inconclusive", 0.1),
+    )
+    assert headline(result).mechanism == "CPU saturation"
+    alone = _result(
+        ("frontend", "deploy_regression", "validated", 0.65), ("frontend", "dependency_down", "validated", 0.2)
+    )
+    assert headline(alone).mechanism == ""
+
+
 def test_competing_validated_hypotheses_are_not_all_shown_as_validated() -> None:
     result = _result(("db", "disk_full", "validated", 0.8), ("api", "deploy_regression", "validated", 0.7))
     assert [hypothesis_label(result, i) for i in range(2)] == ["validated", "consistent, weaker"]

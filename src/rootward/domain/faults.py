@@ -56,6 +56,23 @@ FAULT_WORDS: dict[str, str] = {
 # triggers a fault whose mechanism is another fault type at the same entity (a smaller pool, say).
 TRIGGER_FAULTS = frozenset({"config_error", "deploy_regression"})
 
+# What a change at an entity can break inside that entity: the mechanisms a trigger acts through.
+# Not a dependency down, the network or load from outside: those are causes elsewhere, and "a code
+# regression at frontend, through the dependency being down" would name two causes as one.
+TRIGGERED_MECHANISMS = frozenset(
+    {
+        "cpu_saturation",
+        "memory_leak",
+        "oom_kill",
+        "crash_loop",
+        "disk_full",
+        "dns_failure",
+        "connection_pool_exhaustion",
+        "db_lock_contention",
+        "certificate_expiry",
+    }
+)
+
 
 def fault_words(fault_type: str) -> str:
     return FAULT_WORDS.get(fault_type, fault_type.replace("_", " "))

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rootward.domain.faults import TRIGGER_FAULTS, fault_words
+from rootward.domain.faults import TRIGGER_FAULTS, TRIGGERED_MECHANISMS, fault_words
 from rootward.domain.investigation import HypothesisOut, InvestigationResult
 from rootward.domain.proposal_state import ProposalState
 
@@ -84,11 +84,11 @@ def _tone(result: InvestigationResult, top: HypothesisOut | None) -> Tone:
 
 
 def _mechanism(result: InvestigationResult, top: HypothesisOut) -> str:
-    """For a trigger (a config change, a deploy): the next-ranked fault at the same entity that is not one."""
+    """For a trigger (a config change, a deploy): the next-ranked fault at the same entity it can bring about."""
     if top.fault_type not in TRIGGER_FAULTS:
         return ""
     for h in result.hypotheses[1:]:
-        if h.entity == top.entity and h.fault_type not in TRIGGER_FAULTS and h.status != "invalidated":
+        if h.entity == top.entity and h.fault_type in TRIGGERED_MECHANISMS and h.status != "invalidated":
             return fault_words(h.fault_type)
     return ""
 

@@ -14,11 +14,18 @@ onset, reads little on such data; these copies measure how much.
 Nezha's converted alerts fire two minutes after the injection, so the
 incident's block here starts `--lead` minutes before the first alert, or at the
 fault's onset (`truth.json`'s `fault_onset`) where that is later (an unrelated
-alert fired first), and earlier blocks start `--earlier` minutes before that. Each copy keeps the spans
-(whole traces: a trace goes with its first span's minute) and the log lines
-whose time falls in a block of `--block` minutes; everything else is copied as
-it is. The earlier blocks here hold normal behaviour, where Nezha's hold the
-previous fault's aftermath.
+alert fired first), and earlier blocks start `--earlier` minutes before that.
+Each copy keeps the spans (whole traces: a trace goes with its first span's
+minute) and the log lines whose time falls in a block of `--block` minutes;
+everything else is copied as it is. A real bundle holds 10,000-20,000 spans in
+its blocks: copy bundles generated with about six times the span budget, or the
+blocks are thinner than real data.
+
+The earlier blocks here hold the bundle's own normal behaviour, where Nezha's
+hold the previous injections' faults. Filling them with other simulated
+bundles' incident blocks does not stand in for that: two bundles of one map
+differ in their call mix (one where a caller's calls end at a callee 29 % of
+the time, another 0 %), so every such difference reads as a change.
 """
 
 from __future__ import annotations

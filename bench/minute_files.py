@@ -36,6 +36,7 @@ import shutil
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from bench.bundle_copies import copy_each
 from rootward.bundle.load import load_bundle
 
 BLOCK_MIN = 3
@@ -132,16 +133,7 @@ def main() -> None:
         help="minutes before the incident's block each earlier one starts",
     )
     args = parser.parse_args()
-    bundles = sorted(p for p in args.src.iterdir() if (p / "incident.yaml").exists())
-    if not bundles:
-        parser.error(f"{args.src}: no bundles (directories with incident.yaml)")
-    args.dst.mkdir(parents=True, exist_ok=True)
-    for i, src in enumerate(bundles, 1):
-        try:
-            copy_bundle(src, args.dst / src.name, args.block, args.lead, args.earlier)
-        except ValueError as exc:
-            parser.error(str(exc))
-        print(f"[{i}/{len(bundles)}] {src.name}", flush=True)
+    copy_each(parser, args.src, args.dst, lambda src, dst: copy_bundle(src, dst, args.block, args.lead, args.earlier))
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bench.bundle_copies import copy_each
 from rootward.bundle.load import load_bundle
 from rootward.context.metric_names import family_of
 from rootward.sim.traces import WRONG_ANSWER_KEY
@@ -154,13 +155,7 @@ def main() -> None:
         help="also log a line in every span a service served (with the span's ids, or bare)",
     )
     args = parser.parse_args()
-    bundles = sorted(p for p in args.src.iterdir() if (p / "incident.yaml").exists())
-    if not bundles:
-        parser.error(f"{args.src}: no bundles (directories with incident.yaml)")
-    args.dst.mkdir(parents=True, exist_ok=True)
-    for i, src in enumerate(bundles, 1):
-        copy_bundle(src, args.dst / src.name, args.span_logs)
-        print(f"[{i}/{len(bundles)}] {src.name}", flush=True)
+    copy_each(parser, args.src, args.dst, lambda src, dst: copy_bundle(src, dst, args.span_logs))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -42,3 +43,14 @@ def test_golden_can_include_the_sample_bundles(tmp_path: Path, example_bundles: 
     )
     assert res.exit_code == 0, res.output
     assert sorted(p.name for p in (tmp_path / "examples").iterdir()) == sorted(p.name for p in example_bundles)
+
+
+def test_sim_generate_with_earlier_faults(tmp_path: Path) -> None:
+    args = ["sim", "generate", "--out", str(tmp_path / "g"), "--count", "1", "--max-spans", "300"]
+    res = CliRunner().invoke(app, [*args, "--previous", "8,16", "--faults", "cpu_saturation"])
+    assert res.exit_code == 0, res.output
+    truth = json.loads(next((tmp_path / "g").glob("*/truth.json")).read_text())
+    assert [p["fault_type"] for p in truth["previous_faults"]] == ["cpu_saturation"] * 2
+    for bad, says in (("3", "at least 6 minutes"), ("8,x", "whole minutes")):
+        res = CliRunner().invoke(app, [*args, "--previous", bad])
+        assert res.exit_code == 2 and says in res.output

@@ -13,6 +13,13 @@ def _split(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()] if value else None
 
 
+def _minutes(value: str | None) -> list[int]:
+    try:
+        return [int(v) for v in _split(value) or []]
+    except ValueError:
+        raise ValueError(f"--previous takes whole minutes separated by commas (e.g. 8,16); got {value!r}") from None
+
+
 @sim_app.command("generate")
 def generate_cmd(
     out: Path = typer.Option(..., "--out", help="Directory to write bundles into."),
@@ -34,6 +41,12 @@ def generate_cmd(
     lead: int | None = typer.Option(
         None, "--lead", min=5, help="Minutes of data before the onset at most (default: 45-70, drawn per bundle)."
     ),
+    previous: str | None = typer.Option(
+        None,
+        "--previous",
+        help="Comma-separated minutes: each bundle's window also holds an earlier fault of the run, starting "
+        "that long before the incident and lasting 5 minutes, as back-to-back fault injection leaves (e.g. 8,16).",
+    ),
 ) -> None:
     """Write COUNT incident bundles with known root causes (truth.json) under OUT."""
     from rootward.sim.generate import generate
@@ -41,7 +54,8 @@ def generate_cmd(
 
     sampling = Sampling(step, lead * 60 if lead else None) if step or lead else None
     try:
-        written = generate(out, count, seed, _split(topology), _split(faults), max_spans, sampling)
+        minutes = _minutes(previous)
+        written = generate(out, count, seed, _split(topology), _split(faults), max_spans, sampling, minutes)
     except ValueError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from rootward.domain.faults import FAULT_TYPES
 from rootward.sim.faults import eligible_entities
+from rootward.sim.previous_faults import add_previous_faults, check_previous
 from rootward.sim.render import render, write_bundle
 from rootward.sim.scenario import Sampling, build_scenario
 from rootward.sim.topologies import BUILT_IN, SimTopology, load_topology
@@ -31,6 +32,14 @@ class Generated:
     topology: str
     fault_type: str
     cause: str
+
+
+@dataclass(frozen=True)
+class Previous:
+    """Earlier faults each bundle's window holds: of these types, starting these minutes before the incident."""
+
+    faults: tuple[str, ...]
+    minutes: tuple[int, ...]
 
 
 def plan_bundles(count: int, topologies: Sequence[SimTopology], faults: Sequence[str]) -> list[tuple[SimTopology, str]]:
@@ -60,11 +69,15 @@ def bundle_files(
     index: int,
     max_spans: int = MAX_SPANS,
     sampling: Sampling | None = None,
+    previous: Previous | None = None,
 ) -> tuple[str, dict[str, bytes], str]:
     """(bundle id, files, cause) for bundle `index` of a run with `seed`."""
     rng = random.Random(f"rootward-sim/{seed}/{index}/{topo.name}/{fault}")
     bundle_id = f"{topo.name}-{seed}-{index:03d}".lower()
     scenario = build_scenario(topo, fault, rng, bundle_id, sampling=sampling)
+    if previous is not None:
+        earlier = random.Random(f"rootward-sim-previous/{seed}/{index}/{topo.name}/{fault}")
+        add_previous_faults(scenario, previous.faults, previous.minutes, earlier)
     return bundle_id, render(scenario, rng, max_spans), scenario.cause.name
 
 
@@ -76,8 +89,15 @@ def generate(
     faults: Sequence[str] | None = None,
     max_spans: int = MAX_SPANS,
     sampling: Sampling | None = None,
+    previous_minutes: Sequence[int] = (),
 ) -> list[Generated]:
-    """Write `count` bundles under `out` (each with at most `max_spans` spans); returns what was written."""
+    """Write `count` bundles under `out` (each with at most `max_spans` spans); returns what was written.
+
+    `previous_minutes`: each bundle also holds an earlier fault (one of the run's fault
+    types) starting this many minutes before its incident's (`sim/previous_faults.py`).
+    """
+    if previous_minutes:
+        check_previous(previous_minutes)
     topos = [load_topology(t) for t in topologies] if topologies else list(BUILT_IN.values())
     if faults:
         fault_list = list(faults)
@@ -87,9 +107,10 @@ def generate(
         fault_list = [f for f in FAULT_TYPES if any(eligible_entities(t, f) for t in topos)]
         if not fault_list:
             raise ValueError("no fault type can happen in the given topologies (do entities have dependents?)")
+    previous = Previous(tuple(fault_list), tuple(previous_minutes)) if previous_minutes else None
     written: list[Generated] = []
     for index, (topo, fault) in enumerate(plan_bundles(count, topos, fault_list)):
-        bundle_id, files, cause = bundle_files(topo, fault, seed, index, max_spans, sampling)
+        bundle_id, files, cause = bundle_files(topo, fault, seed, index, max_spans, sampling, previous)
         path = write_bundle(files, out / bundle_id)
         written.append(Generated(path, topo.name, fault, cause))
     return written

@@ -17,11 +17,10 @@ import json
 import random
 
 from rootward.domain.faults import FAULT_TYPES
-from rootward.sim.faults import FAULTS, SIGNATURES, FaultContext, eligible_entities
+from rootward.sim.faults import FAULTS, SIGNATURES, eligible_entities
 from rootward.sim.render import render
-from rootward.sim.scenario import AlertSpec, Scenario, build_scenario
-from rootward.sim.signals import Baseline, draw_baseline
-from rootward.sim.topologies import SimEntity, SimTopology
+from rootward.sim.scenario import AlertSpec, Scenario, build_scenario, fault_context
+from rootward.sim.topologies import SimTopology
 
 HARD_FAULT_KINDS = ("dual-fault", "missing-metric")
 # Second faults that stay on their own entity (no caller messages, no stopped process).
@@ -42,13 +41,7 @@ def _second_fault(sc: Scenario, rng: random.Random) -> tuple[str, str] | None:
         cause = rng.choice(pool)
         onset = sc.onset + rng.randint(-120, 240)
 
-        def baseline(metric: str, c: SimEntity = cause) -> Baseline:
-            return sc.baselines.get((c.name, metric)) or draw_baseline(c.family, metric, rng)
-
-        ctx = FaultContext(
-            topo=sc.topology, cause=cause, onset=onset, window_start=sc.window_start, window_end=sc.window_end,
-            rng=rng, baseline=baseline, baseline_of=lambda entity, m: sc.baselines.get((entity, m)),
-        )  # fmt: skip
+        ctx = fault_context(sc, cause, onset, rng)
         plan = FAULTS[fault](ctx)
         if plan.metrics_stop is not None:
             continue

@@ -16,10 +16,10 @@ from typing import Any
 import yaml
 
 from rootward.sim import logtext
-from rootward.sim.faults import LogEvent, host_of
+from rootward.sim.faults import FaultPlan, LogEvent, host_of
 from rootward.sim.knowledge import knowledge_for
-from rootward.sim.scenario import AlertSpec, Scenario, _iso
-from rootward.sim.signals import COUNTER_METRICS, Baseline, finish, fmt
+from rootward.sim.scenario import AlertSpec, PreviousFault, Scenario, Victim, _iso
+from rootward.sim.signals import COUNTER_METRICS, Shape, finish, fmt
 from rootward.sim.traces import MAX_SPANS, traces_jsonl
 
 
@@ -79,11 +79,11 @@ def alert_payloads(sc: Scenario) -> list[dict[str, Any]]:
     return [p for _, _, p in sorted(sent, key=lambda x: (x[0], x[1]))]
 
 
-def _victim_value(sc: Scenario, name: str, metric: str, t: int, v: float, b: Baseline) -> float:
-    victim = sc.victims.get(name)
+def _victim_value(victims: dict[str, Victim], onset: int, mode: str, name: str, metric: str, t: int, v: float) -> float:
+    victim = victims.get(name)
     if victim is None:
         return v
-    start = sc.onset + victim.starts
+    start = onset + victim.starts
     if t < start:
         return v
     p = min(1.0, (t - start) / 120.0) * victim.strength
@@ -95,7 +95,6 @@ def _victim_value(sc: Scenario, name: str, metric: str, t: int, v: float, b: Bas
         if metric == "cpu_usage":
             return v * (1.0 + 0.6 * p)
         return v
-    mode = sc.plan.victim_mode
     if metric == "latency_p99_ms":
         return v * (1.0 + (3.0 if mode == "latency" else 0.8) * p)
     if metric == "error_rate" and (mode == "errors" or victim.relation == "runs_on"):
@@ -105,6 +104,10 @@ def _victim_value(sc: Scenario, name: str, metric: str, t: int, v: float, b: Bas
     return v
 
 
+def _shape_of(plan: FaultPlan, cause: str, name: str, metric: str) -> Shape | None:
+    return plan.shapes.get(metric) if name == cause else plan.other_shapes.get((name, metric))
+
+
 def metrics_csv(sc: Scenario, rng: random.Random) -> str:
     rows = ["timestamp,service,metric,value"]
     stamps = list(range(sc.window_start, sc.window_end + 1, sc.resolution))
@@ -112,7 +115,8 @@ def metrics_csv(sc: Scenario, rng: random.Random) -> str:
         if ent.family == "external":
             continue
         for (name, metric), b in ((k, v) for k, v in sc.baselines.items() if k[0] == ent.name):
-            shape = sc.plan.shapes.get(metric) if name == sc.cause.name else sc.plan.other_shapes.get((name, metric))
+            shape = _shape_of(sc.plan, sc.cause.name, name, metric)
+            earlier = [(p, _shape_of(p.plan, p.cause.name, name, metric)) for p in sc.previous]
             phase = rng.uniform(0, 2 * math.pi)
             for t in stamps:
                 if name == sc.cause.name and sc.plan.metrics_stop is not None and t >= sc.plan.metrics_stop:
@@ -121,9 +125,13 @@ def metrics_csv(sc: Scenario, rng: random.Random) -> str:
                 if metric not in COUNTER_METRICS and b.noise:
                     v *= 1.0 + 0.04 * math.sin(t / 900.0 + phase)
                     v *= max(0.0, 1.0 + rng.gauss(0, b.noise))
+                for p, earlier_shape in earlier:
+                    if t < p.end:  # an earlier fault of the session, over at its end
+                        v = earlier_shape(t, v) if earlier_shape is not None else v
+                        v = _victim_value(p.victims, p.onset, p.plan.victim_mode, name, metric, t, v)
                 if shape is not None:
                     v = shape(t, v)
-                v = _victim_value(sc, name, metric, t, v, b)
+                v = _victim_value(sc.victims, sc.onset, sc.plan.victim_mode, name, metric, t, v)
                 rows.append(f"{t},{name},{metric},{fmt(finish(metric, v, b.limit))}")
     return "\n".join(rows) + "\n"
 
@@ -131,6 +139,39 @@ def metrics_csv(sc: Scenario, rng: random.Random) -> str:
 def _pod(name: str) -> str:
     h = hashlib.sha256(name.encode()).hexdigest()
     return f"{name}-{h[:9]}-{h[9:14]}"
+
+
+def _victim_lines(
+    sc: Scenario, cause: str, plan: FaultPlan, victims: dict[str, Victim], onset: int, end: int, rng: random.Random
+) -> list[LogEvent]:
+    """What the fault's victims log from their symptoms' start until `end`: errors about the callee, host trouble."""
+    topo = sc.topology
+    events: list[LogEvent] = []
+    for name, v in sorted(victims.items()):
+        ent = topo.get(name)
+        if ent.family in ("external", "host", "network"):
+            continue
+        gap = 10.0 * (1.6 ** (v.hops - 1)) / max(0.3, v.strength)
+        t = onset + v.starts + rng.uniform(0, gap)
+        while t < end:
+            if v.relation == "depends_on":
+                if v.via == cause and plan.caller_message is not None:
+                    level, msg = plan.caller_message(ent, v.via, rng)
+                else:
+                    callee = topo.get(v.via)
+                    level, msg = logtext.caller_error(
+                        ent.software,
+                        v.via,
+                        plan.victim_mode,
+                        rng,
+                        callee.family,
+                        callee.attributes.get("address", ""),
+                    )
+            else:
+                level, msg = logtext.host_symptom(rng)
+            events.append(LogEvent(round(t, 3), name, level, msg, host_of(ent)))
+            t += rng.uniform(0.4, 1.6) * gap
+    return events
 
 
 def _log_events(sc: Scenario, rng: random.Random) -> list[LogEvent]:
@@ -147,30 +188,10 @@ def _log_events(sc: Scenario, rng: random.Random) -> list[LogEvent]:
             level, msg = logtext.background(ent.software, ent.family, ent.name, rng)
             events.append(LogEvent(round(t, 3), ent.name, level, msg, host))
             t += rng.uniform(0.3, 1.7) * gap
-    for name, v in sorted(sc.victims.items()):
-        ent = topo.get(name)
-        if ent.family in ("external", "host", "network"):
-            continue
-        gap = 10.0 * (1.6 ** (v.hops - 1)) / max(0.3, v.strength)
-        t = sc.onset + v.starts + rng.uniform(0, gap)
-        while t < sc.window_end:
-            if v.relation == "depends_on":
-                if v.via == sc.cause.name and sc.plan.caller_message is not None:
-                    level, msg = sc.plan.caller_message(ent, v.via, rng)
-                else:
-                    callee = topo.get(v.via)
-                    level, msg = logtext.caller_error(
-                        ent.software,
-                        v.via,
-                        sc.plan.victim_mode,
-                        rng,
-                        callee.family,
-                        callee.attributes.get("address", ""),
-                    )
-            else:
-                level, msg = logtext.host_symptom(rng)
-            events.append(LogEvent(round(t, 3), name, level, msg, host_of(ent)))
-            t += rng.uniform(0.4, 1.6) * gap
+    events += _victim_lines(sc, sc.cause.name, sc.plan, sc.victims, sc.onset, sc.window_end, rng)
+    for p in sc.previous:
+        events += _victim_lines(sc, p.cause.name, p.plan, p.victims, p.onset, p.end, rng)
+        events += [e for e in p.plan.logs if e.ts < p.end]
     events += sc.plan.logs
     events += sc.extra_logs
     lo, hi = sc.window_start, sc.window_end
@@ -224,8 +245,13 @@ def truth_json(sc: Scenario) -> str:
             "fault_onset": _iso(sc.onset),
             "missing_sources": list(sc.missing),
             "distractors": list(sc.distractors),
+            **({"previous_faults": [_earlier(p) for p in sc.previous]} if sc.previous else {}),
         }
     )
+
+
+def _earlier(p: PreviousFault) -> dict[str, str]:
+    return {"entity": p.cause.name, "fault_type": p.fault_type, "onset": _iso(p.onset), "end": _iso(p.end)}
 
 
 def render(sc: Scenario, rng: random.Random, max_spans: int = MAX_SPANS) -> dict[str, bytes]:

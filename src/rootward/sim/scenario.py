@@ -71,6 +71,23 @@ class Sampling:
     lead_s: int | None = None
 
 
+@dataclass(frozen=True)
+class PreviousFault:
+    """A fault that came and went before the incident, in the same session (`sim/previous_faults.py`).
+
+    Back-to-back fault-injection runs leave the previous run's fault in an
+    incident's window: its cause's series, its victims, its lines and its spans
+    bent from `onset` until `end`, then back to normal.
+    """
+
+    cause: SimEntity
+    fault_type: str
+    onset: int
+    end: int
+    plan: FaultPlan
+    victims: dict[str, Victim]
+
+
 @dataclass
 class Scenario:
     id: str
@@ -93,6 +110,7 @@ class Scenario:
     also_acceptable: list[tuple[str, str]] = field(default_factory=list)
     kubernetes: bool = False
     distractors: list[str] = field(default_factory=list)  # "entity/metric" anomalies unrelated to the fault
+    previous: list[PreviousFault] = field(default_factory=list)  # earlier faults of the same session, over by onset
 
     @property
     def fired_at(self) -> int:
@@ -149,7 +167,7 @@ def _consumer_lag(
             plan.logs.append(LogEvent(round(onset + rng.uniform(20, 90), 3), q, "INFO", msg, host_of(queue)))
 
 
-def _victims(topo: SimTopology, cause: SimEntity, plan: FaultPlan, rng: random.Random) -> dict[str, Victim]:
+def victims_of(topo: SimTopology, cause: SimEntity, plan: FaultPlan, rng: random.Random) -> dict[str, Victim]:
     """Walk the graph from the cause, delaying each hop: symptoms arrive later the further away."""
     out: dict[str, Victim] = {}
     frontier = [(cause.name, plan.start if plan.propagation == "down" else 0)]
@@ -392,6 +410,18 @@ def _missing(sc: Scenario, rng: random.Random) -> tuple[str, ...]:
     return (rng.choice(droppable),) if droppable else ()
 
 
+def fault_context(sc: Scenario, cause: SimEntity, onset: int, rng: random.Random) -> FaultContext:
+    """The context to plan another fault of `sc`'s session at `cause` from `onset` (same window, same baselines)."""
+
+    def baseline(metric: str) -> Baseline:
+        return sc.baselines.get((cause.name, metric)) or draw_baseline(cause.family, metric, rng)
+
+    return FaultContext(
+        topo=sc.topology, cause=cause, onset=onset, window_start=sc.window_start, window_end=sc.window_end,
+        rng=rng, baseline=baseline, baseline_of=lambda entity, m: sc.baselines.get((entity, m)),
+    )  # fmt: skip
+
+
 def build_scenario(
     topo: SimTopology,
     fault_type: str,
@@ -437,7 +467,7 @@ def build_scenario(
     if not plan.start:
         plan.start = onset
     _consumer_lag(topo, cause, plan, baselines, onset, window_end, rng)
-    victims = _victims(topo, cause, plan, rng)
+    victims = victims_of(topo, cause, plan, rng)
     sc = Scenario(
         id=bundle_id,
         topology=topo,
@@ -463,4 +493,16 @@ def build_scenario(
     return sc
 
 
-__all__ = ["AlertSpec", "Sampling", "Scenario", "Victim", "build_scenario", "has_pool", "SOURCE_FILES", "_iso"]
+__all__ = [
+    "AlertSpec",
+    "PreviousFault",
+    "Sampling",
+    "Scenario",
+    "Victim",
+    "build_scenario",
+    "fault_context",
+    "has_pool",
+    "victims_of",
+    "SOURCE_FILES",
+    "_iso",
+]

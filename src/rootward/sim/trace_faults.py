@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rootward.sim.scenario import Scenario, Victim
 from rootward.sim.signals import Shape
@@ -90,7 +90,7 @@ class Bends:
     pauses: dict[str, Profile] = field(default_factory=dict)
     fail: dict[str, Failure] = field(default_factory=dict)
     refuse: dict[str, Refusal] = field(default_factory=dict)
-    network: Link | None = None
+    links: list[Link] = field(default_factory=list)  # faulty network elements
     lookup: dict[str, Refusal] = field(default_factory=dict)
     pool: dict[str, Pool] = field(default_factory=dict)
     surge: tuple[str, Profile] | None = None  # (entry entity, extra traffic as a multiple of its usual)
@@ -230,17 +230,17 @@ def _disk_full(sc: Scenario, rng: random.Random, b: Bends) -> None:
 
 def _network_latency(sc: Scenario, rng: random.Random, b: Bends) -> None:
     if sc.cause.family == "external":
-        b.network = Link(frozenset({sc.cause.name}), _ramp(sc.onset, 30.0, rng.uniform(2500.0, 8000.0)))
+        b.links.append(Link(frozenset({sc.cause.name}), _ramp(sc.onset, 30.0, rng.uniform(2500.0, 8000.0))))
     elif sc.plan.link_delay_ms:
-        b.network = Link(frozenset({sc.cause.name}), _ramp(sc.onset, 30.0, sc.plan.link_delay_ms))
+        b.links.append(Link(frozenset({sc.cause.name}), _ramp(sc.onset, 30.0, sc.plan.link_delay_ms)))
     else:
         extra = _rtt_extra(sc)
-        b.network = Link(behind(sc.topology, sc.cause.name), _scaled(extra, rng.uniform(1.0, 1.5), 0.0))
+        b.links.append(Link(behind(sc.topology, sc.cause.name), _scaled(extra, rng.uniform(1.0, 1.5), 0.0)))
 
 
 def _packet_loss(sc: Scenario, rng: random.Random, b: Bends) -> None:
     loss = _clip(_added(sc.plan.shapes.get("packet_loss_ratio")))
-    b.network = Link(behind(sc.topology, sc.cause.name), _zero, loss)
+    b.links.append(Link(behind(sc.topology, sc.cause.name), _zero, loss))
 
 
 def _dns_failure(sc: Scenario, rng: random.Random, b: Bends) -> None:
@@ -341,9 +341,51 @@ _BENDS: dict[str, Callable[[Scenario, random.Random, Bends], None]] = {
 
 
 def bends_for(sc: Scenario, rng: random.Random) -> Bends:
-    """The fault's effect on requests; a scenario kind without a trace signature bends nothing."""
+    """The fault's effect on requests (and its earlier faults' until each ended); a scenario kind
+    without a trace signature bends nothing."""
     b = Bends()
     make = _BENDS.get(sc.fault_type)
     if make is not None:
         make(sc, rng, b)
+    for p in sc.previous:
+        view = replace(sc, fault_type=p.fault_type, cause=p.cause, onset=p.onset, plan=p.plan, victims=p.victims)
+        _add_until(b, bends_for(replace(view, previous=[]), rng), p.end)
     return b
+
+
+def _until(profile: Profile, end: int, after: float) -> Profile:
+    return _switch(profile, lambda t: after, end)
+
+
+def _add_until(b: Bends, earlier: Bends, end: int) -> None:
+    """Add an earlier fault's bends, each over at `end`, to the incident's.
+
+    Where both bend the same thing of one entity (the same service faulty twice in a
+    row), the earlier fault's holds until its end and the incident's after it; failure
+    messages and pool targets stay the incident's.
+    """
+    pairs: tuple[tuple[dict[str, Profile], dict[str, Profile], Profile], ...] = (
+        (b.slow, earlier.slow, _one),
+        (b.pauses, earlier.pauses, _zero),
+        (b.wrong, earlier.wrong, _zero),
+    )
+    for mine, theirs, neutral in pairs:
+        for name, profile in theirs.items():
+            mine[name] = _switch(profile, mine.get(name, neutral), end)
+    for name, f in earlier.fail.items():
+        now = b.fail.get(name)
+        b.fail[name] = replace(now or f, chance=_switch(f.chance, now.chance if now else _zero, end))
+    for mine_r, theirs_r in ((b.refuse, earlier.refuse), (b.lookup, earlier.lookup)):
+        for name, r in theirs_r.items():
+            cur = mine_r.get(name)
+            mine_r[name] = replace(cur or r, chance=_switch(r.chance, cur.chance if cur else _zero, end))
+    for name, pool in earlier.pool.items():
+        if name not in b.pool:
+            b.pool[name] = replace(pool, wait_ms=_until(pool.wait_ms, end, 0.0), timeout=_until(pool.timeout, end, 0.0))
+    b.links += [Link(x.behind, _until(x.delay_ms, end, 0.0), _until(x.loss, end, 0.0)) for x in earlier.links]
+    if b.surge is None and earlier.surge is not None:
+        b.surge = (earlier.surge[0], _until(earlier.surge[1], end, 0.0))
+
+
+def _switch(before: Profile, after: Profile, at: int) -> Profile:
+    return lambda t: before(t) if t < at else after(t)

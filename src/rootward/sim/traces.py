@@ -28,7 +28,7 @@ from typing import Any
 from rootward.bundle.write import traces_bytes
 from rootward.domain.telemetry import Span
 from rootward.sim.scenario import Scenario
-from rootward.sim.trace_faults import Bends, Failure, bends_for
+from rootward.sim.trace_faults import Bends, Failure, Link, bends_for
 from rootward.sim.trace_graph import Call, CallGraph, TracedEntity, build_call_graph
 
 MAX_SPANS = 4000
@@ -192,16 +192,16 @@ class _Tracer:
         )
         return _Outcome(end, error, wrong=wrong and not error)
 
-    def _leg(self, crosses: bool, t: float) -> tuple[float, bool]:
-        """(ms lost to retransmissions, connection reset) on one leg of a call through a lossy link.
+    def _leg(self, links: list[Link], t: float) -> tuple[float, bool]:
+        """(ms lost to retransmissions, connection reset) on one leg of a call through lossy links.
 
-        Each of a leg's packets is lost with the link's loss ratio and resent
+        Each of a leg's packets is lost with the links' loss ratio and resent
         after a doubling timeout; a flapping link also resets connections.
         """
-        link = self.bends.network
-        if not crosses or link is None:
+        if not links:
             return 0.0, False
-        loss = link.loss(t)
+        # A packet crossing several faulty links survives only if none drops it.
+        loss = links[0].loss(t) if len(links) == 1 else 1.0 - math.prod(1.0 - x.loss(t) for x in links)
         if loss <= 0:
             return 0.0, False
         lost = 0.0
@@ -248,10 +248,9 @@ class _Tracer:
             return fail_fast(refusal.message, 2 * hop * 1000.0 + refusal.duration_ms * self._jitter(0.3))
         if callee.name in path or len(path) >= _MAX_DEPTH:
             return fail_fast("call cycle: request abandoned", 0.0)
-        link = self.bends.network
-        crosses = link is not None and ((caller.name in link.behind) != (callee.name in link.behind))
-        delay = link.delay_ms(start) * self.rng.uniform(0.8, 1.2) / 1000.0 if link is not None and crosses else 0.0
-        lost_in, reset = self._leg(crosses, start)
+        links = [x for x in self.bends.links if (caller.name in x.behind) != (callee.name in x.behind)]
+        delay = sum(x.delay_ms(start) for x in links) * self.rng.uniform(0.8, 1.2) / 1000.0 if links else 0.0
+        lost_in, reset = self._leg(links, start)
         if lost_in >= _CLIENT_TIMEOUT_MS:
             return fail_fast("i/o timeout (tcp retransmits)", _CLIENT_TIMEOUT_MS)
         if reset:
@@ -261,7 +260,7 @@ class _Tracer:
             outcome = self._serve(req, callee, op_index, arrive, span_id, path)
         else:
             outcome = _Outcome(arrive + op.self_ms * self._jitter(0.35) / 1000.0, False)
-        lost_out, reset = self._leg(crosses, outcome.end)
+        lost_out, reset = self._leg(links, outcome.end)
         end = outcome.end + hop * self._jitter(0.2) + delay / 2 + min(lost_out, _CLIENT_TIMEOUT_MS) / 1000.0
         lost = "i/o timeout (tcp retransmits)" if lost_out >= _CLIENT_TIMEOUT_MS else ""
         lost = "read: connection reset by peer" if reset else lost

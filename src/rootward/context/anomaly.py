@@ -153,12 +153,17 @@ def change_point(
     # An intermittent fault (a flapping link) shows first as isolated excursions before
     # the median moves: take the first of those leading up to the sustained move.
     early = _excursions_before(values, ts, onset_k, int(starts[k]) + MIN_BASELINE, med, sign * scale)
-    if len(early) >= 2:  # repeated, not a lone spike
+    if _runs(early) >= 2:  # repeated, not a lone spike or blip (an earlier event that came and went)
         onset_k = early[0]
     tail = values[onset_k:last] or [after]
     # The most extreme value the way it moved: a dip inside a rise (a missed scrape) is not its peak.
     peak = max(tail) if sign > 0 else min(tail)
     return (top[0], int(ts[onset_k]), med, after, peak)
+
+
+def _runs(indices: list[int]) -> int:
+    """How many separate excursions consecutive sample indices make: a run of samples out is one."""
+    return sum(1 for i, k in enumerate(indices) if i == 0 or k != indices[i - 1] + 1)
 
 
 def _excursions_before(

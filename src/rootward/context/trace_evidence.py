@@ -81,6 +81,8 @@ ALWAYS_LOGGED = 0.9
 # Times after the onset may rest on fewer calls: the shift is shrunk by n / (n + MIN_CALLS), so with
 # three calls only a shift of over ten baseline spreads counts (a sparse edge that became ten times slower).
 MIN_CALLS_AFTER = 3
+# A stretch this long without a single call is a hole in the store: the baseline's stretches part there.
+HOLE_S = 120.0
 # A latency change below this fraction of its baseline is not worth an investigator's time.
 MIN_RELATIVE = 0.2
 MIN_SHARE_DELTA = 0.02
@@ -164,46 +166,65 @@ def _shift(before: np.ndarray, after: np.ndarray) -> tuple[float, float, float, 
     return mb, ma, z, changed
 
 
-def _baseline_level(before: np.ndarray, at: np.ndarray, end: float) -> np.ndarray:
-    """The baseline calls to compare with: all of them, or only its healthier level when it holds two.
+def _baseline_level(before: np.ndarray, at: np.ndarray, cuts: np.ndarray) -> np.ndarray:
+    """The baseline calls to compare with: all of them, or only its healthiest stretch when they differ.
 
-    A baseline that holds an earlier event (the tail of a previous incident, a deploy) has two
-    levels, and its median and spread describe neither: the fault's shift is lost in that spread.
-    The calls of the last stretch before the onset (as long as the stretch compared after it) are
-    split from the earlier ones; when the two differ (judged by either one's spread: an incident's
-    calls are widely spread, a healthy level is tight), the faster of them is the level to compare
-    with. Usually that is the last stretch, the earlier event having passed. But where the store
-    kept only the minutes around each incident (a snapshot, a sampled archive), the last stretch
-    can be the previous incident itself, at the same service; against it this fault would read as
-    a recovery. These are times, so the faster level is the healthier one.
+    A baseline that holds an earlier event (the tail of a previous incident, a deploy, the
+    previous fault of a fault-injection run) has more than one level, and its median and
+    spread describe none of them: the fault's shift is lost in that spread. The baseline is
+    cut into stretches at `cuts` (`_cuts`: the last stretch before the onset, as long as the
+    stretch compared after it; the edges of earlier events the metrics saw; holes in the
+    calls, where a store kept only the minutes around each incident); when one stretch
+    differs from another (judged by either one's spread: an incident's calls are widely
+    spread, a healthy level is tight), the fastest is the level to compare with. Usually
+    that is the last stretch, the earlier event having passed. But where the store kept
+    only the minutes around each incident, every stretch can be a previous incident, and
+    the last one at the same service; against it this fault would read as a recovery.
+    Those incidents hit other calls than this one, so one of the stretches is this call's
+    normal. These are times, so the fastest level is the healthiest.
     """
-    recent = at >= end - AFTER_SPAN
-    latest, earlier = before[recent], before[~recent]
-    if latest.size < MIN_CALLS or earlier.size < MIN_CALLS:
+    part = np.searchsorted(cuts, at, side="right")
+    stretches = [g for g in (before[part == k] for k in np.unique(part)) if g.size >= MIN_CALLS]
+    if len(stretches) < 2:
         return before
-    if not (_shift(latest, earlier)[3] or _shift(earlier, latest)[3]):
+    best = min(reversed(stretches), key=median)  # on a tie, the later
+    if not any(_shift(best, g)[3] or _shift(g, best)[3] for g in stretches if g is not best):
         return before
-    return latest if median(latest) <= median(earlier) else earlier
+    return best
 
 
-def _healthy_share_level(hit: np.ndarray, before: np.ndarray, at: np.ndarray, end: float) -> np.ndarray:
-    """The baseline calls for a share of failing calls: all of them, or the healthier of its two levels.
+def _healthy_share_level(hit: np.ndarray, before: np.ndarray, at: np.ndarray, cuts: np.ndarray) -> np.ndarray:
+    """The baseline calls for a share of failing calls: all of them, or the healthiest of its stretches.
 
-    As `_baseline_level` for times: when the share in the last stretch before the
-    onset differs from the earlier calls' (the tail of a previous incident, or in a
-    store that kept only the minutes around each incident, the previous incident
-    itself), the lower share is the level a fault moves away from. Every share read
-    this way (errors, unanswered calls, calls cut short) is one a fault raises.
+    As `_baseline_level` for times: when the share in one stretch of the baseline differs
+    from another's (the tail of a previous incident, or in a store that kept only the
+    minutes around each incident, the previous incidents themselves), the lowest share is
+    the level a fault moves away from. Every share read this way (errors, unanswered
+    calls, calls cut short) is one a fault raises.
     """
-    recent = before & (at >= end - AFTER_SPAN)
-    earlier = before & ~recent
-    n_recent, n_earlier = int(recent.sum()), int(earlier.sum())
-    if n_recent < MIN_CALLS or n_earlier < MIN_CALLS:
+    part = np.searchsorted(cuts, at, side="right")
+    stretches = [g for g in (before & (part == k) for k in np.unique(part[before])) if int(g.sum()) >= MIN_CALLS]
+    if len(stretches) < 2:
         return before
-    k_recent, k_earlier = int((hit & recent).sum()), int((hit & earlier).sum())
-    if not _share(k_earlier, n_earlier, k_recent, n_recent)[3]:
+    sizes = [(int((hit & g).sum()), int(g.sum())) for g in stretches]
+    best = min(reversed(range(len(stretches))), key=lambda i: sizes[i][0] / sizes[i][1])  # on a tie, the later
+    if not any(_share(*sizes[i], *sizes[best])[3] for i in range(len(stretches)) if i != best):
         return before
-    return recent if k_recent / n_recent <= k_earlier / n_earlier else earlier
+    return stretches[best]
+
+
+def _cuts(at: np.ndarray, baseline: tuple[float, float], earlier: Sequence[tuple[float, float]]) -> np.ndarray:
+    """Where the baseline is cut into stretches whose levels `_baseline_level` compares.
+
+    At the start of its last stretch as long as the stretch compared after the onset, at
+    the start and end of each earlier event (`trace_findings`'s `earlier`), and at the end
+    of each hole of HOLE_S or more without a single call (a store that lost minutes, or
+    kept only the minutes around each incident, each one of them a stretch).
+    """
+    inside = np.sort(at[(at >= baseline[0]) & (at < baseline[1])])
+    gaps = np.nonzero(np.diff(inside) >= HOLE_S)[0] + 1
+    edges = [t for lo, hi in earlier for t in (lo, hi) if baseline[0] < t < baseline[1]]
+    return np.unique(np.array([baseline[1] - AFTER_SPAN, *edges, *inside[gaps].tolist()], dtype=float))
 
 
 def _share(k_before: int, n_before: int, k_after: int, n_after: int) -> tuple[float, float, float, bool]:
@@ -235,12 +256,18 @@ def _window(times: np.ndarray) -> tuple[int, int]:
 
 class _Builder:
     def __init__(
-        self, graph: SpanGraph, baseline: tuple[float, float], during: tuple[float, float], late_end: float
+        self,
+        graph: SpanGraph,
+        baseline: tuple[float, float],
+        during: tuple[float, float],
+        late_end: float,
+        earlier: Sequence[tuple[float, float]] = (),
     ) -> None:
         self.graph = graph
         self.baseline = baseline
         self.during = during
         self.late_end = late_end
+        self.cuts = _cuts(graph.calls.at, baseline, earlier)  # the baseline's stretches (`_baseline_level`)
         self.out: list[TraceFinding] = []
 
     def timed(
@@ -311,7 +338,7 @@ class _Builder:
     ) -> None:
         ok = ~np.isnan(values)
         b, a = values[ok & ~after], values[ok & after]
-        b = _baseline_level(b, at[ok & ~after], self.baseline[1])
+        b = _baseline_level(b, at[ok & ~after], self.cuts)
         if b.size >= MIN_CALLS and a.size >= MIN_CALLS_AFTER:
             self.add(kind, entity, caller, _shift(b, a), (b.size, a.size), cite)
 
@@ -325,7 +352,7 @@ class _Builder:
         cite: str,
         at: np.ndarray,
     ) -> None:
-        before = _healthy_share_level(hit, ~after, at, self.baseline[1])
+        before = _healthy_share_level(hit, ~after, at, self.cuts)
         nb, na = int(before.sum()), int(after.sum())
         if nb >= MIN_CALLS and na >= MIN_CALLS_AFTER:
             kb, ka = int((hit & before).sum()), int((hit & after).sum())
@@ -636,6 +663,7 @@ def trace_findings(
     logged: Mapping[int, Iterable[str]] | None = None,
     sparse_until: datetime | None = None,
     table: SpanTable | None = None,
+    earlier: Sequence[tuple[datetime, datetime]] = (),
 ) -> list[TraceFinding]:
     """Every service and call edge aggregate, calls starting in `baseline` against calls starting in `during`.
 
@@ -644,6 +672,9 @@ def trace_findings(
     span index, the log templates its service wrote in it (`context.log_span_paths`).
     `sparse_until`: how far after `during` the times of an edge with too few calls in it are read
     (`_Builder.timed`). `table`: the columns of `spans`, when the caller has read them already.
+    `earlier`: stretches of the baseline when the metrics saw an earlier event (the previous
+    fault, `metric_change.JointOnset.earlier`), each of whose edges cuts the baseline into
+    stretches of their own (`_baseline_level`).
     """
     late_end = max(during[1], sparse_until or during[1])
     lo, hi = min(baseline[0], during[0]), max(baseline[1], late_end)
@@ -657,7 +688,8 @@ def trace_findings(
         graph = table.graph(np.array(keep, dtype=np.int64), moved)
     else:
         graph = span_graph([spans[i] for i in keep], moved)
-    builder = _Builder(graph, window, during_s, late_end.timestamp())
+    events = [(lo.timestamp(), hi.timestamp()) for lo, hi in earlier]
+    builder = _Builder(graph, window, during_s, late_end.timestamp(), events)
     _services(builder)
     _pooled_network(builder)
     _edges(builder)

@@ -157,6 +157,14 @@ def test_a_flapping_fault_is_dated_by_its_first_excursion_not_by_when_the_median
     assert habit.onset == T0 + 62 * 60
 
 
+def test_an_earlier_blip_that_came_and_went_does_not_date_the_move() -> None:
+    # A fault-injection run's previous fault: a minute and a half up, three minutes back at normal,
+    # then this incident's step. One excursion that ended is another event, not this one's first flap.
+    values = _noise(50, 100, 3) + [160.0, 240.0, 350.0] + _noise(6, 100, 3, seed=5) + _noise(30, 400, 10, seed=2)
+    (a,), _ = detect_anomalies([_series("api", "latency_p99_ms", values)], fired_at=FIRED, end=FIRED + 600)
+    assert a.onset == T0 + 59 * STEP
+
+
 def test_a_climb_shorter_than_a_sustained_move_is_no_ramp_at_one_sample_a_second() -> None:
     # 30 min of a flat memory gauge at 1 Hz. A leak climbs for minutes; a minute's climb at the end
     # of the data (the start of a step, a next event) is not one, at any sampling rate.

@@ -361,6 +361,32 @@ def test_a_share_of_failing_calls_is_compared_with_the_baselines_healthier_level
     assert origin.up and origin.n_before == 40 and origin.before == 0.0
 
 
+def test_a_baseline_of_minute_blocks_is_compared_by_the_block_that_was_healthy_at_the_call() -> None:
+    # A store that kept only the minutes of each fault injection: the baseline is the blocks of the
+    # two injections before this one, the later of them a delay on cart's network. Against both
+    # blocks, cart's delay now is lost in their spread; against the block that was normal at cart
+    # (the earlier injection broke catalog), it is the fault.
+    b0 = BASELINE[0]
+    blocks = [
+        (Phase(failing=frozenset({"catalog"})), b0, b0 + timedelta(minutes=3), 30),
+        (Phase(network_ms={"cart": 400}), b0 + timedelta(minutes=8), b0 + timedelta(minutes=11), 30),
+        (Phase(network_ms={"cart": 150}), *DURING, 40),
+    ]
+    found = {(f.kind, f.where): f for f in trace_findings(_spans_over(blocks), baseline=BASELINE, during=DURING)}
+    net = found[("network", "checkout->cart")]
+    assert net.up and net.changed and net.n_before == 30 and net.before < 5
+    # Without the holes between them the two injections are one stretch, and the delay is lost.
+    joined = [
+        (blocks[0][0], b0, b0 + timedelta(minutes=8), 30),
+        (blocks[1][0], b0 + timedelta(minutes=8), *blocks[1][2:]),
+    ]
+    found = {
+        (f.kind, f.where): f
+        for f in trace_findings(_spans_over([*joined, blocks[2]]), baseline=BASELINE, during=DURING)
+    }
+    assert not found[("network", "checkout->cart")].changed
+
+
 def test_a_sparse_edge_is_read_over_more_of_the_fault_than_the_stretch_after_the_onset() -> None:
     """An edge called twice in the stretch compared after the onset, and six times in as long again after it.
 

@@ -45,6 +45,9 @@ MIN_AFTER = 3
 # datapoints fires 15 minutes in): the onset is looked for at least this many samples before the alert.
 LOOKBACK_STEPS = 3
 SCORE_CAP = 1000.0
+# A lone excursion back at normal for this many samples before a move had ended (one sample is a
+# dip in the move), as a stretch of joint abnormality ends at `metric_change.QUIET_CELLS` normal cells.
+ENDED_AFTER = 2
 
 
 # How a series moved: held a new level, climbed, spiked, or climbed and fell back again and again.
@@ -153,8 +156,8 @@ def change_point(
     # An intermittent fault (a flapping link) shows first as isolated excursions before
     # the median moves: take the first of those leading up to the sustained move.
     early = _excursions_before(values, ts, onset_k, int(starts[k]) + MIN_BASELINE, med, sign * scale)
-    if _runs(early) >= 2:  # repeated, not a lone spike or blip (an earlier event that came and went)
-        onset_k = early[0]
+    if len(early) >= 2 and (_runs(early) >= 2 or onset_k - early[-1] - 1 < ENDED_AFTER):
+        onset_k = early[0]  # repeated, or leading straight into the move: not a lone spike or an ended blip
     tail = values[onset_k:last] or [after]
     # The most extreme value the way it moved: a dip inside a rise (a missed scrape) is not its peak.
     peak = max(tail) if sign > 0 else min(tail)
@@ -162,7 +165,12 @@ def change_point(
 
 
 def _runs(indices: list[int]) -> int:
-    """How many separate excursions consecutive sample indices make: a run of samples out is one."""
+    """How many separate excursions sample indices make: a run of consecutive samples out is one.
+
+    One run that was back to normal for ENDED_AFTER samples before the move is an event that
+    came and went (the previous fault of a fault-injection run), not the first flap of this
+    one; two runs are a flap (`change_point`).
+    """
     return sum(1 for i, k in enumerate(indices) if i == 0 or k != indices[i - 1] + 1)
 
 

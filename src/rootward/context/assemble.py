@@ -262,8 +262,7 @@ def assemble_context(
     _mark(telemetry, (s.service for s in series), reachable, "metrics")
     log_lead = timedelta(seconds=max(LOG_ONSET_LEAD_S, 2 * step_s))
     logs, shifts, redacted, records, book = _log_evidence(sources, window, known, reachable, telemetry, gaps, log_lead)
-    earlier_events = joint.earlier if joint is not None else ()
-    traces = _traces(sources, window, series, reachable, telemetry, gaps, known, records, book, earlier_events)
+    traces = _traces(sources, window, series, reachable, telemetry, gaps, known, records, book)
     scope = base
     if has_topology:
         scope = _followed(topology, alerting, base, anomalies, logs, shifts, traces, moved, hops)
@@ -463,13 +462,10 @@ def _traces(
     known: set[str],
     records: Sequence[LogRecord] = (),
     book: TemplateBook | None = None,
-    earlier: Sequence[tuple[int, int]] = (),
 ) -> list[TraceFinding]:
     """Span aggregates before vs after the onset; a missing trace source is a named gap.
 
     Spans with no status of their own take it from the log lines written in them (`records`).
-    `earlier`: stretches (epoch seconds) when the metrics were jointly abnormal before the
-    incident, whose calls are no baseline (`trace_evidence.trace_findings`).
     """
     if sources.traces is None:
         gaps.append("no traces: no trace source configured")
@@ -495,16 +491,8 @@ def _traces(
     baseline, during = compared_windows(window, _sample_step(series), spans_onset)
     # A sparse edge's times are read over one more such stretch, within the window.
     sparse_until = min(window.end, during[1] + (during[1] - during[0]))
-    tz = window.fired_at.tzinfo
-    stretches = [(datetime.fromtimestamp(lo, tz), datetime.fromtimestamp(hi, tz)) for lo, hi in earlier]
     return trace_findings(
-        spans,
-        baseline=baseline,
-        during=during,
-        logged=logged,
-        sparse_until=sparse_until,
-        table=table,
-        earlier=stretches,
+        spans, baseline=baseline, during=during, logged=logged, sparse_until=sparse_until, table=table
     )
 
 

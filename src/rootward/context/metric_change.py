@@ -73,9 +73,6 @@ class JointOnset(BaseModel):
     step: int  # grid step in seconds (the typical sampling interval)
     detected: bool  # a stretch of joint abnormality was under way at the alert (else: a fallback split)
     series: int  # series that took part
-    # Stretches (epoch seconds, first cell to the end of the last) of joint abnormality that were
-    # over before the incident's began: earlier events (the previous fault, a deploy's blip).
-    earlier: tuple[tuple[int, int], ...] = ()
 
 
 class SeriesChange(BaseModel):
@@ -298,17 +295,13 @@ def _joint_onset(
         return None
     lo_cell, hi_cell = int(k[allowed][0]), int(k[allowed][-1])
     alert_cell = int(np.searchsorted(cells, fired_at, side="right")) - 1
-    found = excursions(level, reference)
-    chosen = _incident_excursion(found, alert_cell, hi_cell)
-    began = chosen[0] if chosen is not None else alert_cell - 1
-    earlier = tuple((int(cells[a]), int(cells[b]) + step) for a, b in found if b < began)
+    chosen = _incident_excursion(excursions(level, reference), alert_cell, hi_cell)
     if chosen is None:
         if fallback is not None:
-            return JointOnset(onset=fallback, step=step, detected=False, series=len(usable), earlier=earlier)
+            return JointOnset(onset=fallback, step=step, detected=False, series=len(usable))
         best = int(np.argmax(np.where(allowed, level, -np.inf)))
-        return JointOnset(onset=int(cells[best]), step=step, detected=False, series=len(usable), earlier=earlier)
-    onset = int(cells[max(chosen[0], lo_cell)])
-    return JointOnset(onset=onset, step=step, detected=True, series=len(usable), earlier=earlier)
+        return JointOnset(onset=int(cells[best]), step=step, detected=False, series=len(usable))
+    return JointOnset(onset=int(cells[max(chosen[0], lo_cell)]), step=step, detected=True, series=len(usable))
 
 
 def sustained_share(after: np.ndarray, q1: float, q3: float, moved: float, scale: float) -> float:

@@ -173,10 +173,10 @@ def _baseline_level(before: np.ndarray, at: np.ndarray, cuts: np.ndarray) -> np.
     previous fault of a fault-injection run) has more than one level, and its median and
     spread describe none of them: the fault's shift is lost in that spread. The baseline is
     cut into stretches at `cuts` (`_cuts`: the last stretch before the onset, as long as the
-    stretch compared after it; the edges of earlier events the metrics saw; holes in the
-    calls, where a store kept only the minutes around each incident); when one stretch
-    differs from another (judged by either one's spread: an incident's calls are widely
-    spread, a healthy level is tight), the fastest is the level to compare with. Usually
+    stretch compared after it; holes in the calls, where a store kept only the minutes
+    around each incident); when one stretch differs from another (judged by either one's
+    spread: an incident's calls are widely spread, a healthy level is tight), the fastest
+    is the level to compare with. Usually
     that is the last stretch, the earlier event having passed. But where the store kept
     only the minutes around each incident, every stretch can be a previous incident, and
     the last one at the same service; against it this fault would read as a recovery.
@@ -213,18 +213,16 @@ def _healthy_share_level(hit: np.ndarray, before: np.ndarray, at: np.ndarray, cu
     return stretches[best]
 
 
-def _cuts(at: np.ndarray, baseline: tuple[float, float], earlier: Sequence[tuple[float, float]]) -> np.ndarray:
+def _cuts(at: np.ndarray, baseline: tuple[float, float]) -> np.ndarray:
     """Where the baseline is cut into stretches whose levels `_baseline_level` compares.
 
-    At the start of its last stretch as long as the stretch compared after the onset, at
-    the start and end of each earlier event (`trace_findings`'s `earlier`), and at the end
-    of each hole of HOLE_S or more without a single call (a store that lost minutes, or
-    kept only the minutes around each incident, each one of them a stretch).
+    At the start of its last stretch as long as the stretch compared after the onset, and
+    at the end of each hole of HOLE_S or more without a single call: a store that lost
+    minutes, or kept only the minutes around each fault injection, each of them a stretch.
     """
     inside = np.sort(at[(at >= baseline[0]) & (at < baseline[1])])
-    gaps = np.nonzero(np.diff(inside) >= HOLE_S)[0] + 1
-    edges = [t for lo, hi in earlier for t in (lo, hi) if baseline[0] < t < baseline[1]]
-    return np.unique(np.array([baseline[1] - AFTER_SPAN, *edges, *inside[gaps].tolist()], dtype=float))
+    holes = inside[np.nonzero(np.diff(inside) >= HOLE_S)[0] + 1]
+    return np.unique(np.array([baseline[1] - AFTER_SPAN, *holes.tolist()], dtype=float))
 
 
 def _share(k_before: int, n_before: int, k_after: int, n_after: int) -> tuple[float, float, float, bool]:
@@ -256,18 +254,13 @@ def _window(times: np.ndarray) -> tuple[int, int]:
 
 class _Builder:
     def __init__(
-        self,
-        graph: SpanGraph,
-        baseline: tuple[float, float],
-        during: tuple[float, float],
-        late_end: float,
-        earlier: Sequence[tuple[float, float]] = (),
+        self, graph: SpanGraph, baseline: tuple[float, float], during: tuple[float, float], late_end: float
     ) -> None:
         self.graph = graph
         self.baseline = baseline
         self.during = during
         self.late_end = late_end
-        self.cuts = _cuts(graph.calls.at, baseline, earlier)  # the baseline's stretches (`_baseline_level`)
+        self.cuts = _cuts(graph.calls.at, baseline)  # the baseline's stretches (`_baseline_level`)
         self.out: list[TraceFinding] = []
 
     def timed(
@@ -663,7 +656,6 @@ def trace_findings(
     logged: Mapping[int, Iterable[str]] | None = None,
     sparse_until: datetime | None = None,
     table: SpanTable | None = None,
-    earlier: Sequence[tuple[datetime, datetime]] = (),
 ) -> list[TraceFinding]:
     """Every service and call edge aggregate, calls starting in `baseline` against calls starting in `during`.
 
@@ -672,9 +664,6 @@ def trace_findings(
     span index, the log templates its service wrote in it (`context.log_span_paths`).
     `sparse_until`: how far after `during` the times of an edge with too few calls in it are read
     (`_Builder.timed`). `table`: the columns of `spans`, when the caller has read them already.
-    `earlier`: stretches of the baseline when the metrics saw an earlier event (the previous
-    fault, `metric_change.JointOnset.earlier`), each of whose edges cuts the baseline into
-    stretches of their own (`_baseline_level`).
     """
     late_end = max(during[1], sparse_until or during[1])
     lo, hi = min(baseline[0], during[0]), max(baseline[1], late_end)
@@ -688,8 +677,7 @@ def trace_findings(
         graph = table.graph(np.array(keep, dtype=np.int64), moved)
     else:
         graph = span_graph([spans[i] for i in keep], moved)
-    events = [(lo.timestamp(), hi.timestamp()) for lo, hi in earlier]
-    builder = _Builder(graph, window, during_s, late_end.timestamp(), events)
+    builder = _Builder(graph, window, during_s, late_end.timestamp())
     _services(builder)
     _pooled_network(builder)
     _edges(builder)

@@ -50,6 +50,12 @@ class Coverage:
         """Covered seconds between `start` and `end` (0 when the source has no line there)."""
         return _overlap(self.starts, self.ends, start, end)
 
+    def stretches(self, start: datetime, end: datetime) -> list[tuple[float, float]]:
+        """The covered stretches between `start` and `end` (epoch seconds), clipped to them."""
+        lo, hi = start.timestamp(), end.timestamp()
+        a, b = np.maximum(self.starts, lo), np.minimum(self.ends, hi)
+        return [(float(x), float(y)) for x, y in zip(a, b, strict=True) if y > x]
+
     def hole_seconds(self, start: datetime, end: datetime) -> float:
         """Seconds between `start` and `end` that fall in a hole of the source."""
         return _overlap(self.hole_starts, self.hole_ends, start, end)

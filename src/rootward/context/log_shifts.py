@@ -122,16 +122,23 @@ class _Windows:
     onset: datetime
     before_s: float
     after_s: float
+    stretches: tuple[tuple[float, float], ...] = ()  # the baseline's covered stretches (epoch seconds)
 
-    @property
-    def p0(self) -> float:
-        """Share of a steady template's lines expected after the onset."""
-        return self.after_s / (self.before_s + self.after_s)
+    def p0(self, before_s: float | None = None) -> float:
+        """Share of a steady template's lines expected after the onset (over `before_s` of baseline)."""
+        before = self.before_s if before_s is None else before_s
+        return self.after_s / (before + self.after_s)
 
 
 def _coverage(covered: Coverage, baseline_start: datetime, onset: datetime, end: datetime) -> _Windows:
     """Seconds of baseline and onset window that the log source actually covers (`context.log_coverage`)."""
-    return _Windows(baseline_start, onset, covered.seconds(baseline_start, onset), covered.seconds(onset, end))
+    return _Windows(
+        baseline_start,
+        onset,
+        covered.seconds(baseline_start, onset),
+        covered.seconds(onset, end),
+        tuple(covered.stretches(baseline_start, onset)),
+    )
 
 
 def log_shifts(
@@ -176,8 +183,10 @@ def _service_shifts(
     config: ShiftConfig,
     assign: Assigner | None,
 ) -> list[LogShift]:
-    onset, before_s, after_s = windows.onset, windows.before_s, windows.after_s
-    clusters = cluster_logs(records, onset=onset, baseline_start=windows.baseline_start, assign=assign)
+    onset, after_s = windows.onset, windows.after_s
+    clusters = cluster_logs(
+        records, onset=onset, baseline_start=windows.baseline_start, assign=assign, stretches=windows.stretches
+    )
     has_baseline = sum(c.baseline_count for c in clusters) >= config.min_baseline_lines
     threshold = config.alpha / max(1, len(clusters))
     record_of = {(r.line or i + 1): r for i, r in enumerate(records)}  # the line numbers cluster_logs gives
@@ -185,7 +194,8 @@ def _service_shifts(
     found: list[LogShift] = []
     for c in clusters:
         a, b = c.onset_count, c.baseline_count
-        p = split_p_value(a, b, windows.p0)
+        before_s = c.baseline_seconds or windows.before_s  # one stretch of the baseline, or all of it
+        p = split_p_value(a, b, windows.p0(before_s))
         if p > threshold:
             continue
         ratio = math.log(((a + config.smoothing) / after_s) / ((b + config.smoothing) / before_s))

@@ -181,11 +181,18 @@ def log_signals(
             continue
         by_service[r.service].append(r)
     # Rates are per second the source covered: its holes (every service silent) are no time.
-    holes = (coverage or Coverage(r.ts for r in records if baseline_start <= r.ts <= end)).hole_seconds
+    covered = coverage or Coverage(r.ts for r in records if baseline_start <= r.ts <= end)
+    stretches = covered.stretches(baseline_start, onset)  # a template's healthiest is its baseline
     out: list[LogSignal] = []
     for service in sorted(by_service):
         clusters = cluster_logs(
-            by_service[service], onset=onset, baseline_start=baseline_start, holes=holes, assign=assign, lead=lead
+            by_service[service],
+            onset=onset,
+            baseline_start=baseline_start,
+            holes=covered.hole_seconds,
+            assign=assign,
+            lead=lead,
+            stretches=stretches,
         )
         # "New" means nothing without a baseline: a service whose logs start at the onset
         # has only new templates. Then only error/warning lines count as changed.

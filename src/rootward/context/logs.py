@@ -15,6 +15,7 @@ template has generalised). One Drain call per distinct masked form.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -44,6 +45,8 @@ WARN_LEVELS = frozenset({"WARN", "WARNING"})
 # A template first written just before the onset began with it only if it was already
 # repeating there: a burst, not a background line that happened to fall before the onset.
 LEAD_MIN_LINES = 2
+# A covered stretch of the baseline shorter than this is too short to say a template's rate in it.
+MIN_STRETCH_S = 60.0
 # A rise in a template's rate is no surge when chance alone makes it this likely or more (one in twenty).
 SURGE_CHANCE = 0.05
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
@@ -115,6 +118,8 @@ class LogCluster:
     example: str = field(default="", compare=False)  # raw text of the representative line
     # More lines after the onset than the baseline's rate makes likely by chance (`beyond_chance`).
     beyond_chance: bool = False
+    # Seconds the baseline count is over, where it is one stretch of the baseline only (`_healthiest`).
+    baseline_seconds: float | None = None
 
 
 def _new_drain(config: ClusterConfig) -> Drain:
@@ -192,6 +197,7 @@ class _Tally:
     services: Counter[str] = field(default_factory=Counter)
     baseline: int = 0
     onset: int = 0
+    by_stretch: Counter[int] = field(default_factory=Counter)  # baseline lines per covered stretch
     representative: int = 0
     example: str = ""
     rank: int = 99  # severity rank of the representative (0 = error after onset)
@@ -220,6 +226,7 @@ def cluster_logs(
     holes: Callable[[datetime, datetime], float] | None = None,
     assign: Assigner | None = None,
     lead: timedelta = timedelta(0),
+    stretches: Sequence[tuple[float, float]] = (),
 ) -> list[LogCluster]:
     """Cluster log records and flag templates that are new or surge after `onset`.
 
@@ -234,7 +241,10 @@ def cluster_logs(
     `onset` the onset may really lie (an onset read off sampled metrics lags the lines
     that stamp the moment): a template first written within it, and already repeating
     there (`LEAD_MIN_LINES`; one line says nothing of when anything began), began with
-    the incident, and its lines there count as the onset window's.
+    the incident, and its lines there count as the onset window's. `stretches`: the
+    stretches of the baseline the log source covers (epoch seconds, `Coverage.stretches`);
+    with two or more, a template's baseline is its healthiest stretch where they differ
+    (`_healthiest`).
     """
     config = config or ClusterConfig()
     if assign is not None:
@@ -242,6 +252,7 @@ def cluster_logs(
     else:
         assignment, templates = assign_templates((r.message for r in records), config)
     tallies: dict[int, _Tally] = {}
+    starts = [lo for lo, _ in stretches]
     for index, (record, cluster_id) in enumerate(zip(records, assignment, strict=True)):
         tally = tallies.get(cluster_id)
         if tally is None:
@@ -260,6 +271,8 @@ def cluster_logs(
         if onset is not None and ts < onset:
             if baseline_start is None or ts >= baseline_start:
                 tally.baseline += 1
+                if len(stretches) >= 2:
+                    tally.by_stretch[bisect_right(starts, ts.timestamp()) - 1] += 1
         else:
             tally.onset += 1
         # Representative: the most severe record, preferring the onset window.
@@ -273,11 +286,37 @@ def cluster_logs(
             if tally.baseline >= LEAD_MIN_LINES and tally.first_ts is not None and tally.first_ts >= onset - lead:
                 tally.onset, tally.baseline = tally.onset + tally.baseline, 0
     baseline_seconds, onset_seconds = _window_seconds(records, onset, baseline_start, end, holes)
-    clusters = [
-        _build(cid, templates[cid], tally, onset, baseline_seconds, onset_seconds, config)
-        for cid, tally in tallies.items()
-    ]
+    clusters = []
+    for cid, tally in tallies.items():
+        seconds: float | None = None
+        k = _healthiest(tally, stretches) if tally.baseline and len(stretches) >= 2 else None
+        if k is not None:
+            tally.baseline, seconds = tally.by_stretch[k], stretches[k][1] - stretches[k][0]
+        cluster = _build(cid, templates[cid], tally, onset, seconds or baseline_seconds, onset_seconds, config)
+        clusters.append(replace(cluster, baseline_seconds=seconds))
     return sort_by_relevance(clusters)
+
+
+def _healthiest(tally: _Tally, stretches: Sequence[tuple[float, float]]) -> int | None:
+    """The one stretch of the baseline to count a template over, or None for all of them.
+
+    A store that kept only the minutes around each fault injection has as baseline the
+    minutes of earlier injections, and a template an earlier fault wrote (a service failing
+    on its dependency's wrong answers) is then neither new nor surging when this fault
+    makes the same service fail. Where the template's rate in one stretch is beyond
+    chance at its rate in the quietest (`beyond_chance`), the quietest is its normal:
+    a fault raises a template's rate. Stretches shorter than MIN_STRETCH_S are too
+    short to say a rate.
+    """
+    spans = [hi - lo for lo, hi in stretches]
+    usable = [k for k, s in enumerate(spans) if s >= MIN_STRETCH_S]
+    if len(usable) < 2:
+        return None
+    counts = tally.by_stretch
+    low = min(usable, key=lambda k: (counts[k] / spans[k], -k))
+    if any(beyond_chance(counts[low], counts[k], spans[low], spans[k]) for k in usable if k != low):
+        return low
+    return None
 
 
 def _window_seconds(

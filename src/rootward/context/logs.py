@@ -289,7 +289,8 @@ def cluster_logs(
     clusters = []
     for cid, tally in tallies.items():
         seconds: float | None = None
-        k = _healthiest(tally, stretches) if tally.baseline and len(stretches) >= 2 else None
+        failing = any(level in ERROR_LEVELS or level in WARN_LEVELS for level in tally.levels)
+        k = _healthiest(tally, stretches) if failing and tally.baseline and len(stretches) >= 2 else None
         if k is not None:
             tally.baseline, seconds = tally.by_stretch[k], stretches[k][1] - stretches[k][0]
         cluster = _build(cid, templates[cid], tally, onset, seconds or baseline_seconds, onset_seconds, config)
@@ -303,10 +304,11 @@ def _healthiest(tally: _Tally, stretches: Sequence[tuple[float, float]]) -> int 
     A store that kept only the minutes around each fault injection has as baseline the
     minutes of earlier injections, and a template an earlier fault wrote (a service failing
     on its dependency's wrong answers) is then neither new nor surging when this fault
-    makes the same service fail. Where the template's rate in one stretch is beyond
-    chance at its rate in the quietest (`beyond_chance`), the quietest is its normal:
-    a fault raises a template's rate. Stretches shorter than MIN_STRETCH_S are too
-    short to say a rate.
+    makes the same service fail. Where a warning or error template's rate in one
+    stretch is beyond chance at its rate in the quietest (`beyond_chance`), the quietest
+    is its normal: a fault raises a failure line's rate. An ordinary line's rate follows
+    the calls a service happened to serve, either way, so its baseline stays whole.
+    Stretches shorter than MIN_STRETCH_S are too short to say a rate.
     """
     spans = [hi - lo for lo, hi in stretches]
     usable = [k for k, s in enumerate(spans) if s >= MIN_STRETCH_S]

@@ -93,8 +93,8 @@ def generate(
 ) -> list[Generated]:
     """Write `count` bundles under `out` (each with at most `max_spans` spans); returns what was written.
 
-    `previous_minutes`: each bundle also holds an earlier fault (one of the run's fault
-    types) starting this many minutes before its incident's (`sim/previous_faults.py`).
+    `previous_minutes`: each bundle also holds earlier faults of the run's fault types, one
+    starting each of these many minutes before its incident's onset (`sim/previous_faults.py`).
     """
     if previous_minutes:
         check_previous(previous_minutes)

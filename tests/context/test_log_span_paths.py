@@ -82,6 +82,21 @@ def test_a_callee_whose_calls_skip_a_line_is_the_cause_its_one_caller_raises_on(
     assert blind["checkout"].victim_of is None  # without the lines' paths, checkout's errors are its own
 
 
+def test_a_caller_whose_errors_originate_in_its_spans_fails_even_where_its_failed_share_fell_short() -> None:
+    """An earlier fault elsewhere made checkout's calls fail in part of the baseline: its share of failed
+    calls (and its callers' share of failed calls to it) is then compared with the rest alone, too few
+    calls to pass the test. The errors originating in its own spans, never seen before, still pass:
+    it is failing, and the callee whose code took another path is what it fails on."""
+    traced, logs = _wrong_pricing()
+    spans = with_log_status(_timings_only(traced), logs)
+    found = trace_findings(spans, baseline=BASELINE, during=DURING, logged=logged_templates(spans, named_lines(logs)))
+    thin = {("errors", "checkout", None), ("call_errors", "checkout", "frontend")}
+    found = [f.model_copy(update={"changed": False}) if (f.kind, f.entity, f.caller) in thin else f for f in found]
+    origin = next(f for f in found if (f.kind, f.entity) == ("origin_errors", "checkout"))
+    assert origin.up
+    assert attribute_traces(found)["checkout"].victim_of == "pricing"
+
+
 def test_fewer_calls_or_fewer_logged_minutes_are_no_other_path() -> None:
     """Fewer calls after the onset, or a log source that starts late, change no call's path."""
     traced = incident_spans(CHAIN, "frontend", Phase(), Phase(), per_side=60)

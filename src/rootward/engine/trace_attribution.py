@@ -401,15 +401,14 @@ def _passed_on(ix: _Index, a: TraceAttribution, by: dict[str, TraceAttribution])
     e = a.entity
     latency, errors = ix.of(e, "latency"), ix.of(e, "errors")
     slow = bool(latency and latency.up) or any(f.up for f in ix.into(e, "call_latency"))
-    failing = bool(errors and errors.up) or any(f.up for f in ix.into(e, "call_errors"))
+    origin = ix.of(e, "origin_errors")
+    failing = any(f is not None and f.up for f in (errors, origin)) or any(f.up for f in ix.into(e, "call_errors"))
     a.symptomatic = slow or failing or a.own > 0
     candidates: list[tuple[float, str, TraceFinding]] = []
     if slow:
         candidates += [(f.after - f.before, f.entity, f) for f in ix.out_of(e, "call_latency") if f.up]
-    if failing:
-        origin = ix.of(e, "origin_errors")
-        if not (origin and origin.up):
-            candidates += [(f.after - f.before, f.entity, f) for f in ix.out_of(e, "call_errors") if f.up]
+    if failing and not (origin and origin.up):
+        candidates += [(f.after - f.before, f.entity, f) for f in ix.out_of(e, "call_errors") if f.up]
     common = _common_cause(ix, e) if failing else None
     if common is not None and by[common.entity].own * VICTIM_MARGIN >= a.work:
         # Errors raised in its own spans, right after the answer of a callee that several

@@ -49,6 +49,16 @@ def test_a_template_an_earlier_fault_wrote_is_new_against_the_block_where_it_was
     assert _failed(_blocks(failing_before=10)) == ("new", True)
 
 
+def test_a_template_an_earlier_fault_wrote_starts_at_this_incidents_first_line() -> None:
+    """Its lines in the earlier block were that fault's: the onset read from them would put this
+    service's failure before its dependency's and make it look like the origin."""
+    records = _blocks(failing_before=10)
+    covered = Coverage(r.ts for r in records)
+    signals, _ = log_signals(records, onset=ONSET, baseline_start=T0, end=END, coverage=covered)
+    failed = next(s for s in signals if "failed" in s.template)
+    assert failed.first_ts == ONSET + timedelta(seconds=10)
+
+
 def test_a_template_written_alike_in_every_block_is_no_news() -> None:
     records = _blocks(failing_before=0)
     for start in (8 * 60.0,):  # the same few lines in the other block too: its habit

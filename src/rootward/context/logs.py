@@ -192,6 +192,7 @@ def assign_templates(messages: Iterable[str], config: ClusterConfig | None = Non
 class _Tally:
     lines: list[int] = field(default_factory=list)
     first_ts: datetime | None = None
+    first_after: datetime | None = None  # the first line at or after the onset
     last_ts: datetime | None = None
     levels: Counter[str] = field(default_factory=Counter)
     services: Counter[str] = field(default_factory=Counter)
@@ -275,6 +276,8 @@ def cluster_logs(
                     tally.by_stretch[bisect_right(starts, ts.timestamp()) - 1] += 1
         else:
             tally.onset += 1
+            if tally.first_after is None or ts < tally.first_after:
+                tally.first_after = ts
         # Representative: the most severe record, preferring the onset window.
         rank = _severity_rank(record.level) * 2 + (1 if onset is not None and ts < onset else 0)
         if rank < tally.rank:
@@ -293,6 +296,8 @@ def cluster_logs(
         k = _healthiest(tally, stretches) if failing and tally.baseline and len(stretches) >= 2 else None
         if k is not None:
             tally.baseline, seconds = tally.by_stretch[k], stretches[k][1] - stretches[k][0]
+            # Its lines in the other stretches were an earlier event's: this one's began at the onset.
+            tally.first_ts = tally.first_after or tally.first_ts
         cluster = _build(cid, templates[cid], tally, onset, seconds or baseline_seconds, onset_seconds, config)
         clusters.append(replace(cluster, baseline_seconds=seconds))
     return sort_by_relevance(clusters)

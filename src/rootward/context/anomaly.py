@@ -96,6 +96,42 @@ class ScoredSeries(BaseModel):
     after: float
     peak: float
     onset: int
+    # Latency only: how scattered its samples are about their level before the onset and since, as a
+    # share of that level; 0 where either side has fewer than SPREAD_SAMPLES (`relative_spreads`).
+    spread_before: float = 0.0
+    spread_after: float = 0.0
+
+
+# Samples each side needs for its spread to be read, and the neighbourhood each sample's is read in.
+SPREAD_SAMPLES = 20
+LOCAL_SPAN = 5
+
+
+def relative_spreads(ts: np.ndarray, vs: np.ndarray, onset: int, end: int) -> tuple[float, float]:
+    """How scattered a series is about its level before the onset and since, each side (`_relative_spread`).
+
+    Whether a latency moved as a block or turned erratic tells two faults apart that
+    its level alone does not (`engine.tail_latency.erratic`).
+    """
+    before = vs[(ts >= onset - baseline_span(ts)) & (ts < onset)]
+    after = vs[(ts >= onset) & (ts <= end)]
+    before, after = before[~np.isnan(before)], after[~np.isnan(after)]
+    if before.size < SPREAD_SAMPLES or after.size < SPREAD_SAMPLES:
+        return 0.0, 0.0
+    return _relative_spread(before), _relative_spread(after)
+
+
+def _relative_spread(values: np.ndarray) -> float:
+    """The median distance of each sample from the median of its neighbours (LOCAL_SPAN of them), over the
+    median: a move from one level to another disturbs the samples next to it only, so an onset read a
+    little early or late does not make a steady series look scattered."""
+    level = float(median(values))
+    if not level:
+        return 0.0
+    half = LOCAL_SPAN // 2
+    padded = np.pad(values, half, mode="edge")
+    local = np.median(np.lib.stride_tricks.sliding_window_view(padded, LOCAL_SPAN), axis=1)
+    return float(median(np.abs(values - local))) / abs(level)
 
 
 def baseline_span(ts: np.ndarray) -> int:
@@ -418,6 +454,7 @@ def score_series(
     elif family not in SYMPTOM_FAMILIES and abs(found[0]) >= NEAR_MISS:
         found = _behind_an_earlier_episode(ts, vs, found, (fired_at - lookback, hi), latest or fired_at, end) or found
     z, onset, base, after, peak = found
+    spreads = relative_spreads(ts, vs, onset, end) if family == "latency" else (0.0, 0.0)
     return ScoredSeries(
         service=series.service,
         metric=series.metric,
@@ -428,6 +465,8 @@ def score_series(
         after=after,
         peak=peak,
         onset=onset,
+        spread_before=spreads[0],
+        spread_after=spreads[1],
     )
 
 

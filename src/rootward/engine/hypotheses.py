@@ -60,7 +60,7 @@ from rootward.engine.signatures import (
     faults_named,
 )
 from rootward.engine.silent_dependency import silent_dependency, waits_on_a_shared_store
-from rootward.engine.tail_latency import tail_only
+from rootward.engine.tail_latency import erratic, tail_only
 from rootward.engine.trace_attribution import TraceAttribution
 from rootward.engine.unmapped_victims import UnmappedCauses, timed_out_on, unmapped_causes, unmapped_victim_of
 from rootward.engine.victims import (
@@ -304,7 +304,8 @@ def _onset_reached(
 
 def _with_readings(profiles: dict[str, EntityProfile], ctx: Context) -> dict[str, EntityProfile]:
     """Each profile with the mechanisms the alerts firing on it are named for (`signatures.alert_faults`),
-    whether its spans clear its network (`_network_clear`), whether only its tail slowed (`tail_only`)."""
+    whether its spans clear its network (`_network_clear`), whether only its tail slowed (`tail_only`) or its
+    latency turned erratic (`erratic`)."""
     for a in ctx.alerts:
         if a.service in profiles:
             profiles[a.service].alert_faults |= frozenset(alert_faults(a.name))
@@ -312,6 +313,8 @@ def _with_readings(profiles: dict[str, EntityProfile], ctx: Context) -> dict[str
         profiles[e].network_clear = True
     for e in tail_only(ctx.series) & set(profiles):
         profiles[e].tail_only = True
+    for e in erratic(ctx.series) & set(profiles):
+        profiles[e].erratic = True
     return profiles
 
 

@@ -88,6 +88,8 @@ class EntityProfile:
     network_clear: bool = False
     # Its tail latency rose while its median held: a share of its requests slow, most not (`tail_latency`).
     tail_only: bool = False
+    # A latency of its own rose and turned erratic about its new level (`tail_latency.erratic`).
+    erratic: bool = False
     # It reports latency or errors of its own (a series, spans or logs): a store with CPU and memory
     # series only cannot say it was slow; its callers' symptoms are all there is of that (`silent_dependency`).
     reports_symptoms: bool = True

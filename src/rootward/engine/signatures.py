@@ -384,6 +384,14 @@ def _traffic_and_change_signatures(sig: _Signatures, profile: EntityProfile, sur
 CLIMB_SHARE = 0.5
 
 
+# Why latency with no cause of its own reads as lost packets: the tail alone moved, or the series turned erratic.
+_LOSSY = {
+    True: ", its tail only: its median held, as when lost packets cost some requests a retransmission",
+    False: ", and it turned erratic about its new level: a delay moves every request alike, lost packets"
+    " cost some requests and seconds a retransmission and not others",
+}
+
+
 def _symptom_signatures(
     sig: _Signatures,
     profile: EntityProfile,
@@ -411,19 +419,16 @@ def _symptom_signatures(
     if latency and not resource_cause and not own_errors and not mechanism_named:
         network_clear = profile.network_clear and "network_latency" not in log_matches(profile.own_logs)
         code = network_clear and profile.deployable
+        lossy = profile.tail_only or profile.erratic
         sig.add(
-            "deploy_regression" if code else "packet_loss" if profile.tail_only else "network_latency",
+            "deploy_regression" if code else "packet_loss" if lossy else "network_latency",
             0.3 * (0.5 + strength(latency[0].score)),
             [latency[0].evidence],
             "latency rose with no resource cause and no errors of its own"
             + (", and its spans show no wait outside its own work" if network_clear else "")
-            + (
-                ", its tail only: its median held, as when lost packets cost some requests a retransmission"
-                if profile.tail_only and not code
-                else ""
-            ),
+            + ("" if code or not lossy else _LOSSY[profile.tail_only]),
         )
-        if latency[0].shape == "ramp" and not code and not profile.tail_only:
+        if latency[0].shape == "ramp" and not code and not lossy:
             sig.add(
                 "memory_leak",
                 0.3 * (0.5 + strength(latency[0].score)) * CLIMB_SHARE,

@@ -6,6 +6,12 @@ lost to a link cost the requests they hit a retransmission timeout (200 ms or
 more) and leave the rest as they were: the tail jumps, the median holds. Only
 series named for their quantile (`metric_names.latency_quantile`: `latency_p50_ms`
 and `latency_p90_ms`, RCAEval's `latency-50` and `latency-90`) say this.
+
+Where losses are frequent enough to move the median too, the series says it
+over time instead (`erratic`): a delay shifts every sample alike, so a latency
+moves as a block and is as steady about its new level as it was about the old;
+a retransmission timeout hits some requests and some seconds and not others, and
+its length varies, so the series turns erratic about its new level.
 """
 
 from __future__ import annotations
@@ -40,4 +46,26 @@ def tail_only(series: Iterable[ScoredSeries]) -> set[str]:
         e
         for e, tail in tails.items()
         if e in medians and tail >= TAIL_ONLY_RISE - 1.0 and medians[e] < TAIL_SHARE * tail
+    }
+
+
+# A latency whose relative spread since the onset is this many times its spread before turned erratic ...
+ERRATIC_SPREAD = 1.5
+# ... where that spread is this share of its level or more: a very steady series doubling a tiny spread
+# (a 1-2 % wobble, as a smooth p99 over many requests has) is as steady as before for every purpose.
+ERRATIC_MIN_SPREAD = 0.1
+
+
+def erratic(series: Iterable[ScoredSeries]) -> set[str]:
+    """Entities with a latency series that rose (an anomaly) and turned erratic about its new level: its
+    relative spread since the onset (`ScoredSeries.spread_after`) ERRATIC_SPREAD times its spread before, and
+    ERRATIC_MIN_SPREAD of its level or more."""
+    return {
+        s.service
+        for s in series
+        if s.family == "latency"
+        and s.signed > 0
+        and s.score >= DEFAULT_THRESHOLD
+        and s.spread_before > 0
+        and s.spread_after >= max(ERRATIC_SPREAD * s.spread_before, ERRATIC_MIN_SPREAD)
     }

@@ -7,7 +7,7 @@ from rootward.domain.hypothesis import Hypothesis
 from rootward.domain.investigation import Finding
 from rootward.engine.signals import is_bad_direction, strength
 from rootward.engine.specialists.base import EXPECTED_FAMILIES, FALLING_TRAFFIC, Specialist, finding
-from rootward.engine.tail_latency import tail_only
+from rootward.engine.tail_latency import erratic, tail_only
 from rootward.engine.tools import ToolLayer
 
 
@@ -35,16 +35,24 @@ class MetricsSpecialist(Specialist):
             )
         scores = self.call(tools, "metric_scores", entity=h.entity)
         tail = max((a for a in result.data if a.family == "latency"), key=lambda a: a.score, default=None)
-        if h.fault_type == "packet_loss" and tail is not None and h.entity in tail_only(scores.data):
-            # No loss series moved (or there is none): lost packets show as the tail alone slowing.
-            return finding(
-                h,
-                "validated",
-                0.45 + 0.3 * strength(tail.score),
-                f"{tail.evidence.excerpt}, while its median latency held: a share of its requests waited, "
-                "as a retransmission after a lost packet makes them",
-                [tail.evidence],
+        if h.fault_type == "packet_loss" and tail is not None:
+            # No loss series moved (or there is none): lost packets show as the tail alone slowing,
+            # or as a latency that turned erratic, some seconds' requests waiting and others not.
+            how = (
+                "while its median latency held: a share of its requests waited"
+                if h.entity in tail_only(scores.data)
+                else "erratic about its new level: some seconds' requests waited and others not"
+                if h.entity in erratic(scores.data)
+                else ""
             )
+            if how:
+                return finding(
+                    h,
+                    "validated",
+                    0.45 + 0.3 * strength(tail.score),
+                    f"{tail.evidence.excerpt}, {how}, as a retransmission after a lost packet makes them",
+                    [tail.evidence],
+                )
         flat: list[ScoredSeries] = [s for s in scores.data if s.family in expected]
         unwatched = expected - {s.family for s in flat}
         if flat and not unwatched:

@@ -51,6 +51,21 @@ def test_slow_memory_climb_from_long_before_the_alert_is_a_ramp() -> None:
     assert anomalies[0].onset < FIRED - 600
 
 
+def test_a_noisy_step_with_a_spike_late_is_a_step_not_a_climb() -> None:
+    """Five-minute samples: a latency that jumped to 1.6-1.7 s and held, one sample of 2.0 s near the end.
+    Read against that peak, it reached its rise late, as a climb does; against where it ended, at once."""
+    values = _noise(60, 0.4, 0.08) + [1.68, 1.61, 1.63, 1.66, 2.03, 1.64]
+    step = 300
+    series = MetricSeries("api", "latency", tuple(T0 + i * step for i in range(66)), tuple(values))
+    fired = T0 + 62 * step
+    anomalies, _ = detect_anomalies([series], fired_at=fired, end=T0 + 65 * step)
+    assert [(a.direction, a.shape) for a in anomalies] == [("up", "step")]
+    climb = _noise(60, 0.4, 0.08) + [0.6, 0.8, 1.0, 1.2, 1.4, 1.6]
+    series = MetricSeries("api", "latency", tuple(T0 + i * step for i in range(66)), tuple(climb))
+    anomalies, _ = detect_anomalies([series], fired_at=fired, end=T0 + 65 * step)
+    assert [(a.direction, a.shape) for a in anomalies] == [("up", "ramp")]
+
+
 def test_memory_that_climbs_to_a_ceiling_and_drops_back_again_and_again_resets() -> None:
     # Killed at its limit every 2.5 minutes and restarted: 415 MB, climbing to 1 GB, back to 493 MB.
     sawtooth = [493e6, 622e6, 751e6, 880e6, 1009e6] * 6

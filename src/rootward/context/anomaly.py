@@ -860,12 +860,20 @@ def shape_of(series: MetricSeries, onset: int, end: int, baseline: float, after:
         sign = 1 if after >= baseline else -1
         diffs = [b - a for a, b in zip(vals, vals[1:], strict=False) if b != a]
         same = sum(1 for d in diffs if d * sign > 0)
-        # A leak keeps climbing: it reaches 90% of its rise late, not in the first samples.
-        target = baseline + 0.9 * (peak - baseline)
+        # A leak keeps climbing: it reaches 90% of its rise late, not in the first samples. A symptom's
+        # (latency, errors, traffic) rise is where its last quarter sits, not its peak: they are spiky, and
+        # one slow spell late in a step is not where it went. A resource's peak is where it got to.
+        top = _end_level(vals) if family_of(series.metric) in SYMPTOM_FAMILIES else peak
+        target = baseline + 0.9 * (top - baseline)
         reach = next((i for i, v in enumerate(vals) if (v - target) * sign >= 0), len(vals))
         if diffs and same / len(diffs) >= 0.6 and reach >= 0.6 * len(vals):
             return "ramp"
     return "step"
+
+
+def _end_level(vals: Sequence[float]) -> float:
+    """Where a series sits in its last quarter (its median there)."""
+    return float(median(np.asarray(vals[-max(1, len(vals) // 4) :], dtype=float)))
 
 
 def _resets(vals: Sequence[float], baseline: float, peak: float) -> int:

@@ -379,9 +379,9 @@ def _traffic_and_change_signatures(sig: _Signatures, profile: EntityProfile, sur
             )
 
 
-# A latency climb with no resource behind it reads first as a delay on the path, second as a leak
-# whose memory is not watched (a process slowing as its heap grows): at this share.
-CLIMB_SHARE = 0.5
+# A latency climb with no resource behind it reads first as a leak whose memory is not watched (a process
+# slowing as its heap grows; a delay steps), at this share of the delay reading, which stays second.
+CLIMB_SHARE = 1.2
 
 
 # Why latency with no cause of its own reads as lost packets: the tail alone moved, or the series turned erratic.
@@ -433,7 +433,7 @@ def _symptom_signatures(
                 "memory_leak",
                 0.3 * (0.5 + strength(latency[0].score)) * CLIMB_SHARE,
                 [latency[0].evidence],
-                "or a leak: its latency climbed steadily with no resource of its own to show it (a delay steps)",
+                "a leak: its latency climbed steadily with no resource of its own to show it (a delay steps)",
             )
 
 

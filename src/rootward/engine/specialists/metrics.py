@@ -53,6 +53,16 @@ class MetricsSpecialist(Specialist):
                     f"{tail.evidence.excerpt}, {how}, as a retransmission after a lost packet makes them",
                     [tail.evidence],
                 )
+        if h.fault_type == "memory_leak" and tail is not None and tail.shape == "ramp":
+            watched = {s.family for s in scores.data}
+            if "memory" not in watched:
+                return finding(
+                    h,
+                    "validated",
+                    0.35 + 0.3 * strength(tail.score),
+                    f"{tail.evidence.excerpt}, climbing steadily; its memory is not watched",
+                    [tail.evidence],
+                )
         flat: list[ScoredSeries] = [s for s in scores.data if s.family in expected]
         unwatched = expected - {s.family for s in flat}
         if flat and not unwatched:

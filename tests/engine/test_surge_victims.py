@@ -77,3 +77,20 @@ def test_a_caller_retrying_a_failing_callee_sends_no_surge_of_its_own() -> None:
     caller = EntityProfile("checkout", "service", True, symptoms=[anomaly("checkout", "errors")])
     callee = _profile("payments", 3.0)
     assert fed_by_a_surge("payments", callee, g, {"checkout": caller, "payments": callee}) is None
+
+
+def test_a_surge_diluted_on_its_way_down_still_reaches_the_callee_it_slowed() -> None:
+    # gateway's surge reaches checkout, which has other callers: its rate rises by less than a
+    # surge, and passes that on to payments. payments is fed by gateway's surge, two calls up.
+    g = incident(kinds=KINDS, edges=EDGES, alerting=["gateway"]).topology.graph()
+    gateway, checkout = _profile("gateway", 2.7), _profile("checkout", 1.4)
+
+    def fed(callee: EntityProfile, carrier: EntityProfile) -> str | None:
+        profiles = {"gateway": gateway, "checkout": carrier, "payments": callee}
+        return fed_by_a_surge("payments", callee, g, profiles)
+
+    assert fed(_profile("payments", 1.4), checkout) == "gateway"
+    assert fed(_profile("payments", 1.4), _profile("checkout", 1.0, starts_s=10 * PROPAGATION_SLACK_S)) is None
+    quiet = EntityProfile("checkout", "service", True)
+    assert fed(_profile("payments", 1.4), quiet) is None  # nothing carried it down: not the same load
+    assert fed(_profile("payments", 2.7 * PASSED_ON_SURGE * 1.5), checkout) is None  # more than came down

@@ -331,22 +331,46 @@ def fed_by_a_surge(
     another load), by no more than that caller's rise accounts for (`PASSED_ON_SURGE`),
     and with no change of its own got the surge over the calls: the service where it
     arrived is the cause, and the callee's slowness under the load a symptom of it.
-    Retries do not read so: a caller retrying a failing callee sends more calls, but
-    its own request rate does not rise.
+    The surge may be further up: callers in between whose own rates rose at that moment,
+    each by less than a surge once their other callers dilute it, carried it down to `e`
+    (the nearest surge up such a chain is the one named). Retries do not read so: a
+    caller retrying a failing callee sends more calls, but its own request rate does not rise.
     """
-    mine = max((a for a in p.traffic if a.direction == "up"), key=lambda a: a.ratio, default=None)
+    mine = _rise(p)
     if mine is None or p.changes or e not in g or _own_mechanism(p):
         return None
-    fed = [
-        (theirs.ratio, c)
-        for c in g.predecessors(e)
-        if g.edges[c, e].get("relation", "depends_on") == "depends_on"
-        and c in profiles
-        and (theirs := _surge(profiles[c])) is not None
-        and abs(theirs.onset - mine.onset) <= max(PROPAGATION_SLACK_S, step_s)
-        and mine.ratio <= PASSED_ON_SURGE * theirs.ratio
+    slack = max(PROPAGATION_SLACK_S, step_s)
+    seen, frontier = {e}, [e]
+    while frontier:
+        fed: list[tuple[float, str]] = []
+        carriers: list[str] = []
+        for callee in frontier:
+            for c in _callers(g, callee, profiles):
+                if c in seen:
+                    continue
+                seen.add(c)
+                theirs = _rise(profiles[c])
+                if theirs is None or abs(theirs.onset - mine.onset) > slack:
+                    continue
+                surge = _surge(profiles[c])
+                if surge is not None and mine.ratio <= PASSED_ON_SURGE * surge.ratio:
+                    fed.append((surge.ratio, c))
+                else:
+                    carriers.append(c)
+        if fed:
+            return max(fed)[1]
+        frontier = carriers
+    return None
+
+
+def _callers(g: nx.DiGraph, e: str, profiles: dict[str, EntityProfile]) -> list[str]:
+    return [
+        c for c in g.predecessors(e) if g.edges[c, e].get("relation", "depends_on") == "depends_on" and c in profiles
     ]
-    return max(fed, default=(0.0, None))[1]
+
+
+def _rise(p: EntityProfile) -> Anomaly | None:
+    return max((a for a in p.traffic if a.direction == "up"), key=lambda a: a.ratio, default=None)
 
 
 def _surge(p: EntityProfile) -> Anomaly | None:

@@ -365,13 +365,15 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         tied = fresh_callee or waits_on_a_vendor(e, p, g, profiles, incident_onset)  # or it waits on a vendor
         tied = tied or waits_on_a_shared_store(e, g, profiles, incident_onset)  # or on a store all its callers do
         tied = tied or timed_out_on(e, p, unmapped, traced_own=t.own > 0)
+        answers = fails_on_changed_answers(e, p, g, traces)
+        tied = tied or answers  # or it fails on a callee's answers that took other paths
         if tied is not None:
             span_tied.setdefault(e, tied)
         victim_of = (
             victim_of_dependency(e, p, g, profiles, borrowed, incident_onset, b_strength, e in err_series, *spans_say)
             or t.victim_of
             or fresh_callee
-            or fails_on_changed_answers(e, p, g, traces)
+            or answers
             or fed_by_a_surge(e, p, g, profiles, ctx.sample_step_s)
             or unmapped_victim_of(e, p, unmapped, traced_own=t.own > 0)
         )

@@ -115,6 +115,11 @@ def share_strength(f: TraceFinding) -> float:
     return min(1.0, max(0.0, f.after - f.before) / FULL_SHARE) if f.up else 0.0
 
 
+def _share_rise(f: TraceFinding) -> float:
+    """A share's rise, as `share_strength` weighs it, whether or not it passed its own test."""
+    return min(1.0, max(0.0, f.after - f.before) / FULL_SHARE)
+
+
 def time_strength(f: TraceFinding) -> float:
     return strength(f.score) if f.up else 0.0
 
@@ -269,11 +274,12 @@ def _own(ix: _Index, a: TraceAttribution, support: dict[str, float]) -> None:
     elif (off := _off_path_answers(ix, e)) is not None:
         # Too few of its calls skipped the line to stand out among all of them, but the ones a
         # caller failed right after did: what it answered there is what the caller failed on, so
-        # those failures are its own, weighed as errors originating in it are.
+        # those failures are its own, weighed as errors originating in it are. The rise of the
+        # caller's failures need not pass its own test: that they follow these answers has.
         raised = [f for f in ix.into(e, "errors_after") if f.caller == off.caller]
         reason = f"the answers {off.caller} failed right after skipped a line {e}'s calls always logged"
         refs = (off.evidence, *(f.evidence for f in raised))
-        a.credit(FaultHint("deploy_regression", max(map(share_strength, raised), default=0.0), refs, reason))
+        a.credit(FaultHint("deploy_regression", max(map(_share_rise, raised), default=0.0), refs, reason))
 
 
 def _off_path_answers(ix: _Index, e: str) -> TraceFinding | None:

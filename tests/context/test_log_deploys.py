@@ -50,6 +50,21 @@ def test_a_version_stated_from_the_start_or_by_a_service_just_begun_is_no_deploy
     assert deploys_in_logs(young, reference=T0) == []
 
 
+def test_a_line_naming_the_version_it_replaced_is_a_deploy_however_little_came_before_it() -> None:
+    """Logs kept in short blocks (a few minutes around each event) may hold a start banner in a
+    block's first minutes: it names the previous version itself, and the later lines run the new one."""
+    banner = "Started orders v3.14.0 (previous v3.13.5) in 7.7 seconds"
+    block = _lines("orders", ["request handled", banner, *["slow query version=v3.14.0"] * 3], every_s=30)
+    (deploy,) = deploys_in_logs(block, reference=T0 + timedelta(minutes=15))
+    assert (deploy.version, deploy.evidence.cite, deploy.time) == ("3.14.0", "logs.jsonl:2", T0 + timedelta(seconds=30))
+    # Two versions on every line (a client and the server it talks to) are no deploy.
+    both = _lines("orders", ["client v1.2.3 talks to server v2.0.0"] * 4, every_s=30)
+    assert deploys_in_logs(both, reference=T0) == []
+    # Nor is a banner whose later lines never run the version it names.
+    alone = _lines("orders", ["request handled", banner, "request handled"], every_s=30)
+    assert deploys_in_logs(alone, reference=T0) == []
+
+
 def _recorded(service: str, minutes: float) -> ChangeItem:
     return ChangeItem(
         id=f"deploy-{service}",

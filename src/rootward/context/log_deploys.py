@@ -18,7 +18,10 @@ states a new version.
 Only versions written as such count (three numbers after a `v` or a
 `version`/`ver` key), so a user agent's `Chrome/120.0.6099.71` or an address is
 not one. A version seen again in the service's later lines is the one running;
-a line naming two (`v3.40.0 (previous v3.39.4)`) is read so.
+a line naming two (`v3.40.0 (previous v3.39.4)`) is read so, and is a deploy
+however little the service logged before it when its later lines run one of
+the two and not the other (logs kept in short blocks around events may hold
+the banner in a block's first minutes).
 """
 
 from __future__ import annotations
@@ -114,8 +117,26 @@ def _first_new_version(lines: Sequence[LogRecord]) -> tuple[LogRecord, str] | No
         if new and i >= MIN_EARLIER_LINES and r.ts - lines[0].ts >= MIN_EARLIER:
             later = {v for x in lines[i + 1 :] for v in versions_in(x.message)}
             return r, next((v for v in new if v in later), new[0])
+        if new and (replaced := _replacing(stated, lines[i + 1 :])) is not None:
+            return r, replaced
         seen.update(stated)
     return None
+
+
+def _replacing(stated: Sequence[str], later: Sequence[LogRecord]) -> str | None:
+    """The version a line names as replacing another, when the service's later lines run it and not the other.
+
+    `Started orders v3.14.0 (previous v3.13.5)` says a deploy happened without any earlier
+    line to compare with: logs kept only in short blocks (a snapshot of a few minutes around
+    each event) may hold the banner in a block's first minutes. A line naming two versions
+    that the later lines keep naming both (a client and a server version on every request)
+    is no deploy.
+    """
+    if len(set(stated)) < 2:
+        return None
+    running = {v for x in later for v in versions_in(x.message)}
+    kept = [v for v in stated if v in running]
+    return kept[0] if kept and len(set(kept)) < len(set(stated)) else None
 
 
 def _item(service: str, line: LogRecord, version: str, reference: datetime) -> ChangeItem:

@@ -15,14 +15,20 @@ pricing's off-path answers say what happened.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import networkx as nx
+
 from rootward.context.assemble import Context
 from rootward.context.trace_evidence import TraceFinding
 from rootward.engine.hypotheses import rank_hypotheses, score_entities
-from rootward.engine.trace_attribution import attribute_traces
+from rootward.engine.signals import EntityProfile
+from rootward.engine.trace_attribution import TraceAttribution, attribute_traces
+from rootward.engine.victims import fails_on_changed_answers
 from tests.context.span_factory import Phase
 from tests.context.test_answers_off_path import _findings, _mixed
 from tests.context.test_log_span_paths import CHAIN
-from tests.engine.small_incidents import anomaly, incident, log
+from tests.engine.small_incidents import anomaly, change, incident, log
 
 THIN = frozenset({"errors", "origin_errors", "errors_after", "call_errors"})  # too few calls to pass their own tests
 
@@ -60,3 +66,27 @@ def test_the_answers_weigh_as_the_failures_after_them_even_too_few_to_pass_their
     that they follow these answers has passed it, so they weigh as errors originating in pricing."""
     hints = attribute_traces(_thin_spans())["pricing"].hints
     assert next(h for h in hints if "skipped a line" in h.reason).score > 0
+
+
+def test_a_caller_deployed_itself_fails_on_a_callees_answers_when_another_caller_does_too() -> None:
+    """checkout's own new version may ask pricing something else, so its failing right after
+    pricing's off-path answers stays its own; not when catalog, not deployed, fails on them too."""
+    g = nx.DiGraph([("checkout", "pricing"), ("catalog", "pricing")])
+    checkout = EntityProfile(
+        "checkout",
+        "service",
+        True,
+        own_logs=[log("checkout", "order <*> rejected: total does not add up")],
+        changes=[change("checkout", minutes_before=5)],
+    )
+
+    def fails_on(failed_on_by: set[str]) -> str | None:
+        pricing = TraceAttribution("pricing", other_paths=True, failed_on_by=frozenset(failed_on_by))
+        return fails_on_changed_answers("checkout", checkout, g, {"pricing": pricing})
+
+    assert fails_on({"checkout"}) is None
+    assert fails_on({"checkout", "catalog"}) == "pricing"
+    assert fails_on({"catalog"}) is None  # checkout's failures did not follow those answers
+    quiet = replace(checkout, changes=[])
+    pricing = TraceAttribution("pricing", other_paths=True, failed_on_by=frozenset({"checkout"}))
+    assert fails_on_changed_answers("checkout", quiet, g, {"pricing": pricing}) == "pricing"

@@ -103,6 +103,8 @@ class TraceAttribution:
     unharmed_callees: frozenset[str] = frozenset()  # callees whose calls from it did not change (`_unharmed_callees`)
     slowed_callees: frozenset[str] = frozenset()  # callees whose calls from it got slower, as the caller saw them
     waited_for: bool = False  # calls into it spent longer outside its spans (its network, or a queue before it)
+    # Callers whose failures followed answers of its that skipped a line its calls always logged (`answers_off_path`).
+    failed_on_by: frozenset[str] = frozenset()
 
     def credit(self, hint: FaultHint) -> None:
         self.hints.append(hint)
@@ -491,6 +493,7 @@ def attribute_traces(findings: Iterable[TraceFinding]) -> dict[str, TraceAttribu
     for a in by.values():
         _own(ix, a, support)
         a.work, a.other_paths = a.own, _other_paths(ix, a.entity)
+        a.failed_on_by = frozenset(f.caller for f in ix.into(a.entity, "answers_off_path") if f.up and f.caller)
         _own_failures(ix, a)
         _unseen_callee(ix, a)
     for a in by.values():

@@ -201,17 +201,24 @@ def fails_on_changed_answers(
     log a failure of their own code that names neither a mechanism nor the sender. The
     spans then show the callee's calls logging other lines (or running other operations)
     while nothing of the caller's own work changed. Read so only when the caller's lines
-    name no mechanism of its own and it did not change shortly before.
+    name no mechanism of its own and it did not change shortly before: its own new version
+    may ask the callee something else. Unless another caller failed on the callee's answers
+    off its path too, as this one did (`TraceAttribution.failed_on_by`): its version asked
+    the other caller nothing.
     """
-    if not p.own_logs or _own_mechanism(p) or any(c.seconds_before_onset <= STALE_CHANGE_S for c in p.changes):
+    if not p.own_logs or _own_mechanism(p):
         return None
     mine = traced.get(e)
     if mine is not None and mine.work > 0:
         return None
+    changed_itself = any(c.seconds_before_onset <= STALE_CHANGE_S for c in p.changes)
     changed = [
         d
         for d in (g.successors(e) if e in g else ())
-        if (t := traced.get(d)) is not None and t.other_paths and t.victim_of is None
+        if (t := traced.get(d)) is not None
+        and t.other_paths
+        and t.victim_of is None
+        and (not changed_itself or (e in t.failed_on_by and t.failed_on_by - {e}))
     ]
     return max(changed, key=lambda d: (traced[d].own, d), default=None)
 

@@ -31,7 +31,8 @@ RESOURCE_FAMILIES: frozenset[str] = frozenset(
     {"cpu", "memory", "disk", "restarts", "packet_loss", "connections", "locks", "network", "silence"}
 )
 SILENCE_SCORE = 50.0
-SYMPTOM_FAMILIES: frozenset[str] = frozenset({"latency", "errors"})
+# What every victim shows; a burst of these may well be what the alert is about, even once it is over.
+SYMPTOM_FAMILIES: frozenset[str] = frozenset({"latency", "errors", "traffic"})
 
 DEFAULT_THRESHOLD = 4.0
 BASELINE_SPAN = 30 * 60
@@ -739,8 +740,6 @@ def detect_anomalies(
 RECOVERED_BAND = 0.2
 RECOVERED_MIN = 3
 RECOVERED_LEAD_S = 120
-# What every victim shows; a burst of these may well be what the alert is about, even once it is over.
-SYMPTOM_FAMILIES = frozenset({"latency", "errors", "traffic"})
 
 
 def recovered_before(series: MetricSeries, sc: ScoredSeries, fired_at: int, end: int) -> int | None:

@@ -362,12 +362,9 @@ def score_entities(ctx: Context) -> list[EntityScore]:
         coverage = _coverage(ctx, alerting, abnormal, _reach(g, e, p, points, below) - _fired_before(e, p, ctx))
         spans_say = (t.own > 0, t.unharmed_callees, t.slowed_callees, t.waited_for)  # of it and its calls
         fresh_callee = fails_after_a_fresh_change(e, p, profiles, ctx)  # its spans fail on a callee just changed
-        tied = fresh_callee or waits_on_a_vendor(e, p, g, profiles, incident_onset)  # or it waits on a vendor
-        tied = tied or waits_on_a_shared_store(e, g, profiles, incident_onset)  # or on a store all its callers do
-        tied = tied or timed_out_on(e, p, unmapped, traced_own=t.own > 0)
-        answers = fails_on_changed_answers(e, p, g, traces)
-        tied = tied or answers  # or it fails on a callee's answers that took other paths
-        if tied is not None:
+        answers = fails_on_changed_answers(e, p, g, traces)  # or on a callee's answers that took other paths
+        unseen = _waits_on_the_unseen(e, p, g, profiles, incident_onset, unmapped, t.own > 0)
+        if (tied := fresh_callee or unseen or answers) is not None:
             span_tied.setdefault(e, tied)
         victim_of = (
             victim_of_dependency(e, p, g, profiles, borrowed, incident_onset, b_strength, e in err_series, *spans_say)
@@ -400,6 +397,24 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     rank_below_causes(out, span_tied)
     out.sort(key=lambda s: (-s.score, s.entity))
     return out
+
+
+def _waits_on_the_unseen(
+    e: str,
+    p: EntityProfile,
+    g: nx.DiGraph,
+    profiles: dict[str, EntityProfile],
+    onset: int | None,
+    unmapped: UnmappedCauses,
+    traced_own: bool,
+) -> str | None:
+    """What `e` only passes on of something that reports nothing: a vendor it calls, a store all its
+    callers wait on, or a cause it timed out on that has no place on the map."""
+    return (
+        waits_on_a_vendor(e, p, g, profiles, onset)
+        or waits_on_a_shared_store(e, g, profiles, onset)
+        or timed_out_on(e, p, unmapped, traced_own=traced_own)
+    )
 
 
 def rank_below_causes(scores: list[EntityScore], traced: dict[str, str]) -> None:

@@ -121,6 +121,8 @@ def test_each_entity_is_ranked_by_its_best_series_and_cites_it() -> None:
     # The other family's best series rides along, citing itself: a reading of its own.
     [memory] = api.others
     assert memory.metric == "memory_bytes" and memory.score < api.score
+    # with where it stood before and after the onset, to say by how much it moved
+    assert memory.baseline == pytest.approx(5e8, rel=0.01) and memory.ratio == pytest.approx(1.006, abs=0.002)
     assert memory.evidence.cite.startswith("metrics.csv:api/memory_bytes@")
     assert changes[1].others == []
 

@@ -54,9 +54,9 @@ def test_a_quiet_cause_with_a_strong_robust_change_outranks_the_loud_hub_above_i
 def test_a_resource_that_moved_with_the_latency_is_the_second_reading_of_a_coarse_incident() -> None:
     change = moved("ads", "latency_p99_ms", 300.0)
     cpu = moved("ads", "cpu_usage", 60.0)
-    with_cpu = change.model_copy(
-        update={"others": [SeriesMove(metric="cpu_usage", score=60.0, direction="up", evidence=cpu.evidence)]}
-    )
+    # Its CPU stayed at 1.4x its level: more requests in flight while something holds them, or the cause.
+    rose = SeriesMove(metric="cpu_usage", score=60.0, direction="up", evidence=cpu.evidence, baseline=1.0, level=1.4)
+    with_cpu = change.model_copy(update={"others": [rose]})
     ranked = rank_hypotheses(_coarse(moved("frontend", "latency_p99_ms", 9.0), with_cpu))
     assert [(h.entity, h.fault_type) for h in ranked[:2]] == [("ads", "network_latency"), ("ads", "cpu_saturation")]
     assert ranked[1].evidence[0].cite.startswith("metrics.csv:ads/cpu_usage@")
@@ -65,6 +65,25 @@ def test_a_resource_that_moved_with_the_latency_is_the_second_reading_of_a_coars
         weak = SeriesMove(metric="cpu_usage", score=score, direction=direction, evidence=cpu.evidence)
         only = rank_hypotheses(_coarse(change.model_copy(update={"others": [weak]})))
         assert ("ads", "cpu_saturation") not in [(h.entity, h.fault_type) for h in only]
+
+
+def test_a_cpu_doing_several_times_the_work_is_the_first_reading_of_a_coarse_latency_change() -> None:
+    # A delay on the path makes a service wait, not work: a CPU that stayed at 3x its level did the work.
+    change = moved("ads", "latency_p99_ms", 300.0)
+    cpu = moved("ads", "cpu_usage", 60.0)
+    tripled = SeriesMove(metric="cpu_usage", score=60.0, direction="up", evidence=cpu.evidence, baseline=0.2, level=0.6)
+    ranked = rank_hypotheses(
+        _coarse(moved("frontend", "latency_p99_ms", 9.0), change.model_copy(update={"others": [tripled]}))
+    )
+    assert [(h.entity, h.fault_type) for h in ranked[:2]] == [("ads", "cpu_saturation"), ("ads", "network_latency")]
+    assert [e.cite.split("@")[0] for e in ranked[0].evidence] == [
+        "metrics.csv:ads/cpu_usage",
+        "metrics.csv:ads/latency_p99_ms",
+    ]
+    # A CPU that idled at nothing before has no level to be a multiple of: the latency leads.
+    from_zero = tripled.model_copy(update={"baseline": 0.0})
+    sigs = family_signatures(change.model_copy(update={"others": [from_zero]}))
+    assert [s.fault_type for s in sigs] == ["network_latency", "cpu_saturation"]
 
 
 def test_without_metric_changes_a_coarse_incident_knows_only_its_alert() -> None:

@@ -84,6 +84,7 @@ class SeriesChange(BaseModel):
     direction: Literal["up", "down"]
     baseline: float  # median before the onset
     peak: float  # the most extreme value after it
+    level: float  # median after it: where the series stayed, which one spike does not move
     scale: float  # the floored IQR the score is in units of
     start: int  # first sample at or after the onset
     end: int  # last sample in the window
@@ -96,6 +97,13 @@ class SeriesMove(BaseModel):
     score: float
     direction: Literal["up", "down"]
     evidence: EvidenceRef
+    baseline: float = 0.0  # median before the onset
+    level: float = 0.0  # median after it
+
+    @property
+    def ratio(self) -> float | None:
+        """Where the series stayed after the onset over where it was before, when that was a positive level."""
+        return self.level / self.baseline if self.baseline > 0 else None
 
 
 class MetricChange(BaseModel):
@@ -350,6 +358,7 @@ def _change(s: _Samples, onset: int, end: int, sustained: bool) -> SeriesChange 
         direction="up" if moved >= 0 else "down",
         baseline=med,
         peak=peak,
+        level=float(np.median(after)),
         scale=scale,
         start=int(s.ts[split]),
         end=int(s.ts[stop - 1]),
@@ -400,7 +409,17 @@ def _family_bests(group: Sequence[SeriesChange], best: SeriesChange) -> list[Ser
         ):
             tops[family] = c
     ranked = sorted(tops.values(), key=lambda c: (-c.score, c.metric))
-    return [SeriesMove(metric=c.metric, score=c.score, direction=c.direction, evidence=_evidence(c)) for c in ranked]
+    return [
+        SeriesMove(
+            metric=c.metric,
+            score=c.score,
+            direction=c.direction,
+            evidence=_evidence(c),
+            baseline=c.baseline,
+            level=c.level,
+        )
+        for c in ranked
+    ]
 
 
 def metric_changes(

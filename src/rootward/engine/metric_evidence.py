@@ -33,6 +33,9 @@ UNCONFIRMED_ONSET = 0.5
 PASSED_ON = 0.35
 # A signature read from the family alone is a weak one: any specific evidence outranks it.
 FAMILY_SIGNATURE_SCORE = 0.3
+# A CPU at least this many times its level before the onset is doing that much more work: a delay
+# on the path makes a service wait, not work, so such a rise is the first reading of its latency.
+WORKING_HARDER = 2.0
 
 
 def metric_change_strengths(
@@ -76,24 +79,25 @@ def family_signatures(change: MetricChange) -> list[Signature]:
 
     When that series is a symptom (latency, errors, traffic) and a resource of the same entity
     moved the harmful way too, past the same bar, that resource's fault is the second reading:
-    a CPU that rose with the latency may be what slowed it, or only a sign of the same cause
-    (on Nezha, network delays raise CPU too), so it does not take the first place.
+    a CPU that rose a little with the latency may be what slowed it, or only a sign of the same
+    cause (more requests in flight while a delay holds them), so it does not take the first
+    place. A CPU that rose to WORKING_HARDER times its level does: the service is doing that
+    much more work, which a delay on its path does not make it do.
     """
     fault = _family_fault(change)
     if fault is None or change.score < MIN_CHANGE:
         return []
-    out = [
-        Signature(
-            fault,
-            FAMILY_SIGNATURE_SCORE,
-            [change.evidence],
-            [f"its {change.metric} moved most, {change.score:.1f} interquartile ranges from before the onset"],
-        )
-    ]
+    moved = f"its {change.metric} moved most, {change.score:.1f} interquartile ranges from before the onset"
+    out = [Signature(fault, FAMILY_SIGNATURE_SCORE, [change.evidence], [moved])]
     cause = _moved_resource(change) if family_of(change.metric) in SYMPTOM_FAMILIES else None
-    if cause is not None and (second := FAMILY_FAULTS[family_of(cause.metric)]) != fault:
-        reason = f"or its {cause.metric}, which moved {cause.score:.1f} interquartile ranges with it"
-        out.append(Signature(second, FAMILY_SIGNATURE_SCORE * 0.5, [cause.evidence, change.evidence], [reason]))
+    if cause is None or (second := FAMILY_FAULTS[family_of(cause.metric)]) == fault:
+        return out
+    reason = f"or its {cause.metric}, which moved {cause.score:.1f} interquartile ranges with it"
+    if family_of(cause.metric) == "cpu" and (cause.ratio or 0.0) >= WORKING_HARDER:
+        reason = f"its {cause.metric} rose x{cause.ratio:.1f} with it: the work took more CPU, not only longer"
+        first = Signature(second, FAMILY_SIGNATURE_SCORE, [cause.evidence, change.evidence], [reason])
+        return [first, Signature(fault, FAMILY_SIGNATURE_SCORE * 0.5, [change.evidence], [moved])]
+    out.append(Signature(second, FAMILY_SIGNATURE_SCORE * 0.5, [cause.evidence, change.evidence], [reason]))
     return out
 
 

@@ -118,6 +118,25 @@ def test_a_caller_saying_only_that_its_calls_were_slow_ranks_below_the_vendor_it
     assert {s.entity: s for s in score_entities(ctx)}["notifier"].victim_of == "sms-vendor"
 
 
+def test_a_retry_line_or_two_beside_the_waits_is_no_failure_of_the_callers_own() -> None:
+    """A client retrying a call once or twice logs it (`retrying idempotent call`), naming nothing;
+    failures of its own repeat. A mail worker logging 14 slow responses and one retry, its own work
+    per call 60x, its CPU flat, ranked first over the relay it waited on."""
+    waits = log("notifier", "slow response from upstream (<URL>): <NUM>s (p50 normally <NUM>s)", onset_count=14)
+    slow = [anomaly("notifier", "latency", metric="latency_p99_ms", baseline=40, after=4000, score=200.0)]
+
+    def first(retries: int) -> str:
+        lines = [waits, log("notifier", "retrying idempotent call attempt=<NUM>", onset_count=retries)]
+        ctx = incident(
+            kinds=KINDS, edges=EDGES, alerting=["notifier"], anomalies=slow, logs=lines, silent=["sms-vendor"]
+        )
+        return score_entities(ctx)[0].entity
+
+    assert first(1) == "sms-vendor"
+    assert first(2) == "sms-vendor"
+    assert first(3) == "notifier"  # repeated, they are its own: what it calls is no longer all of its trouble
+
+
 def test_which_of_two_unseen_vendors_a_caller_waited_on_is_left_to_the_evidence() -> None:
     slow = [anomaly("notifier", "latency", metric="latency_p99_ms", baseline=40, after=4000, score=200.0)]
 

@@ -26,7 +26,7 @@ import networkx as nx
 
 from rootward.context.log_signals import LogSignal
 from rootward.domain.evidence import EvidenceRef
-from rootward.engine.signals import EntityProfile
+from rootward.engine.signals import MIN_BLAME_LINES, EntityProfile
 from rootward.engine.signatures import FRESH_CHANGE_S, Signature, faults_named
 
 # A share of the callers' symptom evidence: second-hand, never as strong as their own.
@@ -48,10 +48,12 @@ def unexplained(p: EntityProfile, onset: int | None) -> bool:
 
     Lines that only say a call was slow or went unanswered (`slow response from upstream`,
     `Read timed out`, `connection refused`) are about what it called, not failures of its own:
-    a client waiting on a vendor says just that, and its own work never failed.
+    a client waiting on a vendor says just that, and its own work never failed. Nor are a line
+    or two that name nothing (`retrying idempotent call`): failures of its own repeat
+    (MIN_BLAME_LINES since the onset).
     """
     fresh = any(c.seconds_before_onset <= FRESH_CHANGE_S for c in p.changes)
-    own_failures = [s for s in p.own_logs if not _about_a_call(s)]
+    own_failures = sum(s.onset_count for s in p.own_logs if not _about_a_call(s)) >= MIN_BLAME_LINES
     return bool(p.symptoms) and p.timely_resource_strength(onset) < OWN_CAUSE and not own_failures and not fresh
 
 

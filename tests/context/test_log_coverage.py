@@ -65,3 +65,23 @@ def test_a_real_surge_in_a_source_with_holes_is_still_found() -> None:
     ]
     shifts = log_shifts(_chunked(*retries), onset=ONSET, baseline_start=T0, end=END)
     assert [(s.service, s.kind) for s in shifts] == [("pricing", "up")]
+
+
+def test_a_stream_first_seen_as_the_source_came_back_may_have_begun_in_the_hole() -> None:
+    """Its first line is only when the source showed it: one right after a hole says "by then"."""
+    lo = KEPT[2][0]  # the source came back at the onset, after a hole from 22 min
+    panics = [(lo + 4.0 + 6.0 * i, "pricing", "panic recovered: nil pointer dereference") for i in range(25)]
+    signals, _ = log_signals(_chunked(*panics), onset=ONSET, baseline_start=T0, end=END)
+    [panic] = [s for s in signals if "panic" in s.template]
+    assert panic.began_unseen == _at(KEPT[1][1] - 0.25)  # the last line before the hole
+    # Begun well into the stretch, later than its own spacing leaves quiet by chance: it began there.
+    late = [(lo + 60.0 + 6.0 * i, "pricing", "panic recovered: nil pointer dereference") for i in range(15)]
+    signals, _ = log_signals(_chunked(*late), onset=ONSET, baseline_start=T0, end=END)
+    assert [s.began_unseen for s in signals if "panic" in s.template] == [None]
+    # Nor do a few lines, minutes apart, have a pace to judge by.
+    few = [(lo + 4.0, "pricing", "retrying idempotent call"), (lo + 150.0, "pricing", "retrying idempotent call")]
+    signals, _ = log_signals(_chunked(*few), onset=ONSET, baseline_start=T0, end=END)
+    assert [s.began_unseen for s in signals if "retrying" in s.template] == [None]
+    # A source with no holes hides nothing.
+    covered = Coverage(_at(0.5 * i) for i in range(3000))
+    assert covered.began_unseen(_at(4.0), _at(100.0), 20) is None

@@ -249,6 +249,31 @@ def test_callers_answered_503_by_a_throwing_callee_they_do_not_name_are_its_vict
     assert (rank_hypotheses(ctx)[0].entity, rank_hypotheses(ctx)[0].fault_type) == ("stations", "deploy_regression")
 
 
+def test_a_callee_whose_failures_were_first_seen_as_the_log_source_came_back_may_have_failed_first() -> None:
+    """Logs kept only around the alert: a callee's panics first seen as the source resumed began by then,
+    not then. Its caller's latency rose two minutes before them, read from metrics with no hole."""
+    from datetime import timedelta
+
+    from tests.engine.small_incidents import ONSET
+
+    seen = ONSET + timedelta(minutes=2)
+    panics = log("stations", "panic recovered in handler: nil pointer dereference", onset_count=30)
+
+    def orders_victim_of(began_unseen: object) -> str | None:
+        shown = panics.model_copy(update={"first_ts": seen, "began_unseen": began_unseen})
+        ctx = incident(
+            kinds=GATEWAY,
+            edges=GATEWAY_EDGES,
+            alerting=["gateway"],
+            anomalies=[anomaly("orders", "latency", metric="latency_p99_ms", score=40.0)],
+            logs=[shown, log("orders", "call to upstream failed: status 503 Service Unavailable", onset_count=30)],
+        )
+        return {s.entity: s for s in score_entities(ctx)}["orders"].victim_of
+
+    assert orders_victim_of(ONSET - timedelta(minutes=5)) == "stations"  # a hole from before the caller's rise
+    assert orders_victim_of(None) is None  # seen beginning two minutes after the caller's: not what it passes on
+
+
 def test_a_caller_refused_by_a_callee_that_shows_nothing_keeps_its_own_failures() -> None:
     """With no failing dependency to pass the refusals on from, the caller's own lines are its own evidence."""
     ctx = _under_the_gateway([log("orders", "connect: connection refused", onset_count=60)])

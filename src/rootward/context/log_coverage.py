@@ -24,6 +24,11 @@ import numpy as np
 
 GAP_FACTOR = 50.0
 MIN_GAP_S = 60.0
+# A stream of lines whose first came within this many of its own spacings after the source resumed
+# may have begun in the hole: a steady stream leaves that long without a line by chance ~5 % of the time.
+RESUMED_SPACINGS = 3.0
+# Lines of a stream before its spacing says anything: two or three lines a few minutes apart are no pace.
+STREAM_LINES = 5
 
 
 def hole_threshold(spacings: np.ndarray) -> float:
@@ -55,6 +60,24 @@ class Coverage:
         lo, hi = start.timestamp(), end.timestamp()
         a, b = np.maximum(self.starts, lo), np.minimum(self.ends, hi)
         return [(float(x), float(y)) for x, y in zip(a, b, strict=True) if y > x]
+
+    def began_unseen(self, first: datetime, last: datetime, count: int) -> datetime | None:
+        """Where the hole began that a stream of `count` lines from `first` to `last` may have begun in.
+
+        Its first line is only when the source showed it: one that came within RESUMED_SPACINGS of
+        the stream's own spacing after the source resumed from a hole may have been going all
+        through the hole. None when it came later than that, or with no hole before it, or when
+        under STREAM_LINES lines give it no pace to judge by.
+        """
+        if count < STREAM_LINES or not len(self.hole_ends):
+            return None
+        at = int(np.searchsorted(self.hole_ends, first.timestamp(), side="right")) - 1
+        if at < 0:
+            return None
+        spacing = self.seconds(first, last) / (count - 1)
+        if first.timestamp() - self.hole_ends[at] > RESUMED_SPACINGS * spacing:
+            return None
+        return datetime.fromtimestamp(float(self.hole_starts[at]), first.tzinfo)
 
     def hole_seconds(self, start: datetime, end: datetime) -> float:
         """Seconds between `start` and `end` that fall in a hole of the source."""

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel
 
 from rootward.context.log_coverage import Coverage
-from rootward.context.logs import ERROR_LEVELS, WARN_LEVELS, Assigner, cluster_logs, message_shape
+from rootward.context.logs import ERROR_LEVELS, WARN_LEVELS, Assigner, LogCluster, cluster_logs, message_shape
 from rootward.domain.evidence import EvidenceRef, log_cite
 from rootward.domain.telemetry import LogRecord
 
@@ -71,6 +71,8 @@ class LogSignal(BaseModel):
     evidence: EvidenceRef
     last_ts: datetime | None = None
     example: str = ""  # the representative line's raw text (masking hides host names in templates)
+    # Where a hole of the log source began that its lines may have begun in (`Coverage.began_unseen`).
+    began_unseen: datetime | None = None
 
     @property
     def changed(self) -> bool:
@@ -150,6 +152,12 @@ def _sample(records: list[LogRecord], cap: int) -> list[LogRecord]:
     return sorted(keep + rest[::step], key=lambda r: r.line)
 
 
+def _began_unseen(covered: Coverage, c: LogCluster) -> datetime | None:
+    if c.first_ts is None or c.last_ts is None:
+        return None
+    return covered.began_unseen(c.first_ts, c.last_ts, c.count)
+
+
 def log_signals(
     records: Sequence[LogRecord],
     *,
@@ -222,6 +230,7 @@ def log_signals(
                     first_ts=c.first_ts,
                     last_ts=c.last_ts,
                     example=c.example[:500],
+                    began_unseen=_began_unseen(covered, c),
                     evidence=EvidenceRef("log", log_cite(c.representative), f"{service}: {excerpt} (x{c.count})"),
                 )
             )

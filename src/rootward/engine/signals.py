@@ -82,6 +82,9 @@ class EntityProfile:
     mentions: list[LogSignal] = field(default_factory=list)  # others' changed failure templates naming it
     changes: list[ChangeItem] = field(default_factory=list)  # its changes shortly before the onset
     onset: int | None = None
+    # Where a hole of the log source began that its failure lines may have begun in: its onset from
+    # them says only "by then" (`LogSignal.began_unseen`).
+    unseen_since: int | None = None
     aliases: tuple[str, ...] = ()  # the host names its map gives it: others' lines name it by these
     alert_faults: frozenset[str] = frozenset()  # mechanisms the alerts firing on it are named for
     # Its spans timed the wait around the calls into it, pooled and per caller, and it did not grow.
@@ -228,6 +231,9 @@ def entity_profiles(ctx: Context) -> dict[str, EntityProfile]:
             if s.first_ts is not None:
                 first = int(s.first_ts.timestamp())
                 p.onset = first if p.onset is None else min(p.onset, first)
+            if s.began_unseen is not None:
+                hole = int(s.began_unseen.timestamp())
+                p.unseen_since = hole if p.unseen_since is None else min(p.unseen_since, hole)
         for other in profiles.values():
             if other.entity != s.service and mentions(s, other.entity, other.aliases):
                 other.mentions.append(s)

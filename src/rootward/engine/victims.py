@@ -145,7 +145,9 @@ def _passes_on(
         return False
     if _fresh_change(p):
         return p.onset is not None and dp.onset + FAILED_FIRST_S <= p.onset
-    return p.onset is None or dp.onset <= p.onset + PROPAGATION_SLACK_S
+    # Lines first seen as the log source came back from a hole may have begun in it: by then, not then.
+    began = dp.onset if dp.unseen_since is None else min(dp.onset, dp.unseen_since)
+    return p.onset is None or began <= p.onset + PROPAGATION_SLACK_S
 
 
 def _slowed_first(p: EntityProfile, dp: EntityProfile) -> bool:

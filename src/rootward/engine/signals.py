@@ -105,7 +105,9 @@ class EntityProfile:
     def resource_strength(self) -> float:
         return max((strength(a.score) for a in self.resources), default=0.0)
 
-    def timely_resource_strength(self, onset: int | None, *, memory_step_share: float = 1.0) -> float:
+    def timely_resource_strength(
+        self, onset: int | None, *, memory_step_share: float = 1.0, families: frozenset[str] | None = None
+    ) -> float:
         """Resource strength, discounting steps that began long before the incident.
 
         A saturated host hurts its guests within a minute or two; a step that
@@ -113,9 +115,12 @@ class EntityProfile:
         trigger. Ramps (leaks, filling disks) are expected to start early.
         `memory_step_share`: what a memory step (not a climb, not kills at a limit)
         counts for, where the question is whether it starved something else.
+        `families`: only the resources of these families (all when None).
         """
         best = 0.0
         for a in self.resources:
+            if families is not None and a.family not in families:
+                continue
             w = strength(a.score)
             if onset is not None and a.shape != "ramp" and a.onset < onset - EARLY_STEP_S:
                 w *= 0.4

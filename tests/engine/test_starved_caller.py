@@ -1,0 +1,40 @@
+"""A caller whose CPU saturated is not its callee's victim on its calls' time (`hypotheses._starved_callers`)."""
+
+from __future__ import annotations
+
+from rootward.context.trace_evidence import trace_findings
+from rootward.engine.hypotheses import score_entities
+from rootward.engine.trace_attribution import attribute_traces
+from tests.context.span_factory import BASELINE, DURING, Phase, incident_spans
+from tests.engine.small_incidents import anomaly, incident
+
+CALLS = {"frontend": ["recs"], "recs": ["catalog"]}
+KINDS = {"frontend": "service", "recs": "service", "catalog": "service"}
+EDGES = [("frontend", "recs", "depends_on"), ("recs", "catalog", "depends_on")]
+
+
+def _scores(recs_cpu: bool) -> dict[str, tuple[int, str | None]]:
+    # Sampled traces: a few requests a side. A starved recs sends its calls late and reads the answers
+    # late, so its calls to catalog take longer outside catalog's spans; its own work per call, read
+    # from so few spans, does not pass its test.
+    spans = incident_spans(CALLS, "frontend", Phase(), Phase(client_ms={"recs": 40}), per_side=8)
+    found = trace_findings(spans, baseline=BASELINE, during=DURING)
+    assert attribute_traces(found)["recs"].victim_of == "catalog"  # what the spans alone say
+    cpu = [anomaly("recs", "cpu", score=150.0, baseline=0.0003, after=0.004)] if recs_cpu else []
+    slow = [anomaly(e, "latency", metric="latency_p99_ms", score=20.0) for e in ("frontend", "recs")]
+    symptoms = [*slow, *cpu]
+    ctx = incident(kinds=KINDS, edges=EDGES, alerting=["frontend"], anomalies=symptoms)
+    ctx = ctx.model_copy(update={"trace_findings": found, "telemetry": {n: ["metrics", "traces"] for n in KINDS}})
+    ranked = score_entities(ctx)
+    return {s.entity: (rank, s.victim_of) for rank, s in enumerate(ranked, start=1)}
+
+
+def test_a_caller_whose_cpu_saturated_keeps_the_time_its_calls_took_as_its_own() -> None:
+    scores = _scores(recs_cpu=True)
+    assert scores["recs"] == (1, None)
+
+
+def test_without_a_cpu_of_its_own_the_caller_passes_the_callees_delay_on() -> None:
+    scores = _scores(recs_cpu=False)
+    assert scores["recs"][1] == "catalog"
+    assert scores["catalog"][0] < scores["recs"][0]

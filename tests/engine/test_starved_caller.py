@@ -1,9 +1,11 @@
-"""A caller whose CPU saturated is not its callee's victim on its calls' time (`hypotheses._starved_callers`)."""
+"""A caller whose CPU saturated is not its callee's victim on its calls' time (`engine.starved_callers`)."""
 
 from __future__ import annotations
 
+from rootward.context.assemble import Context
 from rootward.context.trace_evidence import trace_findings
 from rootward.engine.hypotheses import score_entities
+from rootward.engine.tools import ContextTools
 from rootward.engine.trace_attribution import attribute_traces
 from tests.context.span_factory import BASELINE, DURING, Phase, incident_spans
 from tests.engine.small_incidents import anomaly, incident
@@ -13,7 +15,7 @@ KINDS = {"frontend": "service", "recs": "service", "catalog": "service"}
 EDGES = [("frontend", "recs", "depends_on"), ("recs", "catalog", "depends_on")]
 
 
-def _scores(recs_cpu: bool) -> dict[str, tuple[int, str | None]]:
+def _ctx(recs_cpu: bool) -> Context:
     # Sampled traces: a few requests a side. A starved recs sends its calls late and reads the answers
     # late, so its calls to catalog take longer outside catalog's spans; its own work per call, read
     # from so few spans, does not pass its test.
@@ -24,14 +26,20 @@ def _scores(recs_cpu: bool) -> dict[str, tuple[int, str | None]]:
     slow = [anomaly(e, "latency", metric="latency_p99_ms", score=20.0) for e in ("frontend", "recs")]
     symptoms = [*slow, *cpu]
     ctx = incident(kinds=KINDS, edges=EDGES, alerting=["frontend"], anomalies=symptoms)
-    ctx = ctx.model_copy(update={"trace_findings": found, "telemetry": {n: ["metrics", "traces"] for n in KINDS}})
-    ranked = score_entities(ctx)
+    return ctx.model_copy(update={"trace_findings": found, "telemetry": {n: ["metrics", "traces"] for n in KINDS}})
+
+
+def _scores(recs_cpu: bool) -> dict[str, tuple[int, str | None]]:
+    ranked = score_entities(_ctx(recs_cpu))
     return {s.entity: (rank, s.victim_of) for rank, s in enumerate(ranked, start=1)}
 
 
 def test_a_caller_whose_cpu_saturated_keeps_the_time_its_calls_took_as_its_own() -> None:
     scores = _scores(recs_cpu=True)
     assert scores["recs"] == (1, None)
+    # The traces specialist reads the same: no "its symptoms are time in its calls to catalog".
+    assert ContextTools(_ctx(recs_cpu=True)).trace_attribution("recs").data.victim_of is None
+    assert ContextTools(_ctx(recs_cpu=False)).trace_attribution("recs").data.victim_of == "catalog"
 
 
 def test_without_a_cpu_of_its_own_the_caller_passes_the_callees_delay_on() -> None:

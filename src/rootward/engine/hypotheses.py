@@ -60,6 +60,7 @@ from rootward.engine.signatures import (
     faults_named,
 )
 from rootward.engine.silent_dependency import silent_dependency, waits_on_a_shared_store
+from rootward.engine.starved_callers import starved_callers
 from rootward.engine.tail_latency import erratic, tail_only
 from rootward.engine.trace_attribution import TraceAttribution
 from rootward.engine.unmapped_victims import UnmappedCauses, timed_out_on, unmapped_causes, unmapped_victim_of
@@ -318,35 +319,6 @@ def _with_readings(profiles: dict[str, EntityProfile], ctx: Context) -> dict[str
     return profiles
 
 
-CPU = frozenset({"cpu"})
-
-
-def _starved_callers(
-    traces: dict[str, TraceAttribution], profiles: dict[str, EntityProfile], onset: int | None
-) -> None:
-    """A caller whose CPU rose more than its callee's is not that callee's victim on its calls' time alone.
-
-    The spans make a service a callee's victim when its latency is time in calls to it
-    (`trace_attribution._passed_on`), judged against its own work per call as the spans
-    show it. A service starved of CPU sends its requests late and reads the answers late:
-    its client spans grow by its own wait, outside the callee's spans, so the growth reads
-    as the callee's network or queue. Its own work per call rises too, but with sampled
-    traces (a few calls a minute) that rise may not pass its test while the CPU series,
-    every second of the pod, says it plainly. The CPU that rose is then the cause the
-    spans were too thin to show, and the call's time is the caller's as much as the callee's.
-    """
-    for e, t in traces.items():
-        if t.victim_of is None:
-            continue
-        mine, theirs = (
-            p.timely_resource_strength(onset, families=CPU) if p is not None else 0.0
-            for p in (profiles.get(e), profiles.get(t.victim_of))
-        )
-        if mine > theirs:
-            t.reasons.append(f"its CPU rose: the time its calls to {t.victim_of} took is its own wait as well")
-            t.victim_of = None
-
-
 def score_entities(ctx: Context) -> list[EntityScore]:
     profiles = _with_readings(entity_profiles(ctx), ctx)
     g = _scope_graph(ctx, profiles)
@@ -368,7 +340,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     unmapped = UnmappedCauses() if ctx.has_topology else unmapped_causes(profiles, incident_onset)
     err_series = {x.service for x in ctx.series if x.family == "errors"}  # who has an error series
     out: list[EntityScore] = []
-    _starved_callers(traces, profiles, incident_onset)
+    starved_callers(traces, profiles, incident_onset)
     span_tied = {e: t.victim_of for e, t in traces.items() if t.victim_of}
     for e, p in profiles.items():
         b = borrowed[e]

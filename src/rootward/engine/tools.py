@@ -25,6 +25,7 @@ from rootward.engine.alert_subjects import alert_subjects
 from rootward.engine.budget import Budget
 from rootward.engine.host_network import attributed_traces
 from rootward.engine.signals import entity_profiles
+from rootward.engine.starved_callers import starved_callers
 from rootward.observability.tools import tool_call
 
 
@@ -137,6 +138,7 @@ class ContextTools:
         self.graph = ctx.topology.graph()
         self.alerting = set(alert_subjects(ctx))  # an alert on a name the map does not know: its entry points
         self.traces = attributed_traces(ctx)
+        starved_callers(self.traces, self.profiles, int(ctx.window.onset.timestamp()) if ctx.window.onset else None)
 
     def metric_anomalies(self, entity: str) -> ToolResult:
         found = [a for a in self.ctx.anomalies if a.service == entity]

@@ -43,6 +43,8 @@ PASSED_ON_SURGE = 1.25
 
 # Shapes of a slowdown that holds: a callee slow now and then makes no caller time out on cue.
 HELD = frozenset({"step", "ramp"})
+# A caller's latency rise within this share over its callee's is the callee's rise seen again (`_slowed_as_much`).
+ADDED_SLACK = 0.1
 
 # What a caller's failure line can say about the call rather than about itself: "503 Service
 # Unavailable", "connection refused", "no healthy upstream" describe something it called, and so does
@@ -140,7 +142,7 @@ def _passes_on(
     failing = failing or _unanswered_by(p, dp)
     slowed = dp.onset is not None and any(a.family == "latency" for a in dp.symptoms)
     failing = failing or (slowed and _timed_out(p))
-    failing = failing or (slowed and not p.own_logs and _slowed_first(p, dp))
+    failing = failing or (slowed and not p.own_logs and (_slowed_first(p, dp) or _slowed_as_much(p, dp)))
     if not failing or dp.onset is None:
         return False
     if _fresh_change(p):
@@ -154,6 +156,22 @@ def _slowed_first(p: EntityProfile, dp: EntityProfile) -> bool:
     """Whether the dependency got slow and stayed so, clearly before any of `p`'s symptoms began."""
     first = min((a.onset for a in dp.symptoms if a.family == "latency" and a.shape in HELD), default=None)
     return first is not None and p.onset is not None and first + FAILED_FIRST_S <= p.onset
+
+
+def _slowed_as_much(p: EntityProfile, dp: EntityProfile) -> bool:
+    """Whether the dependency's latency rose, no later than `p`'s, by at least as much as `p`'s did.
+
+    A caller waits for its callee: the time a callee's answers took more is added to every
+    call the caller makes to it, and a caller with a delay of its own adds more on top. So a
+    caller whose latency rose by no more than its callee's, measured the same way (the same
+    series name), at the same moment, shows nothing the callee does not account for: the order
+    of their onsets (`_slowed_first`) cannot tell them apart when both moved in one sample.
+    """
+    theirs = {a.metric: a for a in dp.symptoms if a.family == "latency" and a.direction == "up"}
+    shared = [(a, theirs[a.metric]) for a in p.symptoms if a.family == "latency" and a.metric in theirs]
+    return bool(shared) and all(
+        d.onset <= a.onset and a.after - a.baseline <= (d.after - d.baseline) * (1 + ADDED_SLACK) for a, d in shared
+    )
 
 
 def _unanswered_by(p: EntityProfile, dp: EntityProfile) -> bool:

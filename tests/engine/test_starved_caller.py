@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from rootward.context.assemble import Context
-from rootward.context.trace_evidence import trace_findings
+from rootward.context.trace_evidence import TraceFinding, trace_findings
+from rootward.domain.evidence import EvidenceRef
 from rootward.engine.hypotheses import score_entities
+from rootward.engine.signals import EntityProfile
+from rootward.engine.starved_callers import starved_callers
 from rootward.engine.tools import ContextTools
-from rootward.engine.trace_attribution import attribute_traces
+from rootward.engine.trace_attribution import TraceAttribution, attribute_traces
 from tests.context.span_factory import BASELINE, DURING, Phase, incident_spans
 from tests.engine.small_incidents import anomaly, incident
 
@@ -46,3 +49,33 @@ def test_without_a_cpu_of_its_own_the_caller_passes_the_callees_delay_on() -> No
     scores = _scores(recs_cpu=False)
     assert scores["recs"][1] == "catalog"
     assert scores["catalog"][0] < scores["recs"][0]
+
+
+def _starved(victim_of: str, edge: tuple[str, str] | None) -> str | None:
+    cpu = anomaly("db", "cpu", score=150.0, baseline=0.1, after=0.9)
+    profiles = {"db": EntityProfile("db", "database", True, resources=[cpu], onset=cpu.onset)}
+    traces = {"db": TraceAttribution("db", victim_of=victim_of)}
+    found = []
+    if edge is not None:
+        ref = EvidenceRef("trace", f"traces.jsonl:{edge[0]}->{edge[1]}@1-2", "slower")
+        found.append(
+            TraceFinding(
+                kind="network",
+                entity=edge[1],
+                caller=edge[0],
+                before=1.0,
+                after=9.0,
+                n_before=8,
+                n_after=8,
+                score=40.0,
+                changed=True,
+                evidence=ref,
+            )
+        )
+    starved_callers(traces, profiles, cpu.onset, found)
+    return traces["db"].victim_of
+
+
+def test_only_a_callee_loses_a_starved_caller_not_the_host_whose_network_its_calls_crossed() -> None:
+    assert _starved("disk-array", ("db", "disk-array")) is None  # a callee: the time is the caller's wait too
+    assert _starved("hv-1", None) == "hv-1"  # a host writes no spans and is called by no one

@@ -340,7 +340,7 @@ def score_entities(ctx: Context) -> list[EntityScore]:
     unmapped = UnmappedCauses() if ctx.has_topology else unmapped_causes(profiles, incident_onset)
     err_series = {x.service for x in ctx.series if x.family == "errors"}  # who has an error series
     out: list[EntityScore] = []
-    starved_callers(traces, profiles, incident_onset)
+    starved_callers(traces, profiles, incident_onset, ctx.trace_findings)
     span_tied = {e: t.victim_of for e, t in traces.items() if t.victim_of}
     for e, p in profiles.items():
         b = borrowed[e]

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from rootward.context.trace_evidence import TraceFinding
 from rootward.engine.signals import EntityProfile
 from rootward.engine.trace_attribution import TraceAttribution
 
 CPU = frozenset({"cpu"})
 
 
-def starved_callers(traces: dict[str, TraceAttribution], profiles: dict[str, EntityProfile], onset: int | None) -> None:
+def starved_callers(
+    traces: dict[str, TraceAttribution],
+    profiles: dict[str, EntityProfile],
+    onset: int | None,
+    findings: Iterable[TraceFinding],
+) -> None:
     """A caller whose CPU rose more than its callee's is not that callee's victim on its calls' time alone.
 
     The spans make a service a callee's victim when its latency is time in calls to it
@@ -20,9 +28,12 @@ def starved_callers(traces: dict[str, TraceAttribution], profiles: dict[str, Ent
     every second of the pod, says it plainly. The CPU that rose is then the cause the
     spans were too thin to show, and the call's time is the caller's as much as the callee's.
     Applied where the spans' reading is used: the ranking and the traces specialist's tool.
+    Only of a callee: a host whose network the slowed calls crossed (`host_network`) is no
+    call a starved service makes late, and its guests stay its victims.
     """
+    called = {(f.caller, f.entity) for f in findings if f.caller is not None}
     for e, t in traces.items():
-        if t.victim_of is None:
+        if t.victim_of is None or (e, t.victim_of) not in called:
             continue
         mine, theirs = (
             p.timely_resource_strength(onset, families=CPU) if p is not None else 0.0

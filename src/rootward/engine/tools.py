@@ -138,7 +138,8 @@ class ContextTools:
         self.graph = ctx.topology.graph()
         self.alerting = set(alert_subjects(ctx))  # an alert on a name the map does not know: its entry points
         self.traces = attributed_traces(ctx)
-        starved_callers(self.traces, self.profiles, int(ctx.window.onset.timestamp()) if ctx.window.onset else None)
+        onset = int(ctx.window.onset.timestamp()) if ctx.window.onset else None
+        starved_callers(self.traces, self.profiles, onset, ctx.trace_findings)
 
     def metric_anomalies(self, entity: str) -> ToolResult:
         found = [a for a in self.ctx.anomalies if a.service == entity]

@@ -159,7 +159,7 @@ def _slowed_first(p: EntityProfile, dp: EntityProfile) -> bool:
 
 
 def _slowed_as_much(p: EntityProfile, dp: EntityProfile) -> bool:
-    """Whether the dependency's latency rose, no later than `p`'s, by at least as much as `p`'s did.
+    """Whether the dependency's latency rose and held, no later than `p`'s, by at least as much as `p`'s did.
 
     A caller waits for its callee: the time a callee's answers took more is added to every
     call the caller makes to it, and a caller with a delay of its own adds more on top. So a
@@ -167,7 +167,9 @@ def _slowed_as_much(p: EntityProfile, dp: EntityProfile) -> bool:
     series name), at the same moment, shows nothing the callee does not account for: the order
     of their onsets (`_slowed_first`) cannot tell them apart when both moved in one sample.
     """
-    theirs = {a.metric: a for a in dp.symptoms if a.family == "latency" and a.direction == "up"}
+    if _errors_rose(p):
+        return False  # its errors are more than a wait: a slow callee explains them only by timeouts it logs
+    theirs = {a.metric: a for a in dp.symptoms if a.family == "latency" and a.direction == "up" and a.shape in HELD}
     shared = [(a, theirs[a.metric]) for a in p.symptoms if a.family == "latency" and a.metric in theirs]
     return bool(shared) and all(
         d.onset <= a.onset and a.after - a.baseline <= (d.after - d.baseline) * (1 + ADDED_SLACK) for a, d in shared

@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from tests.docs.doc_commands import REPO, blocks, script
@@ -86,4 +87,26 @@ def run_doc(
             os.killpg(proc.pid, signal.SIGKILL)
             out, err = proc.communicate()
             err += f"\ntimed out after {timeout_s:.0f} s"
+        finally:
+            _end_group(proc.pid)
         return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def _end_group(pgid: int, wait_s: float = 10.0) -> None:
+    """Kill what the script left running in its process group and wait until it is gone.
+
+    A server a doc starts in the background and stops on exit can still be writing its
+    data directory (a database journal) as the script returns; removing the copy under
+    it then fails with "Directory not empty" on a loaded machine.
+    """
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)

@@ -81,6 +81,12 @@ ALWAYS_LOGGED = 0.9
 # Times after the onset may rest on fewer calls: the shift is shrunk by n / (n + MIN_CALLS), so with
 # three calls only a shift of over ten baseline spreads counts (a sparse edge that became ten times slower).
 MIN_CALLS_AFTER = 3
+# A baseline of two to four calls has no spread of its own to judge a shift by: it borrows one from the
+# aggregates of the same kind that had enough calls (`_Builder.spread_prior`), the upper quartile of their
+# relative spreads, so a sparse edge is judged as noisy as most of the system's well-sampled ones.
+MIN_SPARSE_BASELINE = 2
+PRIOR_QUANTILE = 0.75
+MIN_PRIORS = 3
 # A stretch this long without a single call is a hole in the store: the baseline's stretches part there.
 HOLE_S = 120.0
 # A latency change below this fraction of its baseline is not worth an investigator's time.
@@ -155,11 +161,14 @@ class TraceFinding(BaseModel):
         return self.changed and self.score > 0
 
 
-def _shift(before: np.ndarray, after: np.ndarray) -> tuple[float, float, float, bool]:
-    """Median before, median after, the shift in baseline MADs (shrunk for few calls), changed."""
+def _shift(before: np.ndarray, after: np.ndarray, prior: float = 0.0) -> tuple[float, float, float, bool]:
+    """Median before, median after, the shift in baseline MADs (shrunk for few calls), changed.
+
+    `prior`: a relative spread the baseline's own may not fall below (a sparse baseline's borrowed one).
+    """
     mb, ma = median(before), median(after)
     mad = 1.4826 * median(np.abs(before - mb))
-    scale = max(mad, SCALE_FLOOR * abs(mb), MS_FLOOR)
+    scale = max(mad, max(SCALE_FLOOR, prior) * abs(mb), MS_FLOOR)
     n = min(before.size, after.size)
     z = (ma - mb) / scale * n / (n + MIN_CALLS)
     changed = abs(z) >= Z_CHANGED and abs(ma - mb) >= MIN_RELATIVE * max(abs(mb), MS_FLOOR)
@@ -262,6 +271,8 @@ class _Builder:
         self.late_end = late_end
         self.cuts = _cuts(graph.calls.at, baseline)  # the baseline's stretches (`_baseline_level`)
         self.out: list[TraceFinding] = []
+        self.spreads: dict[str, list[float]] = {}  # per time kind, the relative spreads of well-sampled baselines
+        self.sparse: list[tuple[TraceKind, str, str | None, np.ndarray, np.ndarray, str]] = []
 
     def timed(
         self, of: np.ndarray, compared: np.ndarray, after: np.ndarray, at: np.ndarray
@@ -332,8 +343,34 @@ class _Builder:
         ok = ~np.isnan(values)
         b, a = values[ok & ~after], values[ok & after]
         b = _baseline_level(b, at[ok & ~after], self.cuts)
-        if b.size >= MIN_CALLS and a.size >= MIN_CALLS_AFTER:
+        if a.size < MIN_CALLS_AFTER:
+            return
+        if b.size >= MIN_CALLS:
             self.add(kind, entity, caller, _shift(b, a), (b.size, a.size), cite)
+            mb = median(b)
+            if kind in TIME_KINDS and abs(mb) > MS_FLOOR:
+                self.spreads.setdefault(kind, []).append(1.4826 * median(np.abs(b - mb)) / abs(mb))
+        elif b.size >= MIN_SPARSE_BASELINE and kind in TIME_KINDS:
+            self.sparse.append((kind, entity, caller, b, a, cite))
+
+    def spread_prior(self, kind: str) -> float | None:
+        """The relative spread a sparse baseline of `kind` borrows: the upper quartile of the well-sampled ones.
+
+        Of the same kind where at least MIN_PRIORS aggregates had enough calls (network times
+        spread unlike a service's own work), else of all times pooled; none where too few did.
+        """
+        own = self.spreads.get(kind, [])
+        pooled = own if len(own) >= MIN_PRIORS else [r for rs in self.spreads.values() for r in rs]
+        if len(pooled) < MIN_PRIORS:
+            return None
+        return float(np.quantile(pooled, PRIOR_QUANTILE))
+
+    def judge_sparse(self) -> None:
+        """The aggregates whose baseline had two to four calls, judged by the spread their kind borrows."""
+        for kind, entity, caller, b, a, cite in self.sparse:
+            prior = self.spread_prior(kind)
+            if prior is not None:
+                self.add(kind, entity, caller, _shift(b, a, prior), (b.size, a.size), cite)
 
     def share(
         self,
@@ -681,6 +718,7 @@ def trace_findings(
     _services(builder)
     _pooled_network(builder)
     _edges(builder)
+    builder.judge_sparse()
     return builder.out
 
 

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rootward.context.anomaly import Anomaly
+from rootward.context.changes import ChangeItem
 from rootward.context.log_signals import LogSignal
 from rootward.domain.evidence import EvidenceRef
-from rootward.engine.signals import EARLY_STEP_S, EntityProfile, strength
+from rootward.engine.signals import CHANGE_GRACE_AFTER_S, EARLY_STEP_S, EntityProfile, strength
 from rootward.engine.trace_attribution import FaultHint
 
 # Locks named, and a slow query: the database was slow, which locks, a pinned CPU, a cold cache or a
@@ -349,6 +350,19 @@ def _metric_signatures(
     return resource_cause
 
 
+def lead_of(c: ChangeItem) -> int:
+    """How long before the onset a change came, as far as its evidence can date it.
+
+    A version read from the logs was deployed no later than the first line stating it, which
+    may come a while after the rollout (when the service first logs something that carries
+    its version, often the failure itself). First seen within CHANGE_GRACE_AFTER_S after the
+    onset, it may have come before it: it reads as at the onset. A recorded change is dated.
+    """
+    if c.from_logs and -CHANGE_GRACE_AFTER_S <= c.seconds_before_onset < 0:
+        return 0
+    return c.seconds_before_onset
+
+
 def _traffic_and_change_signatures(sig: _Signatures, profile: EntityProfile, surge: list[Anomaly]) -> None:
     """A request-rate surge, and the deploys and config changes shortly before the onset."""
     if surge:
@@ -360,8 +374,9 @@ def _traffic_and_change_signatures(sig: _Signatures, profile: EntityProfile, sur
             f"request rate rose x{top.ratio:.1f}",
         )
     for c in profile.changes:
-        near = max(0.0, 1.0 - max(0, c.seconds_before_onset) / (2 * 3600))
-        fresh = 0 <= c.seconds_before_onset <= FRESH_CHANGE_S and bool(profile.own_logs or profile.symptoms)
+        lead = lead_of(c)
+        near = max(0.0, 1.0 - max(0, lead) / (2 * 3600))
+        fresh = 0 <= lead <= FRESH_CHANGE_S and bool(profile.own_logs or profile.symptoms)
         if c.kind == "deploy":
             # A deploy minutes before this entity's own failures began: precedence and locality.
             sig.add(
@@ -511,14 +526,14 @@ def _fresh_deploy_first(acc: _Signatures, profile: EntityProfile, surge: list[An
     when it came within COSTLIER_DEPLOY_S before the onset and no traffic surge
     explains the load; the mechanism stays the second reading, with its evidence.
     """
-    fresh = [c for c in profile.changes if c.kind == "deploy" and 0 <= c.seconds_before_onset <= COSTLIER_DEPLOY_S]
+    fresh = [c for c in profile.changes if c.kind == "deploy" and 0 <= lead_of(c) <= COSTLIER_DEPLOY_S]
     code = acc.by_fault.get("deploy_regression")
     if surge or not fresh or code is None:
         return
     lead = max((acc.by_fault[f] for f in COSTLIER_MECHANISMS if f in acc.by_fault), key=lambda x: x.score, default=None)
     if lead is None or lead.score < code.score:
         return
-    minutes = fresh[0].seconds_before_onset / 60
+    minutes = lead_of(fresh[0]) / 60
     acc.add(
         "deploy_regression",
         lead.score - code.score + DEPLOY_FIRST_MARGIN,

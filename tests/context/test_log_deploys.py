@@ -129,3 +129,20 @@ def test_lines_from_the_pods_of_a_new_replica_set_are_a_rollout() -> None:
     assert (rollout.service, rollout.kind, rollout.from_logs) == ("payments", "deploy", True)
     assert "payments-5b8c9d7f6" in rollout.summary and rollout.evidence.cite == "logs.jsonl:201"
     assert deploys_in_logs(old + [replace(r, ts=r.ts + shift) for r in scaled], reference=T0) == []
+
+
+def test_the_changes_specialist_says_a_version_first_logged_after_the_onset_was_seen_then() -> None:
+    """A version first stated a minute after the onset validates the code fault, and the finding says when it
+    was first logged, not that it landed before the onset."""
+    ctx = incident(
+        kinds={"gateway": "service", "checkout": "service"},
+        edges=[("gateway", "checkout", "depends_on")],
+        alerting=["gateway"],
+        anomalies=[anomaly("checkout", "errors", metric="error_rate", score=60, starts_s=10)],
+        logs=[log("checkout", "Traceback (most recent call last): TypeError in checkout/views.py")],
+        changes=[_inferred("checkout", -1)],
+    )
+    layer = ToolLayer("changes", frozenset({"changes_for"}), context_tools(ctx), Budget(), [])
+    checked = ChangesSpecialist().check(Hypothesis("H1", "checkout", "deploy_regression", prior=0.5), layer)
+    assert checked is not None and checked.status == "validated"
+    assert "was first logged 60 s after the onset" in checked.summary

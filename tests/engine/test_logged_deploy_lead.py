@@ -40,7 +40,9 @@ def _top(changes: list) -> str:
 
 def test_a_version_first_logged_a_minute_after_the_onset_reads_as_deployed_at_it() -> None:
     assert lead_of(_logged(-1)) == 0
-    assert _top([_logged(-1)]) == "deploy_regression"
+    top = classify(_costlier([_logged(-1)]), onset=ONSET_S)[0]
+    assert top.fault_type == "deploy_regression"
+    assert any("first logged 60 s after the onset" in r for r in top.reasons)
 
 
 def test_a_recorded_deploy_after_the_onset_keeps_its_time() -> None:

@@ -383,7 +383,9 @@ def _traffic_and_change_signatures(sig: _Signatures, profile: EntityProfile, sur
                 "deploy_regression",
                 0.35 + 0.45 * near + (0.5 if fresh else 0.0),
                 [c.evidence],
-                f"deploy {c.id} before the onset",
+                f"deploy {c.id} before the onset"
+                if c.seconds_before_onset >= 0
+                else f"deploy {c.id}, first logged {-c.seconds_before_onset} s after the onset",
             )
         elif c.kind in ("config", "feature_flag"):
             sig.add(
@@ -533,12 +535,17 @@ def _fresh_deploy_first(acc: _Signatures, profile: EntityProfile, surge: list[An
     lead = max((acc.by_fault[f] for f in COSTLIER_MECHANISMS if f in acc.by_fault), key=lambda x: x.score, default=None)
     if lead is None or lead.score < code.score:
         return
-    minutes = lead_of(fresh[0]) / 60
+    deploy, mechanism = fresh[0], lead.fault_type.replace("_", " ")
+    if deploy.seconds_before_onset < 0:  # read from the logs, first stated just after the onset
+        late = -deploy.seconds_before_onset
+        when = f"its new version, deployed by then, was first logged {late} s into its {mechanism}"
+    else:
+        when = f"its {mechanism} began {deploy.seconds_before_onset / 60:.0f} min after its own deploy"
     acc.add(
         "deploy_regression",
         lead.score - code.score + DEPLOY_FIRST_MARGIN,
-        [fresh[0].evidence],
-        f"its {lead.fault_type.replace('_', ' ')} began {minutes:.0f} min after its own deploy: the new version's cost",
+        [deploy.evidence],
+        f"{when}: the new version's cost",
     )
 
 

@@ -41,11 +41,16 @@ class ChangesSpecialist(Specialist):
         matching = [c for c in near if c.kind in kinds]
         if matching:
             c = min(matching, key=lambda c: max(0, c.seconds_before_onset))  # the freshest
-            minutes = max(0, c.seconds_before_onset) // 60
-            said = f"{c.kind} {c.id} on {h.entity} landed {minutes} min before the onset" + (
-                f" ({c.summary})" if c.summary else ""
-            )
+            said = f"{c.kind} {c.id} on {h.entity} {_when(c)}" + (f" ({c.summary})" if c.summary else "")
             if c.seconds_before_onset > STALE_CHANGE_S:
                 return finding(h, "inconclusive", 0.35, f"{said}: too long before to confirm it alone", [c.evidence])
             return finding(h, "validated", 0.8, said, [c.evidence])
         return finding(h, "invalidated", 0.45, f"no {' or '.join(kinds)} change on {h.entity} before the onset")
+
+
+def _when(c: ChangeItem) -> str:
+    """When the change came, as its evidence dates it: a version read from the logs only by its first line."""
+    if c.seconds_before_onset >= 0:
+        return f"landed {c.seconds_before_onset // 60} min before the onset"
+    verb = "was first logged" if c.from_logs else "landed"
+    return f"{verb} {-c.seconds_before_onset} s after the onset"

@@ -231,3 +231,14 @@ def test_cpu_per_request_rising_at_every_service_at_once_is_no_one_services_satu
     assert _per_request_anomalies([True, False, False]) == {"svc-0"}
     assert _per_request_anomalies([True, True, False]) == {"svc-0", "svc-1"}
     assert _per_request_anomalies([True, True, True]) == set()  # common to all: the host, not a service
+
+
+def test_a_held_move_records_the_level_it_reached_where_its_median_since_the_onset_sits_on_the_climb() -> None:
+    """Scraped through a rate window, a step climbs over a few samples: the post-onset median of a short
+    stretch sits on the climb, the level it reached is where its last quarter sits."""
+    climb = [15.0, 38.0, 74.0, 160.0]
+    values = _noise(56, 5, 0.1) + climb + _noise(8, 305, 0.2, seed=2)
+    anomalies, _ = detect_anomalies([_series("payments", "latency_mean_ms", values)], fired_at=FIRED, end=FIRED + 600)
+    (a,) = anomalies
+    assert a.level is not None and abs(a.level - 305) < 1
+    assert a.level > a.after

@@ -442,8 +442,8 @@ def _slow_caller_beside_a_blipping_dependency(*, caller_counts_errors: bool) -> 
         edges=[("api", "worker", "depends_on")],
         alerting=["api"],
         anomalies=[
-            anomaly("api", "latency", metric="latency_p99_ms", score=48.0, starts_s=60),
-            anomaly("worker", "latency", metric="latency_p99_ms", score=9.0),
+            anomaly("api", "latency", metric="latency_p99_ms", score=48.0, starts_s=60, after=40.0),
+            anomaly("worker", "latency", metric="latency_p99_ms", score=9.0, after=1.5),
             anomaly("worker", "errors", metric="error_rate", score=5.4),
         ],
     )

@@ -79,6 +79,10 @@ class Anomaly(BaseModel):
     evidence: EvidenceRef
     derived: str = ""  # non-empty when the score comes from a derived ratio (e.g. per request)
     shape: Shape = "step"
+    # Where it sits in the last quarter of its samples since the onset (`_end_level`): the level a held
+    # move reached, read at the same moments for every series of the window, unlike `after`, whose
+    # stretch starts at each series' own change point and may fall inside a climb.
+    level: float | None = None
 
     @property
     def ratio(self) -> float:
@@ -705,6 +709,7 @@ def detect_anomalies(
         # An earlier event is cited over its excursion, so its end is when it settled, not the window's end.
         start, stop = inside[0], (back if back is not None else inside[-1])
         shape = "ramp" if sc is ramp else shape_of(s, sc.onset, end, sc.baseline, sc.after, sc.peak)
+        since = [v for t, v in zip(s.timestamps, s.values, strict=True) if sc.onset <= t <= end and v == v]
         direction: Literal["up", "down"] = "up" if sc.signed > 0 else "down"
         what = f"{base_metric} per {per}" if per else base_metric
         excerpt = (
@@ -727,6 +732,7 @@ def detect_anomalies(
                 evidence=EvidenceRef("metric", metric_cite(s.service, base_metric, start, stop), excerpt),
                 derived=per,
                 shape=shape,
+                level=_end_level(since) if since else None,
             )
         )
     anomalies = _without_common_mode(anomalies, ratios)

@@ -113,7 +113,9 @@ def _passes_on(
     out, not on cue after a dependency. A caller that counts its errors
     (`counts_errors`) and whose count did not move has no failure to pass on:
     its trouble is of another kind (it got slow), which a dependency's errors
-    do not explain. A caller whose failures are calls that timed out passes on a
+    do not explain, only a dependency that got slow by as much at the same time
+    (`_slowed_as_much`; a dependency that merely slowed first may have slowed
+    less). A caller whose failures are calls that timed out passes on a
     dependency that got slow: a timeout is a callee's slowness seen as an error.
     So does a caller with no lines at all whose symptoms began clearly after a
     dependency got slow and stayed so (`_slowed_first`: without lines, the order
@@ -128,8 +130,9 @@ def _passes_on(
         return False
     if traced_own and not p.own_logs and not p.symptoms:
         return False
-    if counts_errors and not p.own_logs and not _errors_rose(p):
-        return False
+    # It counts its errors and the count did not move: its trouble is that it got slow, which only a
+    # dependency that got as slow explains (its errors would not).
+    only_slow = counts_errors and not p.own_logs and not _errors_rose(p)
     # Failing now: a failure line since the onset (one that stopped before it was an earlier event's);
     # but a line or two there cannot account for an error series rising here.
     lines = any(s.onset_count > 0 for s in dp.own_logs)
@@ -141,8 +144,11 @@ def _passes_on(
     # this one serves fewer requests since: a process down or restarting answers nobody.
     failing = failing or _unanswered_by(p, dp)
     slowed = dp.onset is not None and any(a.family == "latency" for a in dp.symptoms)
-    failing = failing or (slowed and _timed_out(p))
-    failing = failing or (slowed and not p.own_logs and (_slowed_first(p, dp) or _slowed_as_much(p, dp)))
+    if only_slow:
+        failing = slowed and _slowed_as_much(p, dp)
+    else:
+        failing = failing or (slowed and _timed_out(p))
+        failing = failing or (slowed and not p.own_logs and (_slowed_first(p, dp) or _slowed_as_much(p, dp)))
     if not failing or dp.onset is None:
         return False
     if _fresh_change(p):
@@ -172,8 +178,15 @@ def _slowed_as_much(p: EntityProfile, dp: EntityProfile) -> bool:
     theirs = {a.metric: a for a in dp.symptoms if a.family == "latency" and a.direction == "up" and a.shape in HELD}
     shared = [(a, theirs[a.metric]) for a in p.symptoms if a.family == "latency" and a.metric in theirs]
     return bool(shared) and all(
-        d.onset <= a.onset and a.after - a.baseline <= (d.after - d.baseline) * (1 + ADDED_SLACK) for a, d in shared
+        d.onset <= a.onset and _risen_by(a) <= _risen_by(d) * (1 + ADDED_SLACK) for a, d in shared
     )
+
+
+def _risen_by(a: Anomaly) -> float:
+    """How far a held move went: to the level it reached (`Anomaly.level`), read at the same moments for
+    caller and callee. Their post-onset medians start at each one's own change point: scraped through a
+    rate window, a step climbs over a few samples, and a median taken a sample earlier sits lower on it."""
+    return (a.level if a.level is not None else a.after) - a.baseline
 
 
 def _unanswered_by(p: EntityProfile, dp: EntityProfile) -> bool:

@@ -709,7 +709,7 @@ def detect_anomalies(
         # An earlier event is cited over its excursion, so its end is when it settled, not the window's end.
         start, stop = inside[0], (back if back is not None else inside[-1])
         shape = "ramp" if sc is ramp else shape_of(s, sc.onset, end, sc.baseline, sc.after, sc.peak)
-        since = [v for t, v in zip(s.timestamps, s.values, strict=True) if sc.onset <= t <= end and v == v]
+        since = [v for t, v in zip(s.timestamps, s.values, strict=True) if sc.onset <= t <= end and not np.isnan(v)]
         direction: Literal["up", "down"] = "up" if sc.signed > 0 else "down"
         what = f"{base_metric} per {per}" if per else base_metric
         excerpt = (
